@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The sampler: runs on every cpu-clock perf event, classifies the sample
+ * (idle loop, interrupt work, task), walks the kernel and user stacks, stores
+ * each stack once by content, and counts the sample under its key.  Nothing
+ * per sample crosses to user space; whatever cannot be stored is counted by
+ * reason in the "counters" map.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "smolder.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Configuration, set by the loader between open and load. */
+const volatile bool kernel_stacks = true;
+const volatile bool user_stacks = true;
+const volatile bool per_cpu = false;
+const volatile bool filter_tgid = false;
+const volatile bool filter_tid = false;
+const volatile __u32 idle_mode = IDLE_EXCLUDE;
+const volatile __u32 pidns_level = 0; /* 0: the initial PID namespace */
+const volatile __u32 pidns_inum = 0;
+const volatile __u64 thread_size = 16384; /* THREAD_SIZE of the running kernel */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct sample_key);
+	__type(value, __u64);
+	__uint(max_entries, 1); /* sized by the loader */
+} counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u64);
+	__type(value, struct stack_trace);
+	__uint(max_entries, 1); /* sized by the loader */
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct stack_trace);
+	__uint(max_entries, 1);
+} scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, CNT__MAX);
+} counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, __u8);
+	__uint(max_entries, 1); /* sized by the loader */
+} tgids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, __u8);
+	__uint(max_entries, 1); /* sized by the loader */
+} tids SEC(".maps");
+
+#define PF_KTHREAD 0x00200000
+#define EEXIST 17
+
+static __always_inline void count(enum counter c)
+{
+	__u32 idx = c;
+	__u64 *v = bpf_map_lookup_elem(&counters, &idx);
+
+	if (v)
+		*v += 1;
+}
+
+/*
+ * True when the timer interrupted interrupt work rather than the task's own
+ * code.  The idle loop runs on the idle task's stack; softirqs and interrupt
+ * handlers that run on an idle CPU (x86_64 and arm64 alike) run on the
+ * per-CPU IRQ stack, so the interrupted stack pointer tells them apart with
+ * no symbol names and no per-CPU variables (which need CONFIG_KALLSYMS_ALL).
+ */
+static __always_inline bool interrupted_irq_work(struct bpf_perf_event_data *ctx,
+						 struct task_struct *task)
+{
+	__u64 base = (__u64)BPF_CORE_READ(task, stack);
+	__u64 sp = PT_REGS_SP(&ctx->regs);
+
+	return sp - base >= thread_size;
+}
+
+/* The number of pid p in our PID namespace, or -1 if it is not visible. */
+static __always_inline long pid_in_our_ns(struct pid *p)
+{
+	struct upid up = {};
+	unsigned int level;
+
+	if (!p)
+		return -1;
+	level = BPF_CORE_READ(p, level);
+	if (level < pidns_level)
+		return -1;
+	if (bpf_core_read(&up, sizeof(up), &p->numbers[pidns_level]))
+		return -1;
+	if (BPF_CORE_READ(up.ns, ns.inum) != pidns_inum)
+		return -1;
+	return up.nr;
+}
+
+/* Fills tgid and pid as seen from the profiler's PID namespace. */
+static __always_inline bool task_ids(struct task_struct *task, struct sample_key *key)
+{
+	long tgid, pid;
+
+	if (pidns_level == 0) {
+		__u64 id = bpf_get_current_pid_tgid();
+
+		key->tgid = id >> 32;
+		key->pid = (__u32)id;
+		return true;
+	}
+	pid = pid_in_our_ns(BPF_CORE_READ(task, thread_pid));
+	tgid = pid_in_our_ns(BPF_CORE_READ(task, group_leader, thread_pid));
+	if (pid < 0 || tgid < 0)
+		return false;
+	key->tgid = tgid;
+	key->pid = pid;
+	return true;
+}
+
+static __always_inline __u64 hash_stack(const struct stack_trace *st)
+{
+	__u64 h = 0x9e3779b97f4a7c15ULL ^ st->nr;
+
+	for (int i = 0; i < SMOLDER_MAX_DEPTH; i++) {
+		if (i >= st->nr)
+			break;
+		h ^= st->ip[i];
+		h *= 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	h ^= h >> 29;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 32;
+	return h ? h : 1;
+}
+
+/*
+ * Walks one stack into the per-CPU scratch buffer and stores it by content.
+ * Returns its id, 0 for an empty stack, or sets *flags_lost / *flags_err.
+ */
+static __always_inline __u64 store_stack(void *ctx, __u64 walk_flags, __u32 *flags,
+					 __u32 lost_flag, __u32 err_flag)
+{
+	__u32 zero = 0;
+	struct stack_trace *st = bpf_map_lookup_elem(&scratch, &zero);
+	long len;
+	__u64 id;
+
+	if (!st)
+		return 0;
+	len = bpf_get_stack(ctx, st->ip, sizeof(st->ip), walk_flags);
+	if (len <= 0) {
+		if (len < 0)
+			*flags |= err_flag;
+		return 0;
+	}
+	st->nr = len / sizeof(__u64);
+	id = hash_stack(st);
+	if (bpf_map_lookup_elem(&stacks, &id))
+		return id;
+	len = bpf_map_update_elem(&stacks, &id, st, BPF_NOEXIST);
+	if (len && len != -EEXIST) {
+		*flags |= lost_flag;
+		return 0;
+	}
+	return id;
+}
+
+static __always_inline void count_sample(struct sample_key *key)
+{
+	__u64 one = 1, *v;
+	long err;
+
+	v = bpf_map_lookup_elem(&counts, key);
+	if (v) {
+		__sync_fetch_and_add(v, 1);
+		return;
+	}
+	err = bpf_map_update_elem(&counts, key, &one, BPF_NOEXIST);
+	if (err == -EEXIST) {
+		v = bpf_map_lookup_elem(&counts, key);
+		if (v)
+			__sync_fetch_and_add(v, 1);
+	} else if (err) {
+		count(CNT_COUNT_MAP_FULL);
+	}
+}
+
+/* Idle loop, or not; returns false when the idle mode leaves it out. */
+static __always_inline bool classify(struct bpf_perf_event_data *ctx, struct task_struct *task,
+				     struct sample_key *key, bool idle_task)
+{
+	if (idle_task)
+		key->flags |= interrupted_irq_work(ctx, task) ? SAMPLE_IRQ : SAMPLE_IDLE;
+
+	if (key->flags & SAMPLE_IDLE) {
+		if (idle_mode == IDLE_EXCLUDE) {
+			count(CNT_IDLE_SKIPPED);
+			return false;
+		}
+	} else if (idle_mode == IDLE_ONLY) {
+		return false;
+	}
+	return true;
+}
+
+SEC("perf_event")
+int do_sample(struct bpf_perf_event_data *ctx)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct sample_key key = {};
+	bool idle_task = (__u32)bpf_get_current_pid_tgid() == 0;
+
+	if (!task_ids(task, &key)) {
+		count(CNT_PIDNS_MISS);
+		key.flags |= SAMPLE_FOREIGN_PID;
+	}
+	if (filter_tgid && !bpf_map_lookup_elem(&tgids, &key.tgid))
+		return 0;
+	if (filter_tid && !bpf_map_lookup_elem(&tids, &key.pid))
+		return 0;
+	if (!classify(ctx, task, &key, idle_task))
+		return 0;
+
+	count(CNT_SAMPLES);
+	if (per_cpu)
+		key.cpu = bpf_get_smp_processor_id();
+	bpf_get_current_comm(&key.comm, sizeof(key.comm));
+
+	/* Kernel addresses have the top bit set on every 64-bit arch we build for. */
+	if (kernel_stacks && (long)PT_REGS_IP(&ctx->regs) < 0)
+		key.kstack = store_stack(ctx, 0, &key.flags, SAMPLE_KSTACK_LOST,
+					 SAMPLE_KSTACK_ERR);
+	if (BPF_CORE_READ(task, flags) & PF_KTHREAD)
+		key.flags |= SAMPLE_KTHREAD;
+	else if (user_stacks)
+		key.ustack = store_stack(ctx, BPF_F_USER_STACK, &key.flags,
+					 SAMPLE_USTACK_LOST, SAMPLE_USTACK_ERR);
+
+	if (key.flags & (SAMPLE_KSTACK_LOST | SAMPLE_USTACK_LOST))
+		count(CNT_STACK_MAP_FULL);
+	if (key.flags & SAMPLE_KSTACK_ERR)
+		count(CNT_KSTACK_ERR);
+	if (key.flags & SAMPLE_USTACK_ERR)
+		count(CNT_USTACK_ERR);
+	count_sample(&key);
+	return 0;
+}

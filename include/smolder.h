@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Structures shared by the BPF sampler (bpf/smolder.bpf.c) and the loader.
+ * Everything that crosses the kernel/user boundary is defined here, once.
+ */
+#ifndef SMOLDER_H
+#define SMOLDER_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h> /* BPF side: vmlinux.h has the types */
+#endif
+
+#define SMOLDER_MAX_DEPTH 127 /* PERF_MAX_STACK_DEPTH */
+#define SMOLDER_COMM_LEN 16   /* TASK_COMM_LEN */
+
+/*
+ * Stacks are stored by content: the id of a stack is a 64-bit hash of its
+ * frames, so two samples of the same stack share one entry and a full table
+ * only refuses *new* stacks, which are counted (no silent bucket collisions
+ * as with BPF_MAP_TYPE_STACK_TRACE).  Id 0 means "no stack".
+ */
+struct stack_trace {
+	__u32 nr;  /* frames used in ip[] */
+	__u32 pad;
+	__u64 ip[SMOLDER_MAX_DEPTH];
+};
+
+/* struct sample_key.flags */
+enum sample_flags {
+	SAMPLE_IDLE = 1u << 0,        /* CPU was in the idle loop */
+	SAMPLE_IRQ = 1u << 1,         /* interrupt work that ran on the idle task */
+	SAMPLE_KSTACK_LOST = 1u << 2, /* kernel stack dropped: stack table full */
+	SAMPLE_USTACK_LOST = 1u << 3, /* user stack dropped: stack table full */
+	SAMPLE_KSTACK_ERR = 1u << 4,  /* kernel stack could not be walked */
+	SAMPLE_USTACK_ERR = 1u << 5,  /* user stack could not be walked */
+	SAMPLE_KTHREAD = 1u << 6,     /* task has no user address space */
+	SAMPLE_FOREIGN_PID = 1u << 7, /* task invisible in our PID namespace */
+};
+
+/*
+ * Key of the count map.  Fields a view does not need are zeroed in BPF
+ * (cpu without --per-cpu) so that they do not multiply the keys.
+ */
+struct sample_key {
+	__u32 tgid;   /* process id, in the profiler's PID namespace */
+	__u32 pid;    /* thread id, likewise */
+	__u32 cpu;    /* only with per_cpu */
+	__u32 flags;  /* enum sample_flags */
+	__u64 kstack; /* stack id (content hash) of the kernel stack, 0 = none */
+	__u64 ustack; /* stack id of the user stack, 0 = none */
+	char comm[SMOLDER_COMM_LEN];
+};
+
+/* Index into the per-CPU "counters" array. */
+enum counter {
+	CNT_SAMPLES,         /* every sample that passed the filters */
+	CNT_IDLE_SKIPPED,    /* idle-loop samples left out by the idle mode */
+	CNT_STACK_MAP_FULL,  /* stacks (kernel or user) that found no room */
+	CNT_COUNT_MAP_FULL,  /* samples dropped: count map full */
+	CNT_KSTACK_ERR,      /* kernel stack walk failed */
+	CNT_USTACK_ERR,      /* user stack walk failed */
+	CNT_PIDNS_MISS,      /* task not visible in our PID namespace */
+	CNT__MAX
+};
+
+/* idle_mode in the BPF read-only data */
+enum idle_mode {
+	IDLE_EXCLUDE = 0, /* default: idle-loop samples left out */
+	IDLE_INCLUDE = 1, /* -I */
+	IDLE_ONLY = 2,    /* --idle-only */
+};
+
+#endif /* SMOLDER_H */

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Capture: loads the BPF sampler, attaches it to one cpu-clock perf event per
+ * selected CPU, and after stopping hands out the aggregated samples, the
+ * stacks they reference and the drop counters.
+ */
+#ifndef SMOLDER_CAPTURE_H
+#define SMOLDER_CAPTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+#include "smolder.h"
+
+struct capture_opts {
+	uint64_t freq;   /* samples per second per CPU, or 0 */
+	uint64_t period; /* else: a sample every period ns of CPU time */
+	bool kernel_stacks, user_stacks, per_cpu;
+	enum idle_mode idle_mode;
+	const uint32_t *tgids; /* -p, in our PID namespace */
+	size_t nr_tgids;
+	const uint32_t *tids; /* -L */
+	size_t nr_tids;
+	const int *cpus; /* CPUs to sample */
+	size_t nr_cpus;
+	uint32_t stack_entries; /* distinct stacks the stack table holds */
+	uint32_t count_entries; /* distinct sample keys the count map holds */
+};
+
+struct capture;
+
+typedef int (*sample_fn)(const struct sample_key *key, uint64_t count, void *arg);
+
+/* Loads and attaches; sampling runs from here on.  NULL after printing why. */
+struct capture *capture__open(const struct capture_opts *opts);
+/* Detaches every perf event: no sample is taken after this returns. */
+void capture__stop(struct capture *c);
+/* Calls fn for every sample key and its count (after capture__stop). */
+int capture__for_each_sample(struct capture *c, sample_fn fn, void *arg);
+/* Copies the stack with this id; -ENOENT if the table has no such stack. */
+int capture__stack(struct capture *c, uint64_t id, struct stack_trace *out);
+/* Sums the per-CPU drop and sample counters into out[CNT__MAX]. */
+void capture__counters(struct capture *c, uint64_t *out);
+/* Kernel memory charged for the BPF maps, in bytes (from fdinfo memlock). */
+uint64_t capture__map_bytes(struct capture *c);
+void capture__free(struct capture *c);
+
+#endif

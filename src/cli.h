@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The command line: bcc profile's options and smolder's views, parsed and
+ * validated into one env struct.
+ */
+#ifndef SMOLDER_CLI_H
+#define SMOLDER_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "cpus.h"
+#include "smolder.h"
+
+#define DEFAULT_FREQ 49
+#define DEFAULT_STACK_ENTRIES 12288
+
+struct env {
+	uint64_t freq;     /* -F */
+	uint64_t period;   /* -c, ns */
+	double duration;   /* seconds, 0 = until SIGINT/SIGTERM */
+	bool user_only;    /* -U */
+	bool kernel_only;  /* -K */
+	bool delimited;    /* -d */
+	bool annotate;     /* -a */
+	bool folded;       /* -f */
+	bool per_cpu, per_pid, per_thread;
+	enum idle_mode idle;
+	uint32_t *tgids;   /* -p */
+	size_t nr_tgids;
+	uint32_t *tids;    /* -L */
+	size_t nr_tids;
+	int cpus[MAX_CPUS]; /* -C, else all online */
+	size_t nr_cpus;
+	uint32_t stack_entries; /* --stack-storage-size */
+	const char *output;     /* -o */
+	int verbosity;
+};
+
+/*
+ * Fills env from argv.  Returns -1 to go on, else the exit code (0 after
+ * --help/--version, 2 after a usage error, 1 after a failed check such as an
+ * unknown PID), having printed what is wrong.
+ */
+int cli__parse(int argc, char **argv, struct env *env);
+void cli__free(struct env *env);
+
+#endif

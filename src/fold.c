@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Folding (see fold.h): names every frame of a counted sample through the
+ * kernel and user symbolizers, builds the folded text and merges equal texts
+ * in an open-addressing hash table.  Leaf frames are looked up at their
+ * address; callers' return addresses at address - 1, so that a call that is
+ * the last instruction of a function names that function, not the next.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fold.h"
+#include "ksyms.h"
+#include "usyms.h"
+
+#define NAME_MAX_LEN 1024
+
+struct strbuf {
+	char *s;
+	size_t len, cap;
+};
+
+struct fold {
+	struct fold_opts o;
+	const struct ksyms *ksyms;
+	struct usyms *usyms;
+	struct folded *items;
+	size_t nr, cap;
+	uint32_t *slots; /* index + 1 into items, 0 = empty */
+	size_t nslots;
+	uint64_t total;
+	bool sorted;
+	struct strbuf buf;
+};
+
+void fold__sanitize(char *name)
+{
+	for (unsigned char *p = (unsigned char *)name; *p; p++) {
+		if (*p == ';')
+			*p = ':';
+		else if (*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	}
+}
+
+static int sb_grow(struct strbuf *b, size_t more)
+{
+	char *n;
+	size_t cap;
+
+	if (b->len + more + 1 <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap * 2 : 4096;
+	while (cap < b->len + more + 1)
+		cap *= 2;
+	n = realloc(b->s, cap);
+	if (!n)
+		return -ENOMEM;
+	b->s = n;
+	b->cap = cap;
+	return 0;
+}
+
+/* Appends a frame (and the ';' before it unless it is the first). */
+static int sb_frame(struct strbuf *b, const char *name, const char *suffix)
+{
+	size_t n = strlen(name), m = strlen(suffix);
+
+	if (sb_grow(b, n + m + 1))
+		return -ENOMEM;
+	if (b->len)
+		b->s[b->len++] = ';';
+	memcpy(b->s + b->len, name, n);
+	memcpy(b->s + b->len + n, suffix, m);
+	b->len += n + m;
+	b->s[b->len] = 0;
+	return 0;
+}
+
+struct fold *fold__new(const struct fold_opts *opts, const struct ksyms *ksyms,
+		       struct usyms *usyms)
+{
+	struct fold *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->o = *opts;
+	f->ksyms = ksyms;
+	f->usyms = usyms;
+	f->nslots = 1024;
+	f->slots = calloc(f->nslots, sizeof(*f->slots));
+	if (!f->slots) {
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+static uint64_t hash_text(const char *s, uint32_t tgid)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ tgid;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+/* Rebuilds the slot table with n slots (after growth or a sort). */
+static int reindex(struct fold *f, size_t n)
+{
+	uint32_t *s = calloc(n, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (size_t i = 0; i < f->nr; i++) {
+		struct folded *it = &f->items[i];
+		size_t j = hash_text(it->text, f->o.by_process ? it->tgid : 0) & (n - 1);
+
+		while (s[j])
+			j = (j + 1) & (n - 1);
+		s[j] = i + 1;
+	}
+	free(f->slots);
+	f->slots = s;
+	f->nslots = n;
+	return 0;
+}
+
+/* Finds the entry for text (and tgid when by process) or makes one. */
+static struct folded *intern(struct fold *f, const char *text, uint32_t tgid)
+{
+	uint32_t key_tgid = f->o.by_process ? tgid : 0;
+	size_t j = hash_text(text, key_tgid) & (f->nslots - 1);
+	struct folded *it;
+
+	for (; f->slots[j]; j = (j + 1) & (f->nslots - 1)) {
+		it = &f->items[f->slots[j] - 1];
+		if ((!f->o.by_process || it->tgid == tgid) && !strcmp(it->text, text))
+			return it;
+	}
+	if (f->nr == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 1024;
+		struct folded *n = realloc(f->items, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		f->items = n;
+		f->cap = cap;
+	}
+	it = &f->items[f->nr];
+	memset(it, 0, sizeof(*it));
+	it->text = strdup(text);
+	if (!it->text)
+		return NULL;
+	it->tgid = tgid;
+	f->slots[j] = ++f->nr;
+	if (f->nr * 2 > f->nslots && reindex(f, f->nslots * 2))
+		return NULL;
+	return &f->items[f->nr - 1];
+}
+
+static int add_head(struct fold *f, const struct sample_key *key, uint16_t *n)
+{
+	char name[SMOLDER_COMM_LEN + 32], comm[SMOLDER_COMM_LEN + 1];
+
+	memcpy(comm, key->comm, SMOLDER_COMM_LEN);
+	comm[SMOLDER_COMM_LEN] = 0;
+	fold__sanitize(comm);
+	*n = 0;
+	if (f->o.per_cpu) {
+		snprintf(name, sizeof(name), "cpu_%u", key->cpu);
+		if (sb_frame(&f->buf, name, ""))
+			return -ENOMEM;
+		(*n)++;
+	}
+	if (f->o.proc == PROC_PID)
+		snprintf(name, sizeof(name), "%s-%u", comm, key->tgid);
+	else if (f->o.proc == PROC_THREAD)
+		snprintf(name, sizeof(name), "%s-%u/%u", comm, key->tgid, key->pid);
+	else
+		snprintf(name, sizeof(name), "%s", comm);
+	(*n)++;
+	return sb_frame(&f->buf, name, "");
+}
+
+static int add_user(struct fold *f, const struct sample_key *key,
+		    const struct stack_trace *st, uint16_t *n)
+{
+	char name[NAME_MAX_LEN];
+
+	*n = 0;
+	if (key->flags & (SAMPLE_USTACK_LOST | SAMPLE_USTACK_ERR)) {
+		*n = 1;
+		return sb_frame(&f->buf, key->flags & SAMPLE_USTACK_LOST ?
+				"[lost user stack]" : "[missed user stack]", "");
+	}
+	for (int i = st ? (int)st->nr - 1 : -1; i >= 0; i--) {
+		uint64_t addr = i ? st->ip[i] - 1 : st->ip[i];
+
+		if (key->flags & SAMPLE_FOREIGN_PID)
+			snprintf(name, sizeof(name), "[unknown]");
+		else
+			usyms__name(f->usyms, key->tgid, addr, name, sizeof(name));
+		fold__sanitize(name);
+		if (sb_frame(&f->buf, name, ""))
+			return -ENOMEM;
+		(*n)++;
+	}
+	return 0;
+}
+
+static void kernel_name(struct fold *f, uint64_t addr, char *name, size_t len)
+{
+	const struct ksym *s = f->ksyms ? ksyms__map_addr(f->ksyms, addr) : NULL;
+
+	if (!s)
+		snprintf(name, len, "[unknown]");
+	else if (s->module && f->o.module_names)
+		snprintf(name, len, "%s [%s]", s->name, s->module);
+	else
+		snprintf(name, len, "%s", s->name);
+	fold__sanitize(name);
+}
+
+static int add_kernel(struct fold *f, const struct sample_key *key,
+		      const struct stack_trace *st, uint16_t *n)
+{
+	const char *suffix = f->o.annotate ? "_[k]" : "";
+	char name[NAME_MAX_LEN];
+
+	*n = 0;
+	if (key->flags & (SAMPLE_KSTACK_LOST | SAMPLE_KSTACK_ERR)) {
+		*n = 1;
+		return sb_frame(&f->buf, key->flags & SAMPLE_KSTACK_LOST ?
+				"[lost kernel stack]" : "[missed kernel stack]", suffix);
+	}
+	for (int i = st ? (int)st->nr - 1 : -1; i >= 0; i--) {
+		kernel_name(f, i ? st->ip[i] - 1 : st->ip[i], name, sizeof(name));
+		if (sb_frame(&f->buf, name, suffix))
+			return -ENOMEM;
+		(*n)++;
+	}
+	return 0;
+}
+
+int fold__add(struct fold *f, const struct sample_key *key, uint64_t count,
+	      const struct stack_trace *kst, const struct stack_trace *ust)
+{
+	struct folded *it;
+	uint16_t head, nu = 0, nk = 0, nd = 0;
+	size_t user_end;
+
+	f->buf.len = 0;
+	if (f->buf.s)
+		f->buf.s[0] = 0;
+	if (add_head(f, key, &head))
+		return -ENOMEM;
+	if (f->o.user && add_user(f, key, ust, &nu))
+		return -ENOMEM;
+	user_end = f->buf.len;
+	if (f->o.kernel && add_kernel(f, key, kst, &nk))
+		return -ENOMEM;
+	if (f->o.delimiter && nu && nk) {
+		/* insert "-" between the user and kernel parts */
+		if (sb_grow(&f->buf, 2))
+			return -ENOMEM;
+		memmove(f->buf.s + user_end + 2, f->buf.s + user_end, f->buf.len - user_end + 1);
+		memcpy(f->buf.s + user_end, ";-", 2);
+		f->buf.len += 2;
+		nd = 1;
+	}
+	it = intern(f, f->buf.s, key->tgid);
+	if (!it)
+		return -ENOMEM;
+	if (!it->count) {
+		memcpy(it->comm, key->comm, sizeof(it->comm));
+		it->n_head = head;
+		it->n_user = nu;
+		it->n_delim = nd;
+		it->n_kernel = nk;
+	}
+	it->count += count;
+	f->total += count;
+	f->sorted = false;
+	return 0;
+}
+
+static int by_count_then_text(const void *a, const void *b)
+{
+	const struct folded *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->text, y->text);
+}
+
+const struct folded *fold__sorted(struct fold *f, size_t *nr)
+{
+	if (!f->sorted) {
+		qsort(f->items, f->nr, sizeof(*f->items), by_count_then_text);
+		if (reindex(f, f->nslots))
+			return NULL;
+		f->sorted = true;
+	}
+	*nr = f->nr;
+	return f->items;
+}
+
+uint64_t fold__total(const struct fold *f)
+{
+	return f->total;
+}
+
+void fold__free(struct fold *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->nr; i++)
+		free(f->items[i].text);
+	free(f->items);
+	free(f->slots);
+	free(f->buf.s);
+	free(f);
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Folding: turns counted samples (key + kernel and user stacks) into named
+ * stacks, "proc;user_root;...;user_leaf;-;kernel_root;...;kernel_leaf", and
+ * merges the ones that name the same text.  Every output format reads the
+ * result.
+ */
+#ifndef SMOLDER_FOLD_H
+#define SMOLDER_FOLD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+#include "smolder.h"
+
+struct ksyms;
+struct usyms;
+
+enum proc_frame {
+	PROC_COMM,   /* "comm" */
+	PROC_PID,    /* "comm-PID" (--per-pid) */
+	PROC_THREAD, /* "comm-PID/TID" (--per-thread) */
+};
+
+struct fold_opts {
+	bool user, kernel;    /* which stacks to name */
+	bool delimiter;       /* "-" between user and kernel frames (-d) */
+	bool annotate;        /* "_[k]" after kernel frames (-a) */
+	bool module_names;    /* "func [module]" for module frames */
+	bool per_cpu;         /* "cpu_N" first */
+	enum proc_frame proc; /* the process frame */
+	bool by_process;      /* never merge stacks of different processes */
+};
+
+/* One named stack.  Frames are ';'-separated in text, root first. */
+struct folded {
+	char *text;
+	uint64_t count;
+	uint32_t tgid;
+	char comm[SMOLDER_COMM_LEN];
+	uint16_t n_head;   /* leading frames: cpu_N and the process frame */
+	uint16_t n_user;   /* then user frames, root first */
+	uint16_t n_delim;  /* then 0 or 1 "-" */
+	uint16_t n_kernel; /* then kernel frames, root first */
+};
+
+struct fold;
+
+struct fold *fold__new(const struct fold_opts *opts, const struct ksyms *ksyms,
+		       struct usyms *usyms);
+/* Adds count samples; kst/ust are NULL where the sample has no such stack. */
+int fold__add(struct fold *f, const struct sample_key *key, uint64_t count,
+	      const struct stack_trace *kst, const struct stack_trace *ust);
+/* The merged stacks, most samples first (ties by text); owned by f. */
+const struct folded *fold__sorted(struct fold *f, size_t *nr);
+uint64_t fold__total(const struct fold *f);
+void fold__free(struct fold *f);
+
+/* Replaces bytes that would break the folded grammar (';', newline, control). */
+void fold__sanitize(char *name);
+
+#endif

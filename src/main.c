@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * smolder: parse the command line, capture until the duration ends or a
+ * signal arrives, then read the counted samples, name their frames, fold
+ * them and write the chosen output.  Data flows one way:
+ * capture -> stacks -> symbols -> folded stacks -> output.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include "capture.h"
+#include "cli.h"
+#include "fold.h"
+#include "ksyms.h"
+#include "log.h"
+#include "output.h"
+#include "usyms.h"
+
+struct fold_ctx {
+	struct capture *cap;
+	struct fold *fold;
+	struct stack_trace kst, ust;
+};
+
+static int fold_sample(const struct sample_key *key, uint64_t count, void *arg)
+{
+	struct fold_ctx *c = arg;
+	bool have_k = key->kstack && !capture__stack(c->cap, key->kstack, &c->kst);
+	bool have_u = key->ustack && !capture__stack(c->cap, key->ustack, &c->ust);
+
+	return fold__add(c->fold, key, count, have_k ? &c->kst : NULL, have_u ? &c->ust : NULL);
+}
+
+/* Blocks until the duration has passed or SIGINT/SIGTERM arrives. */
+static void wait_for_end(const sigset_t *sigs, double duration)
+{
+	struct timespec ts, end;
+
+	if (duration <= 0) {
+		while (sigwaitinfo(sigs, NULL) < 0 && errno == EINTR)
+			;
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += (time_t)duration;
+	end.tv_nsec += (long)((duration - (double)(time_t)duration) * 1e9);
+	if (end.tv_nsec >= 1000000000L) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
+	}
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec = end.tv_sec - ts.tv_sec;
+		ts.tv_nsec = end.tv_nsec - ts.tv_nsec;
+		if (ts.tv_nsec < 0) {
+			ts.tv_sec--;
+			ts.tv_nsec += 1000000000L;
+		}
+		if (ts.tv_sec < 0 || sigtimedwait(sigs, NULL, &ts) >= 0 || errno != EINTR)
+			return;
+	}
+}
+
+static struct fold *fold_capture(const struct env *env, struct capture *cap,
+				 const struct ksyms *ks, struct usyms *us)
+{
+	struct fold_opts fo = {
+		.user = !env->kernel_only,
+		.kernel = !env->user_only,
+		.delimiter = env->delimited,
+		.annotate = env->annotate,
+		.module_names = !env->folded,
+		.per_cpu = env->per_cpu,
+		.proc = env->per_thread ? PROC_THREAD : env->per_pid ? PROC_PID : PROC_COMM,
+		.by_process = !env->folded,
+	};
+	struct fold_ctx *ctx = calloc(1, sizeof(*ctx));
+	struct fold *f = fold__new(&fo, ks, us);
+	int e = -ENOMEM;
+
+	if (ctx && f) {
+		ctx->cap = cap;
+		ctx->fold = f;
+		e = capture__for_each_sample(cap, fold_sample, ctx);
+	}
+	free(ctx);
+	if (e) {
+		err("cannot read samples: %s (run with -v)", strerror(-e));
+		fold__free(f);
+		return NULL;
+	}
+	return f;
+}
+
+/* Writes to a temporary file beside path, then renames: never a half file,
+ * and a symlink planted at path is replaced, not followed. */
+static int write_output(const struct env *env, struct fold *f)
+{
+	const struct folded *st;
+	char tmp[4096];
+	FILE *out = stdout;
+	size_t nr;
+	int fd = -1, e;
+
+	st = fold__sorted(f, &nr);
+	if (!st)
+		return -ENOMEM;
+	if (env->output && strcmp(env->output, "-")) {
+		snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", env->output);
+		fd = mkstemp(tmp);
+		if (fd < 0 || !(out = fdopen(fd, "w"))) {
+			err("cannot write %s: %s (check the directory exists and is writable)",
+			    env->output, strerror(errno));
+			if (fd >= 0)
+				close(fd), unlink(tmp);
+			return -1;
+		}
+		fchmod(fd, 0644);
+	}
+	e = env->folded ? output_folded(out, st, nr) : output_report(out, st, nr);
+	if (out == stdout)
+		return fflush(out) || e ? -1 : 0;
+	if (fclose(out) || e || rename(tmp, env->output)) {
+		err("cannot write %s: %s (check free space)", env->output, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+static void print_summary(const struct env *env, struct capture *cap)
+{
+	uint64_t c[CNT__MAX];
+	uint64_t lost;
+
+	capture__counters(cap, c);
+	lost = c[CNT_STACK_MAP_FULL] + c[CNT_COUNT_MAP_FULL];
+	if (env->verbosity < 1)
+		return;
+	fprintf(stderr, "smolder: %" PRIu64 " samples, %" PRIu64 " lost (stack map full %" PRIu64
+		", count map full %" PRIu64 ")\n", c[CNT_SAMPLES], lost,
+		c[CNT_STACK_MAP_FULL], c[CNT_COUNT_MAP_FULL]);
+	if (lost)
+		warn("samples were lost: raise --stack-storage-size (now %u)", env->stack_entries);
+	info("%" PRIu64 " idle-loop samples left out, %" PRIu64 " kernel and %" PRIu64
+	     " user stacks unreadable, %" PRIu64 " samples of tasks outside our pid namespace",
+	     c[CNT_IDLE_SKIPPED], c[CNT_KSTACK_ERR], c[CNT_USTACK_ERR], c[CNT_PIDNS_MISS]);
+	info("BPF maps use %" PRIu64 " KiB of kernel memory", capture__map_bytes(cap) / 1024);
+}
+
+static struct capture *start_capture(const struct env *env)
+{
+	struct capture_opts o = {
+		.freq = env->freq,
+		.period = env->period,
+		.kernel_stacks = !env->user_only,
+		.user_stacks = !env->kernel_only,
+		.per_cpu = env->per_cpu,
+		.idle_mode = env->idle,
+		.tgids = env->tgids,
+		.nr_tgids = env->nr_tgids,
+		.tids = env->tids,
+		.nr_tids = env->nr_tids,
+		.cpus = env->cpus,
+		.nr_cpus = env->nr_cpus,
+		.stack_entries = env->stack_entries,
+		.count_entries = env->stack_entries / 3 * 4,
+	};
+
+	return capture__open(&o);
+}
+
+/* Names, folds and writes what the capture counted. */
+static int report(const struct env *env, struct capture *cap)
+{
+	struct ksyms *ks = NULL;
+	struct usyms *us = usyms__new();
+	struct fold *f;
+	int rc = 1;
+
+	if (!env->user_only) {
+		ks = ksyms__load();
+		if (!ks)
+			warn("cannot read /proc/kallsyms: %s (kernel frames stay unnamed)",
+			     strerror(errno));
+		else if (ksyms__addresses_hidden(ks))
+			warn("kernel addresses are hidden (set sysctl kernel.kptr_restrict=0)");
+	}
+	f = us ? fold_capture(env, cap, ks, us) : NULL;
+	if (f && !write_output(env, f))
+		rc = 0;
+	fold__free(f);
+	usyms__free(us);
+	ksyms__free(ks);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct capture *cap;
+	struct env env;
+	sigset_t sigs;
+	int rc;
+
+	rc = cli__parse(argc, argv, &env);
+	if (rc >= 0) {
+		cli__free(&env);
+		return rc;
+	}
+	/* Blocked before the capture starts: a signal just after start still
+	 * ends it cleanly instead of killing us with the maps unread. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
+
+	cap = start_capture(&env);
+	if (!cap) {
+		cli__free(&env);
+		return 1;
+	}
+	info("sampling %zu cpus at %" PRIu64 " %s", env.nr_cpus,
+	     env.freq ? env.freq : env.period, env.freq ? "Hz" : "ns period");
+	wait_for_end(&sigs, env.duration);
+	capture__stop(cap);
+
+	rc = report(&env, cap);
+	print_summary(&env, cap);
+	capture__free(cap);
+	cli__free(&env);
+	return rc;
+}

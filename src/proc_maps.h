@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The memory mappings of one process, parsed from /proc/PID/maps. */
+#ifndef SMOLDER_PROC_MAPS_H
+#define SMOLDER_PROC_MAPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum proc_map_kind {
+	MAP_FILE,    /* backed by a file: path is its name */
+	MAP_ANON,    /* anonymous, no name */
+	MAP_HEAP,    /* [heap] */
+	MAP_STACK,   /* [stack] */
+	MAP_VDSO,    /* [vdso] */
+	MAP_SPECIAL, /* other [names]: [vvar], [vsyscall], ... */
+};
+
+struct proc_map {
+	uint64_t start, end, pgoff;
+	uint64_t dev; /* makedev(major, minor) */
+	uint64_t ino;
+	int exec;     /* 'x' permission */
+	enum proc_map_kind kind;
+	char *path;   /* as printed in maps, " (deleted)" stripped; NULL if anon */
+	int deleted;  /* the file was deleted */
+};
+
+struct proc_maps {
+	struct proc_map *maps; /* sorted by start */
+	size_t nr;
+};
+
+/* Reads /proc/PID/maps; NULL with errno set (ENOENT: process gone). */
+struct proc_maps *proc_maps__load(pid_t pid);
+/* Parses maps text (tests and fuzzing); never fails on garbage lines: skips. */
+struct proc_maps *proc_maps__parse(const char *text, size_t len);
+const struct proc_map *proc_maps__find(const struct proc_maps *pm, uint64_t addr);
+void proc_maps__free(struct proc_maps *pm);
+
+#endif

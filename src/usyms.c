@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * User-space symbolization across processes: owns the per-pid cache of
+ * mappings, the per-mapping link to a symbol table, the cache of symbol
+ * tables keyed by file identity (shared by every process mapping the same
+ * file), the profiler's own parse of the kernel vDSO image, and the naming
+ * of frames.  Files are reached through /proc/PID/map_files or
+ * /proc/PID/root, never by bare path, so that files in other mount
+ * namespaces and deleted files resolve to what the process really maps.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "elf_syms.h"
+#include "log.h"
+#include "proc_maps.h"
+#include "usyms.h"
+
+/* A miss in cached maps rereads them, at most this often per process. */
+#define MAPS_REFRESH_NS 1000000000ULL
+#define INITIAL_BUCKETS 256
+
+/* One file's symbols, shared by all mappings of that file. */
+struct file_ent {
+	struct file_ent *next;
+	uint64_t dev, ino, mtime_sec, mtime_nsec;
+	int64_t size;
+	struct elf_syms *es; /* NULL: not ELF or unreadable, remembered */
+};
+
+struct pid_ent {
+	struct pid_ent *next;
+	pid_t pid;
+	struct proc_maps *pm;    /* NULL: the process was gone */
+	struct file_ent **files; /* per mapping; NULL until first needed */
+	uint64_t loaded_ns;
+};
+
+struct usyms {
+	struct pid_ent **pids;
+	size_t pid_buckets, nr_pids;
+	struct file_ent **files;
+	size_t file_buckets, nr_files;
+	struct file_ent no_file; /* for mappings whose file would not open */
+	struct elf_syms *vdso;
+	uint64_t vdso_size;
+	bool vdso_tried;
+};
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	return x ^ (x >> 33);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static size_t pid_hash(pid_t pid, size_t buckets)
+{
+	return mix64((uint32_t)pid) & (buckets - 1);
+}
+
+static size_t file_hash(const struct file_ent *f, size_t buckets)
+{
+	uint64_t h = mix64(f->dev ^ mix64(f->ino ^ mix64(f->size ^
+			   mix64(f->mtime_sec ^ mix64(f->mtime_nsec)))));
+
+	return h & (buckets - 1);
+}
+
+struct usyms *usyms__new(void)
+{
+	struct usyms *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return NULL;
+	u->pid_buckets = u->file_buckets = INITIAL_BUCKETS;
+	u->pids = calloc(u->pid_buckets, sizeof(*u->pids));
+	u->files = calloc(u->file_buckets, sizeof(*u->files));
+	if (!u->pids || !u->files) {
+		usyms__free(u);
+		return NULL;
+	}
+	return u;
+}
+
+/* Doubles a chained table once it averages more than one entry a bucket. */
+static void grow_pids(struct usyms *u)
+{
+	size_t i, nb = u->pid_buckets * 2;
+	struct pid_ent **nt, *e, *next;
+
+	if (u->nr_pids <= u->pid_buckets || !(nt = calloc(nb, sizeof(*nt))))
+		return;
+	for (i = 0; i < u->pid_buckets; i++) {
+		for (e = u->pids[i]; e; e = next) {
+			next = e->next;
+			e->next = nt[pid_hash(e->pid, nb)];
+			nt[pid_hash(e->pid, nb)] = e;
+		}
+	}
+	free(u->pids);
+	u->pids = nt;
+	u->pid_buckets = nb;
+}
+
+static void grow_files(struct usyms *u)
+{
+	size_t i, nb = u->file_buckets * 2;
+	struct file_ent **nt, *e, *next;
+
+	if (u->nr_files <= u->file_buckets || !(nt = calloc(nb, sizeof(*nt))))
+		return;
+	for (i = 0; i < u->file_buckets; i++) {
+		for (e = u->files[i]; e; e = next) {
+			next = e->next;
+			e->next = nt[file_hash(e, nb)];
+			nt[file_hash(e, nb)] = e;
+		}
+	}
+	free(u->files);
+	u->files = nt;
+	u->file_buckets = nb;
+}
+
+/* Replaces e's maps with a fresh read; keeps the old ones if that fails. */
+static void load_maps(struct pid_ent *e)
+{
+	struct proc_maps *pm = proc_maps__load(e->pid);
+	struct file_ent **files;
+
+	e->loaded_ns = now_ns();
+	if (!pm)
+		return;
+	files = calloc(pm->nr ? pm->nr : 1, sizeof(*files));
+	if (!files) {
+		proc_maps__free(pm);
+		return;
+	}
+	proc_maps__free(e->pm);
+	free(e->files);
+	e->pm = pm;
+	e->files = files;
+}
+
+static struct pid_ent *pid_get(struct usyms *u, pid_t pid)
+{
+	size_t b = pid_hash(pid, u->pid_buckets);
+	struct pid_ent *e;
+
+	for (e = u->pids[b]; e; e = e->next)
+		if (e->pid == pid)
+			return e;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->pid = pid;
+	load_maps(e);
+	e->next = u->pids[b];
+	u->pids[b] = e;
+	u->nr_pids++;
+	grow_pids(u);
+	return e;
+}
+
+static void pid_ent_free(struct pid_ent *e)
+{
+	proc_maps__free(e->pm);
+	free(e->files);
+	free(e);
+}
+
+void usyms__forget_pid(struct usyms *u, pid_t pid)
+{
+	struct pid_ent **pp, *e;
+
+	if (!u)
+		return;
+	for (pp = &u->pids[pid_hash(pid, u->pid_buckets)]; (e = *pp); pp = &e->next) {
+		if (e->pid == pid) {
+			*pp = e->next;
+			pid_ent_free(e);
+			u->nr_pids--;
+			return;
+		}
+	}
+}
+
+/* Opens what pid maps at m, as that process sees it; -1 if it cannot. */
+static int open_mapped(pid_t pid, const struct proc_map *m)
+{
+	const int flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
+	char path[PATH_MAX + 64];
+	int fd, n;
+
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+		 (int)pid, m->start, m->end);
+	fd = open(path, flags);
+	if (fd >= 0 || !m->path || m->path[0] != '/' || m->deleted)
+		return fd;
+	/* map_files needs CAP_SYS_ADMIN; the root link works with less. */
+	n = snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, m->path);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -1;
+	return open(path, flags);
+}
+
+static struct file_ent *file_get(struct usyms *u, const struct stat *st, int fd)
+{
+	struct file_ent key = {
+		.dev = st->st_dev, .ino = st->st_ino, .size = st->st_size,
+		.mtime_sec = st->st_mtim.tv_sec, .mtime_nsec = st->st_mtim.tv_nsec,
+	};
+	size_t b = file_hash(&key, u->file_buckets);
+	struct file_ent *f;
+
+	for (f = u->files[b]; f; f = f->next)
+		if (f->dev == key.dev && f->ino == key.ino && f->size == key.size &&
+		    f->mtime_sec == key.mtime_sec && f->mtime_nsec == key.mtime_nsec)
+			return f;
+	f = malloc(sizeof(*f));
+	if (!f)
+		return &u->no_file;
+	*f = key;
+	f->es = elf_syms__open_fd(fd);
+	if (!f->es)
+		debug("no symbols in dev %" PRIu64 " inode %" PRIu64, f->dev, f->ino);
+	f->next = u->files[b];
+	u->files[b] = f;
+	u->nr_files++;
+	grow_files(u);
+	return f;
+}
+
+static struct file_ent *resolve_file(struct usyms *u, pid_t pid,
+				     const struct proc_map *m)
+{
+	struct file_ent *f = &u->no_file;
+	struct stat st;
+	int fd;
+
+	fd = open_mapped(pid, m);
+	if (fd < 0)
+		return f;
+	/* O_NONBLOCK kept a FIFO from hanging; only regular files are read. */
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode))
+		f = file_get(u, &st, fd);
+	close(fd);
+	return f;
+}
+
+static size_t put(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!len)
+		return 0;
+	va_start(ap, fmt);
+	n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		buf[0] = '\0';
+		return 0;
+	}
+	return (size_t)n < len ? (size_t)n : len - 1;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+static size_t name_file(struct usyms *u, struct pid_ent *e,
+			const struct proc_map *m, uint64_t addr, char *buf,
+			size_t len)
+{
+	struct file_ent **slot = &e->files[m - e->pm->maps];
+	uint64_t off = addr - m->start + m->pgoff;
+	const char *name;
+
+	if (!*slot)
+		*slot = resolve_file(u, e->pid, m);
+	name = elf_syms__map_offset((*slot)->es, off, NULL, NULL);
+	if (name)
+		return put(buf, len, "%s", name);
+	return put(buf, len, "[%s+0x%" PRIx64 "]",
+		   m->path ? base_name(m->path) : "unknown", off);
+}
+
+/* Our own vDSO: the kernel maps the same image into every native process. */
+static void load_vdso(struct usyms *u)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	const struct proc_map *m;
+	struct proc_maps *pm;
+
+	u->vdso_tried = true;
+	if (!base || !(pm = proc_maps__load(getpid())))
+		return;
+	m = proc_maps__find(pm, base);
+	if (m && m->kind == MAP_VDSO && m->start == base) {
+		u->vdso_size = m->end - m->start;
+		u->vdso = elf_syms__open_mem((const void *)base, u->vdso_size);
+	}
+	proc_maps__free(pm);
+}
+
+static size_t name_vdso(struct usyms *u, const struct proc_map *m,
+			uint64_t addr, char *buf, size_t len)
+{
+	uint64_t off = addr - m->start;
+	const char *name = NULL;
+
+	if (!u->vdso_tried)
+		load_vdso(u);
+	/* A different size means another image (a 32-bit process's). */
+	if (u->vdso && m->end - m->start == u->vdso_size)
+		name = elf_syms__map_offset(u->vdso, off, NULL, NULL);
+	if (name)
+		return put(buf, len, "%s", name);
+	return put(buf, len, "[vdso+0x%" PRIx64 "]", off);
+}
+
+size_t usyms__name(struct usyms *u, pid_t pid, uint64_t addr, char *buf, size_t len)
+{
+	const struct proc_map *m = NULL;
+	struct pid_ent *e;
+
+	e = u ? pid_get(u, pid) : NULL;
+	if (e && e->pm) {
+		m = proc_maps__find(e->pm, addr);
+		if (!m && now_ns() - e->loaded_ns >= MAPS_REFRESH_NS) {
+			load_maps(e);
+			m = proc_maps__find(e->pm, addr);
+		}
+	}
+	if (!m)
+		return put(buf, len, "[unknown]");
+	switch (m->kind) {
+	case MAP_FILE:
+		return name_file(u, e, m, addr, buf, len);
+	case MAP_VDSO:
+		return name_vdso(u, m, addr, buf, len);
+	case MAP_HEAP:
+		return put(buf, len, "[heap]");
+	case MAP_STACK:
+		return put(buf, len, "[stack]");
+	case MAP_SPECIAL:
+		return put(buf, len, "%s", m->path ? m->path : "[unknown]");
+	case MAP_ANON:
+	default:
+		return put(buf, len, "[anon]");
+	}
+}
+
+void usyms__free(struct usyms *u)
+{
+	struct pid_ent *pe, *pn;
+	struct file_ent *fe, *fn;
+	size_t i;
+
+	if (!u)
+		return;
+	for (i = 0; u->pids && i < u->pid_buckets; i++)
+		for (pe = u->pids[i]; pe; pe = pn) {
+			pn = pe->next;
+			pid_ent_free(pe);
+		}
+	for (i = 0; u->files && i < u->file_buckets; i++)
+		for (fe = u->files[i]; fe; fe = fn) {
+			fn = fe->next;
+			elf_syms__free(fe->es);
+			free(fe);
+		}
+	free(u->pids);
+	free(u->files);
+	elf_syms__free(u->vdso);
+	free(u);
+}

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Unit tests for ksyms: a kallsyms-format fixture written by the test
+ * (text, data, weak and module symbols, aliases, unsorted and malformed
+ * lines), a file with hidden addresses, an empty file, and the running
+ * kernel's /proc/kallsyms when it is readable with real addresses.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ksyms.h"
+#include "unit.h"
+
+static const char fixture[] =
+	"0000000000000000 A fixed_percpu_data\n"
+	"ffffffff81000000 t _text_alias\n"
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000100 T func_a\n"
+	"ffffffff81000200 t func_b\n"
+	"ffffffff81000280 W weak_fn\n"
+	"ffffffff81000300 D data_sym\n"
+	"ffffffff81000400 d local_data\n"
+	"ffffffff81000480 R ro_data\n"
+	"ffffffff81000500 b bss_sym\n"
+	"this line is garbage\n"
+	"ffffffff81000600 T\n"
+	"zzzzzzzzzzzzzzzz T bad_addr\n"
+	"ffffffff81000700 T mod_broken\t[unterminated\n"
+	"\n"
+	"ffffffffc0001000 t mod_fn\t[mymod]\n"
+	"ffffffffc0001100 T mod_fn2\t[mymod]\n"
+	"ffffffffc0002000 t other_fn\t[othermod]\n"
+	"ffffffff81000050 T unsorted_fn\n"
+	"ffffffff81000800 T last_fn"; /* no final newline */
+
+static char *write_fixture(const char *text)
+{
+	char *path = strdup("/tmp/smolder-ksyms-XXXXXX");
+	FILE *f;
+	int fd;
+
+	fd = mkstemp(path);
+	if (fd < 0) {
+		free(path);
+		return NULL;
+	}
+	f = fdopen(fd, "w");
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static struct ksyms *load_text(const char *text)
+{
+	char *path = write_fixture(text);
+	struct ksyms *ks;
+
+	if (!path)
+		return NULL;
+	ks = ksyms__load_file(path);
+	unlink(path);
+	free(path);
+	return ks;
+}
+
+static const char *name_at(const struct ksyms *ks, uint64_t addr)
+{
+	const struct ksym *s = ksyms__map_addr(ks, addr);
+
+	return s ? s->name : NULL;
+}
+
+TEST(fixture_lookups)
+{
+	struct ksyms *ks = load_text(fixture);
+	const struct ksym *s;
+
+	CHECK(ks != NULL);
+	if (!ks)
+		return;
+	/* _stext, _text_alias, func_a, func_b, weak_fn, unsorted_fn, last_fn,
+	 * mod_fn, mod_fn2, other_fn */
+	CHECK(ksyms__count(ks) == 10);
+	CHECK(!ksyms__addresses_hidden(ks));
+	CHECK_STR(name_at(ks, 0xffffffff81000000), "_stext"); /* global alias wins */
+	CHECK_STR(name_at(ks, 0xffffffff81000010), "_stext");
+	CHECK_STR(name_at(ks, 0xffffffff81000050), "unsorted_fn");
+	CHECK_STR(name_at(ks, 0xffffffff810000ff), "unsorted_fn");
+	CHECK_STR(name_at(ks, 0xffffffff81000100), "func_a");
+	CHECK_STR(name_at(ks, 0xffffffff81000150), "func_a");
+	CHECK_STR(name_at(ks, 0xffffffff81000200), "func_b");
+	CHECK_STR(name_at(ks, 0xffffffff81000280), "weak_fn");
+	/* data symbols are not kept: their addresses fall to the text before */
+	CHECK_STR(name_at(ks, 0xffffffff81000300), "weak_fn");
+	CHECK_STR(name_at(ks, 0xffffffff81000450), "weak_fn");
+	CHECK_STR(name_at(ks, 0xffffffff81000900), "last_fn");
+	CHECK(ksyms__map_addr(ks, 0xffffffff80ffffff) == NULL);
+	CHECK(ksyms__map_addr(ks, 0) == NULL);
+
+	s = ksyms__map_addr(ks, 0xffffffffc0001050);
+	CHECK(s && !strcmp(s->name, "mod_fn") && s->module &&
+	      !strcmp(s->module, "mymod"));
+	s = ksyms__map_addr(ks, 0xffffffffc0001100);
+	CHECK(s && !strcmp(s->name, "mod_fn2") && s->module &&
+	      !strcmp(s->module, "mymod"));
+	s = ksyms__map_addr(ks, 0xffffffffc0ffffff);
+	CHECK(s && !strcmp(s->name, "other_fn") && s->module &&
+	      !strcmp(s->module, "othermod"));
+	s = ksyms__map_addr(ks, 0xffffffff81000100);
+	CHECK(s && s->module == NULL && s->addr == 0xffffffff81000100);
+
+	s = ksyms__get_symbol(ks, "func_b");
+	CHECK(s && s->addr == 0xffffffff81000200);
+	CHECK(ksyms__get_symbol(ks, "_text_alias") != NULL);
+	CHECK(ksyms__get_symbol(ks, "data_sym") == NULL);
+	CHECK(ksyms__get_symbol(ks, "local_data") == NULL);
+	CHECK(ksyms__get_symbol(ks, "bss_sym") == NULL);
+	CHECK(ksyms__get_symbol(ks, "bad_addr") == NULL);
+	CHECK(ksyms__get_symbol(ks, "mod_broken") == NULL);
+	CHECK(ksyms__get_symbol(ks, "no_such_symbol") == NULL);
+	ksyms__free(ks);
+}
+
+TEST(hidden_addresses)
+{
+	struct ksyms *ks = load_text("0000000000000000 T _stext\n"
+				     "0000000000000000 t func_a\n"
+				     "0000000000000000 D data\n");
+
+	CHECK(ks != NULL);
+	if (!ks)
+		return;
+	CHECK(ksyms__addresses_hidden(ks));
+	CHECK(ksyms__count(ks) == 2);
+	CHECK(ksyms__map_addr(ks, 0xffffffff81000000) == NULL);
+	ksyms__free(ks);
+}
+
+TEST(empty_and_missing)
+{
+	struct ksyms *ks = load_text("");
+
+	CHECK(ks != NULL);
+	CHECK(ksyms__count(ks) == 0);
+	CHECK(!ksyms__addresses_hidden(ks));
+	CHECK(ksyms__map_addr(ks, 0xffffffff81000000) == NULL);
+	CHECK(ksyms__get_symbol(ks, "x") == NULL);
+	ksyms__free(ks);
+
+	errno = 0;
+	ks = ksyms__load_file("/nonexistent/kallsyms");
+	CHECK(ks == NULL && errno == ENOENT);
+	CHECK(ksyms__map_addr(NULL, 1) == NULL);
+	CHECK(ksyms__count(NULL) == 0);
+	ksyms__free(NULL);
+}
+
+static double elapsed_ms(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) * 1e3 + (b->tv_nsec - a->tv_nsec) / 1e6;
+}
+
+TEST(real_kallsyms)
+{
+	const struct ksym *s, *m;
+	struct timespec t0, t1;
+	struct ksyms *ks;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ks = ksyms__load();
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (!ks || ksyms__addresses_hidden(ks) || geteuid() != 0) {
+		printf("  skipped: /proc/kallsyms unreadable or addresses hidden\n");
+		ksyms__free(ks);
+		return;
+	}
+	printf("  /proc/kallsyms: %zu text symbols in %.1f ms\n",
+	       ksyms__count(ks), elapsed_ms(&t0, &t1));
+	CHECK(ksyms__count(ks) > 1000);
+	s = ksyms__get_symbol(ks, "schedule");
+	CHECK(s != NULL);
+	if (s) {
+		CHECK(s->module == NULL);
+		m = ksyms__map_addr(ks, s->addr);
+		CHECK(m && m->addr == s->addr);
+		CHECK_STR(m ? m->name : NULL, "schedule");
+		m = ksyms__map_addr(ks, s->addr + 1);
+		CHECK_STR(m ? m->name : NULL, "schedule");
+	}
+	ksyms__free(ks);
+}
+
+int main(void)
+{
+	RUN(fixture_lookups);
+	RUN(hidden_addresses);
+	RUN(empty_and_missing);
+	RUN(real_kallsyms);
+	UNIT_EXIT();
+}

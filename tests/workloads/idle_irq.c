@@ -1,0 +1,118 @@
+/*
+ * idle_irq: makes interrupt and softirq work happen on otherwise idle CPUs.
+ *
+ * A reader pinned to one CPU does synchronous O_DIRECT 4 KiB reads at random
+ * offsets of a 64 MiB file, so it sleeps on every read: the disk's
+ * completion interrupt (and the block softirq that completes the request)
+ * mostly lands on an idle CPU and runs on its idle task (pid 0, swapper/N),
+ * and the CPUs are otherwise idle.  The file is created if missing or short.
+ * Usage: idle_irq [SECONDS [FILE [CPU [KIB]]]]
+ *   default 5 s, file build/idle_irq.dat, CPU 0, 4 KiB per read.  The file must be on a
+ *   real block device (tmpfs has no O_DIRECT).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#define FILE_SIZE (64L << 20)
+#define ALIGN 4096
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int make_file(const char *path)
+{
+	struct stat st;
+	static char chunk[1 << 20];
+	int fd;
+
+	if (stat(path, &st) == 0 && st.st_size >= FILE_SIZE)
+		return 0;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(chunk); i++)
+		chunk[i] = (char)(i * 131 + 7);
+	for (long off = 0; off < FILE_SIZE; off += sizeof(chunk))
+		if (write(fd, chunk, sizeof(chunk)) != (ssize_t)sizeof(chunk)) {
+			close(fd);
+			return -1;
+		}
+	if (fsync(fd) < 0) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+static long block = 4096; /* bytes per read */
+
+__attribute__((noinline)) long direct_reads(int fd, void *buf, double seconds)
+{
+	double end = now() + seconds;
+	unsigned long long x = 88172645463325252ULL; /* xorshift state */
+	long n = 0;
+
+	while (now() < end) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		off_t off = (off_t)(x % (FILE_SIZE / block)) * block;
+		if (pread(fd, buf, block, off) != block)
+			return -1;
+		n++;
+	}
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	double seconds = argc > 1 ? atof(argv[1]) : 5;
+	const char *path = argc > 2 ? argv[2] : "build/idle_irq.dat";
+	int cpu = argc > 3 ? atoi(argv[3]) : 0;
+	cpu_set_t set;
+	void *buf;
+	int fd;
+
+	if (argc > 4)
+		block = atol(argv[4]) * 1024;
+	if (block < ALIGN || block % ALIGN || block > FILE_SIZE) {
+		fprintf(stderr, "idle_irq: bad block size\n");
+		return 2;
+	}
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) < 0)
+		fprintf(stderr, "idle_irq: cannot pin to CPU %d: %s\n", cpu, strerror(errno));
+	if (make_file(path) < 0) {
+		fprintf(stderr, "idle_irq: cannot create %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	fd = open(path, O_RDONLY | O_DIRECT);
+	if (fd < 0) {
+		fprintf(stderr, "idle_irq: cannot open %s with O_DIRECT: %s\n", path,
+			strerror(errno));
+		return 1;
+	}
+	if (posix_memalign(&buf, ALIGN, block)) {
+		fprintf(stderr, "idle_irq: out of memory\n");
+		return 1;
+	}
+	if (direct_reads(fd, buf, seconds) < 0) {
+		fprintf(stderr, "idle_irq: read failed: %s\n", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
