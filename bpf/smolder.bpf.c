@@ -21,8 +21,7 @@ const volatile bool per_cpu = false;
 const volatile bool filter_tgid = false;
 const volatile bool filter_tid = false;
 const volatile __u32 idle_mode = IDLE_EXCLUDE;
-const volatile __u32 pidns_level = 0; /* 0: the initial PID namespace */
-const volatile __u32 pidns_inum = 0;
+const volatile __u32 pidns_inum = 0xeffffffcU; /* our PID namespace */
 const volatile __u64 thread_size = 16384; /* THREAD_SIZE of the running kernel */
 
 struct {
@@ -95,22 +94,31 @@ static __always_inline bool interrupted_irq_work(struct bpf_perf_event_data *ctx
 	return sp - base >= thread_size;
 }
 
-/* The number of pid p in our PID namespace, or -1 if it is not visible. */
+#define PROC_PID_INIT_INO 0xeffffffcU /* inode of the initial PID namespace */
+#define MAX_PIDNS_LEVELS 16
+
+/*
+ * The number of pid p in our PID namespace, or -1 if it is not visible.  Our
+ * namespace's level is not known from inside it (its /proc shows no parent),
+ * so look for it by inode among the levels p has.
+ */
 static __always_inline long pid_in_our_ns(struct pid *p)
 {
-	struct upid up = {};
 	unsigned int level;
+	struct upid up;
 
 	if (!p)
 		return -1;
 	level = BPF_CORE_READ(p, level);
-	if (level < pidns_level)
-		return -1;
-	if (bpf_core_read(&up, sizeof(up), &p->numbers[pidns_level]))
-		return -1;
-	if (BPF_CORE_READ(up.ns, ns.inum) != pidns_inum)
-		return -1;
-	return up.nr;
+	for (int i = 0; i < MAX_PIDNS_LEVELS; i++) {
+		if (i > level)
+			break;
+		if (bpf_core_read(&up, sizeof(up), &p->numbers[i]))
+			return -1;
+		if (BPF_CORE_READ(up.ns, ns.inum) == pidns_inum)
+			return up.nr;
+	}
+	return -1;
 }
 
 /* Fills tgid and pid as seen from the profiler's PID namespace. */
@@ -118,7 +126,7 @@ static __always_inline bool task_ids(struct task_struct *task, struct sample_key
 {
 	long tgid, pid;
 
-	if (pidns_level == 0) {
+	if (pidns_inum == PROC_PID_INIT_INO) {
 		__u64 id = bpf_get_current_pid_tgid();
 
 		key->tgid = id >> 32;

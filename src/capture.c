@@ -46,28 +46,14 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
 	return vfprintf(stderr, fmt, ap);
 }
 
-/* Level and inode of our PID namespace, so samples carry our PIDs. */
-static int our_pidns(uint32_t *level, uint32_t *inum)
+/* Inode of our PID namespace, so samples carry the PIDs we see. */
+static int our_pidns(uint32_t *inum)
 {
-	char line[512];
 	struct stat st;
-	FILE *f;
 
 	if (stat("/proc/self/ns/pid", &st))
 		return -errno;
 	*inum = st.st_ino;
-	*level = 0;
-	f = fopen("/proc/self/status", "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "NSpid:", 6))
-			continue;
-		for (char *p = line + 6; *p; p++)
-			if (*p == '\t' && p[1] && p[1] != '\n' && p != line + 6)
-				(*level)++;
-	}
-	fclose(f);
 	return 0;
 }
 
@@ -120,10 +106,10 @@ static int fill_filter(struct bpf_map *map, const uint32_t *ids, size_t nr)
 static int configure(struct smolder_bpf *skel, const struct capture_opts *o)
 {
 	struct smolder_bpf__rodata *ro = skel->rodata;
-	uint32_t level = 0, inum = 0;
+	uint32_t inum = 0;
 	int e;
 
-	e = our_pidns(&level, &inum);
+	e = our_pidns(&inum);
 	if (e)
 		return e;
 	ro->kernel_stacks = o->kernel_stacks;
@@ -132,7 +118,6 @@ static int configure(struct smolder_bpf *skel, const struct capture_opts *o)
 	ro->filter_tgid = o->nr_tgids > 0;
 	ro->filter_tid = o->nr_tids > 0;
 	ro->idle_mode = o->idle_mode;
-	ro->pidns_level = level;
 	ro->pidns_inum = inum;
 	ro->thread_size = kernel_thread_size();
 	if ((e = bpf_map__set_max_entries(skel->maps.stacks, o->stack_entries)) ||
@@ -173,7 +158,7 @@ static int attach_events(struct capture *c, const struct capture_opts *o)
 			if (errno == ENODEV) /* went offline since we looked */
 				continue;
 			err("cannot open cpu-clock perf event on cpu %d: %s (%s)", o->cpus[i],
-			    strerror(errno),
+			    errstr(errno),
 			    errno == EACCES || errno == EPERM
 				    ? "run as root or grant CAP_PERFMON"
 				    : "this kernel needs CONFIG_PERF_EVENTS");
@@ -184,7 +169,7 @@ static int attach_events(struct capture *c, const struct capture_opts *o)
 		c->nr_events++;
 		if (!c->links[c->nr_events - 1]) {
 			err("cannot attach BPF program to cpu %d: %s (%s)", o->cpus[i],
-			    strerror(errno), fix_for(errno));
+			    errstr(errno), fix_for(errno));
 			return -1;
 		}
 	}
@@ -206,22 +191,22 @@ static int load(struct capture *c, const struct capture_opts *o)
 	libbpf_set_print(libbpf_log);
 	c->skel = smolder_bpf__open();
 	if (!c->skel) {
-		err("cannot open BPF object: %s (%s)", strerror(errno), fix_for(errno));
+		err("cannot open BPF object: %s (%s)", errstr(errno), fix_for(errno));
 		return -1;
 	}
 	e = configure(c->skel, o);
 	if (e) {
-		err("cannot configure BPF object: %s (%s)", strerror(-e), fix_for(-e));
+		err("cannot configure BPF object: %s (%s)", errstr(-e), fix_for(-e));
 		return -1;
 	}
 	e = smolder_bpf__load(c->skel);
 	if (e) {
-		err("cannot load BPF program: %s (%s)", strerror(-e), fix_for(-e));
+		err("cannot load BPF program: %s (%s)", errstr(-e), fix_for(-e));
 		return -1;
 	}
 	if ((e = fill_filter(c->skel->maps.tgids, o->tgids, o->nr_tgids)) ||
 	    (e = fill_filter(c->skel->maps.tids, o->tids, o->nr_tids))) {
-		err("cannot fill pid filter: %s (%s)", strerror(-e), fix_for(-e));
+		err("cannot fill pid filter: %s (%s)", errstr(-e), fix_for(-e));
 		return -1;
 	}
 	return 0;
@@ -298,21 +283,31 @@ void capture__counters(struct capture *c, uint64_t *out)
 	free(vals);
 }
 
-static uint64_t map_memlock(int map_fd)
+/* A "name: value" line of /proc/self/fdinfo/FD, 0 if absent. */
+static uint64_t fdinfo_field(int fd, const char *field)
 {
 	char path[64], line[128];
+	size_t n = strlen(field);
 	unsigned long long v = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", map_fd);
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
 	f = fopen(path, "re");
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "memlock: %llu", &v) == 1)
+		if (!strncmp(line, field, n) && line[n] == ':' && sscanf(line + n + 1, "%llu", &v) == 1)
 			break;
 	fclose(f);
 	return v;
+}
+
+void capture__prog_stats(struct capture *c, uint64_t *run_ns, uint64_t *runs)
+{
+	int fd = bpf_program__fd(c->skel->progs.do_sample);
+
+	*run_ns = fdinfo_field(fd, "run_time_ns");
+	*runs = fdinfo_field(fd, "run_cnt");
 }
 
 uint64_t capture__map_bytes(struct capture *c)
@@ -322,7 +317,7 @@ uint64_t capture__map_bytes(struct capture *c)
 
 	bpf_object__for_each_map(m, c->skel->obj)
 		if (bpf_map__fd(m) >= 0)
-			sum += map_memlock(bpf_map__fd(m));
+			sum += fdinfo_field(bpf_map__fd(m), "memlock");
 	return sum;
 }
 

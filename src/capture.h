@@ -44,6 +44,8 @@ int capture__stack(struct capture *c, uint64_t id, struct stack_trace *out);
 void capture__counters(struct capture *c, uint64_t *out);
 /* Kernel memory charged for the BPF maps, in bytes (from fdinfo memlock). */
 uint64_t capture__map_bytes(struct capture *c);
+/* Run time and runs of the BPF program (non-zero with kernel.bpf_stats_enabled=1). */
+void capture__prog_stats(struct capture *c, uint64_t *run_ns, uint64_t *runs);
 void capture__free(struct capture *c);
 
 #endif

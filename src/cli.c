@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <libgen.h>
+#include <sys/stat.h>
 #include "cli.h"
 #include "log.h"
 
@@ -224,6 +226,24 @@ static int check_conflicts(const struct env *env)
 	return -1;
 }
 
+/* The output's directory must take a new file before we spend a capture. */
+static int check_output(const char *path)
+{
+	char *copy = strdup(path), *dir;
+	struct stat st;
+	int ok;
+
+	if (!copy)
+		return -1;
+	dir = dirname(copy);
+	ok = !access(dir, W_OK | X_OK) && !(stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+	if (!ok)
+		err("cannot write %s: %s (check the directory exists and is writable)", path,
+		    errno == 0 || errno == EEXIST ? "is a directory" : errstr(errno));
+	free(copy);
+	return ok ? 0 : -1;
+}
+
 /* PIDs must exist and CPUs be online: exit 1 otherwise. */
 static int check_system(struct env *env)
 {
@@ -242,6 +262,8 @@ static int check_system(struct env *env)
 			return 1;
 		}
 	}
+	if (env->output && strcmp(env->output, "-") && check_output(env->output))
+		return 1;
 	if (n < 0) {
 		err("cannot read /sys/devices/system/cpu/online (mount sysfs)");
 		return 1;

@@ -94,7 +94,7 @@ static struct fold *fold_capture(const struct env *env, struct capture *cap,
 	}
 	free(ctx);
 	if (e) {
-		err("cannot read samples: %s (run with -v)", strerror(-e));
+		err("cannot read samples: %s (run with -v)", errstr(-e));
 		fold__free(f);
 		return NULL;
 	}
@@ -119,7 +119,7 @@ static int write_output(const struct env *env, struct fold *f)
 		fd = mkstemp(tmp);
 		if (fd < 0 || !(out = fdopen(fd, "w"))) {
 			err("cannot write %s: %s (check the directory exists and is writable)",
-			    env->output, strerror(errno));
+			    env->output, errstr(errno));
 			if (fd >= 0)
 				close(fd), unlink(tmp);
 			return -1;
@@ -130,7 +130,7 @@ static int write_output(const struct env *env, struct fold *f)
 	if (out == stdout)
 		return fflush(out) || e ? -1 : 0;
 	if (fclose(out) || e || rename(tmp, env->output)) {
-		err("cannot write %s: %s (check free space)", env->output, strerror(errno));
+		err("cannot write %s: %s (check free space)", env->output, errstr(errno));
 		unlink(tmp);
 		return -1;
 	}
@@ -140,7 +140,7 @@ static int write_output(const struct env *env, struct fold *f)
 static void print_summary(const struct env *env, struct capture *cap)
 {
 	uint64_t c[CNT__MAX];
-	uint64_t lost;
+	uint64_t lost, run_ns, runs;
 
 	capture__counters(cap, c);
 	lost = c[CNT_STACK_MAP_FULL] + c[CNT_COUNT_MAP_FULL];
@@ -155,6 +155,9 @@ static void print_summary(const struct env *env, struct capture *cap)
 	     " user stacks unreadable, %" PRIu64 " samples of tasks outside our pid namespace",
 	     c[CNT_IDLE_SKIPPED], c[CNT_KSTACK_ERR], c[CNT_USTACK_ERR], c[CNT_PIDNS_MISS]);
 	info("BPF maps use %" PRIu64 " KiB of kernel memory", capture__map_bytes(cap) / 1024);
+	capture__prog_stats(cap, &run_ns, &runs);
+	if (runs)
+		info("BPF program: %" PRIu64 " runs, %" PRIu64 " ns per run", runs, run_ns / runs);
 }
 
 static struct capture *start_capture(const struct env *env)
@@ -191,7 +194,7 @@ static int report(const struct env *env, struct capture *cap)
 		ks = ksyms__load();
 		if (!ks)
 			warn("cannot read /proc/kallsyms: %s (kernel frames stay unnamed)",
-			     strerror(errno));
+			     errstr(errno));
 		else if (ksyms__addresses_hidden(ks))
 			warn("kernel addresses are hidden (set sysctl kernel.kptr_restrict=0)");
 	}

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Folding and output formats on fixtures: a kallsyms fixture for kernel
+ * frames, this process's own functions for user frames.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "unit.h"
+#include "cpus.h"
+#include "fold.h"
+#include "ksyms.h"
+#include "output.h"
+#include "usyms.h"
+
+static const char kallsyms_fixture[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000100 T entry_SYSCALL_64\n"
+	"ffffffff81000200 t do_syscall_64\n"
+	"ffffffff81000300 T ksys_read\n"
+	"ffffffff81000400 d some_data\n"
+	"ffffffffc0000000 t ipt_do_table\t[ip_tables]\n";
+
+static struct ksyms *ks;
+static struct usyms *us;
+
+__attribute__((noinline)) void user_root_fn(void) { __asm__ volatile(""); }
+__attribute__((noinline)) void user_leaf_fn(void) { __asm__ volatile(""); }
+
+static struct ksyms *load_fixture(void)
+{
+	char path[] = "/tmp/smolder-kallsyms-XXXXXX";
+	int fd = mkstemp(path);
+	struct ksyms *k;
+
+	if (fd < 0 || write(fd, kallsyms_fixture, sizeof(kallsyms_fixture) - 1) < 0)
+		return NULL;
+	close(fd);
+	k = ksyms__load_file(path);
+	unlink(path);
+	return k;
+}
+
+static struct sample_key make_key(uint32_t flags)
+{
+	struct sample_key k = { .tgid = getpid(), .pid = getpid() + 1, .cpu = 1, .flags = flags };
+
+	memcpy(k.comm, "app", 4);
+	return k;
+}
+
+/* A user stack as BPF stores it: leaf first; callers are return addresses. */
+static struct stack_trace user_stack(void)
+{
+	struct stack_trace st = { .nr = 2 };
+
+	st.ip[0] = (uint64_t)(uintptr_t)user_leaf_fn;
+	st.ip[1] = (uint64_t)(uintptr_t)user_root_fn + 1; /* return address */
+	return st;
+}
+
+static struct stack_trace kernel_stack(void)
+{
+	struct stack_trace st = { .nr = 3 };
+
+	st.ip[0] = 0xffffffff81000310; /* ksys_read, the leaf */
+	st.ip[1] = 0xffffffff81000210; /* in do_syscall_64 */
+	st.ip[2] = 0xffffffff81000101; /* return address at entry_SYSCALL_64 + 1 */
+	return st;
+}
+
+static const char *fold_one(const struct fold_opts *o, uint32_t flags, bool k, bool u,
+			    char *buf, size_t len)
+{
+	struct fold *f = fold__new(o, ks, us);
+	struct sample_key key = make_key(flags);
+	struct stack_trace kst = kernel_stack(), ust = user_stack();
+	const struct folded *out;
+	size_t nr;
+
+	fold__add(f, &key, 5, k ? &kst : NULL, u ? &ust : NULL);
+	out = fold__sorted(f, &nr);
+	snprintf(buf, len, "%s %llu", nr == 1 ? out[0].text : "?",
+		 nr == 1 ? (unsigned long long)out[0].count : 0ULL);
+	fold__free(f);
+	return buf;
+}
+
+TEST(order_root_to_leaf_user_then_kernel)
+{
+	struct fold_opts o = { .user = true, .kernel = true };
+	char buf[512];
+
+	CHECK_STR(fold_one(&o, 0, true, true, buf, sizeof(buf)),
+		  "app;user_root_fn;user_leaf_fn;entry_SYSCALL_64;do_syscall_64;ksys_read 5");
+}
+
+TEST(delimiter_only_with_both_parts)
+{
+	struct fold_opts o = { .user = true, .kernel = true, .delimiter = true };
+	char buf[512];
+
+	CHECK_STR(fold_one(&o, 0, true, true, buf, sizeof(buf)),
+		  "app;user_root_fn;user_leaf_fn;-;entry_SYSCALL_64;do_syscall_64;ksys_read 5");
+	CHECK_STR(fold_one(&o, 0, false, true, buf, sizeof(buf)), "app;user_root_fn;user_leaf_fn 5");
+	CHECK_STR(fold_one(&o, SAMPLE_KTHREAD, true, false, buf, sizeof(buf)),
+		  "app;entry_SYSCALL_64;do_syscall_64;ksys_read 5");
+}
+
+TEST(annotations_and_kernel_only)
+{
+	struct fold_opts o = { .kernel = true, .annotate = true };
+	char buf[512];
+
+	CHECK_STR(fold_one(&o, 0, true, true, buf, sizeof(buf)),
+		  "app;entry_SYSCALL_64_[k];do_syscall_64_[k];ksys_read_[k] 5");
+}
+
+TEST(process_frames)
+{
+	struct fold_opts o = { .user = true, .per_cpu = true, .proc = PROC_THREAD };
+	char buf[512], want[512];
+
+	snprintf(want, sizeof(want), "cpu_1;app-%d/%d;user_root_fn;user_leaf_fn 5", getpid(),
+		 getpid() + 1);
+	CHECK_STR(fold_one(&o, 0, false, true, buf, sizeof(buf)), want);
+	o.per_cpu = false;
+	o.proc = PROC_PID;
+	snprintf(want, sizeof(want), "app-%d;user_root_fn;user_leaf_fn 5", getpid());
+	CHECK_STR(fold_one(&o, 0, false, true, buf, sizeof(buf)), want);
+}
+
+TEST(lost_and_missed_stacks_are_named)
+{
+	struct fold_opts o = { .user = true, .kernel = true };
+	char buf[512];
+
+	CHECK_STR(fold_one(&o, SAMPLE_USTACK_LOST | SAMPLE_KSTACK_ERR, false, false, buf,
+			   sizeof(buf)), "app;[lost user stack];[missed kernel stack] 5");
+}
+
+TEST(module_names_and_unknown_kernel_frames)
+{
+	struct fold_opts o = { .kernel = true, .module_names = true };
+	struct fold *f = fold__new(&o, ks, us);
+	struct sample_key key = make_key(SAMPLE_KTHREAD);
+	struct stack_trace kst = { .nr = 2, .ip = { 0xffffffffc0000010, 0x1000 } };
+	const struct folded *out;
+	size_t nr;
+
+	fold__add(f, &key, 1, &kst, NULL);
+	out = fold__sorted(f, &nr);
+	CHECK(nr == 1);
+	CHECK_STR(out[0].text, "app;[unknown];ipt_do_table [ip_tables]");
+	fold__free(f);
+}
+
+TEST(equal_texts_merge_and_sort_by_count)
+{
+	struct fold_opts o = { .user = true, .kernel = true };
+	struct fold *f = fold__new(&o, ks, us);
+	struct sample_key a = make_key(0), b = make_key(0);
+	struct stack_trace kst = kernel_stack(), ust = user_stack();
+	const struct folded *out;
+	size_t nr;
+
+	b.pid++; /* another thread, same text: merged without by_process */
+	fold__add(f, &a, 2, &kst, &ust);
+	fold__add(f, &b, 3, &kst, &ust);
+	fold__add(f, &a, 7, NULL, &ust);
+	out = fold__sorted(f, &nr);
+	CHECK(nr == 2);
+	CHECK(out[0].count == 7 && out[1].count == 5);
+	CHECK(fold__total(f) == 12);
+	fold__free(f);
+}
+
+TEST(hostile_comm_is_sanitized)
+{
+	struct fold_opts o = { .user = true };
+	struct fold *f = fold__new(&o, ks, us);
+	struct sample_key k = make_key(0);
+	const struct folded *out;
+	size_t nr;
+
+	memcpy(k.comm, "a;b\nc\td", 8);
+	k.comm[8] = 0;
+	fold__add(f, &k, 1, NULL, NULL);
+	out = fold__sorted(f, &nr);
+	CHECK_STR(out[0].text, "a:b?c?d");
+	fold__free(f);
+}
+
+TEST(report_is_leaf_first)
+{
+	struct fold_opts o = { .user = true, .kernel = true, .delimiter = true,
+			       .by_process = true };
+	struct fold *f = fold__new(&o, ks, us);
+	struct sample_key key = make_key(0);
+	struct stack_trace kst = kernel_stack(), ust = user_stack();
+	const struct folded *out;
+	char *text = NULL, want[512];
+	size_t nr, len = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	fold__add(f, &key, 4, &kst, &ust);
+	out = fold__sorted(f, &nr);
+	output_report(mem, out, nr);
+	fclose(mem);
+	snprintf(want, sizeof(want),
+		 "    ksys_read\n    do_syscall_64\n    entry_SYSCALL_64\n    --\n"
+		 "    user_leaf_fn\n    user_root_fn\n    -                app (%d)\n        4\n\n",
+		 getpid());
+	CHECK_STR(text, want);
+	free(text);
+	fold__free(f);
+}
+
+TEST(cpu_lists)
+{
+	int cpus[16];
+
+	CHECK(cpus__parse_list("0-3,6", cpus, 16) == 5 && cpus[4] == 6);
+	CHECK(cpus__parse_list("2,1,2", cpus, 16) == 2 && cpus[0] == 1);
+	CHECK(cpus__parse_list("0-1\n", cpus, 16) == 2);
+	CHECK(cpus__parse_list("", cpus, 16) == -1);
+	CHECK(cpus__parse_list("3-1", cpus, 16) == -1);
+	CHECK(cpus__parse_list("a", cpus, 16) == -1);
+	CHECK(cpus__parse_list("1,,2", cpus, 16) == -1);
+	CHECK(cpus__parse_list("99999", cpus, 16) == -1);
+	CHECK(cpus__online(cpus, 16) >= 1);
+}
+
+int main(void)
+{
+	ks = load_fixture();
+	us = usyms__new();
+	if (!ks || !us) {
+		printf("FAIL setup: fixtures\n");
+		return 1;
+	}
+	RUN(order_root_to_leaf_user_then_kernel);
+	RUN(delimiter_only_with_both_parts);
+	RUN(annotations_and_kernel_only);
+	RUN(process_frames);
+	RUN(lost_and_missed_stacks_are_named);
+	RUN(module_names_and_unknown_kernel_frames);
+	RUN(equal_texts_merge_and_sort_by_count);
+	RUN(hostile_comm_is_sanitized);
+	RUN(report_is_leaf_first);
+	RUN(cpu_lists);
+	usyms__free(us);
+	ksyms__free(ks);
+	UNIT_EXIT();
+}
