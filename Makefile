@@ -90,7 +90,7 @@ demo: deps
 	./smolder -f -o smolder.folded 5
 	@echo "top stacks (count, stack) from smolder.folded:"
 	@awk '{ print $$NF "\t" $$0 }' smolder.folded | sort -rn | head -n 15 | cut -f2- | \
-		awk '{ n = $$NF; $$NF = ""; printf "%8d  %s\n", n, $$0 }'
+		awk '{ n = $$NF; sub(/ [^ ]*$$/, ""); printf "%8d  %s\n", n, $$0 }'
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory smolder workloads

@@ -119,7 +119,7 @@ static bool headers_sane(const struct esrc *s)
 	unsigned int phent, shent;
 	bool is64, big;
 
-	if (!src_read(s, 0, eh, 52) || memcmp(eh, ELFMAG, SELFMAG))
+	if (!src_read(s, 0, eh, s->size < 64 ? 52 : 64) || memcmp(eh, ELFMAG, SELFMAG))
 		return false;
 	if (eh[EI_CLASS] != ELFCLASS32 && eh[EI_CLASS] != ELFCLASS64)
 		return false;
@@ -127,7 +127,7 @@ static bool headers_sane(const struct esrc *s)
 		return false;
 	is64 = eh[EI_CLASS] == ELFCLASS64;
 	big = eh[EI_DATA] == ELFDATA2MSB;
-	if (is64 && !src_read(s, 0, eh, 64))
+	if (is64 && s->size < 64)
 		return false;
 	phoff = is64 ? rd(eh + 32, 8, big) : rd(eh + 28, 4, big);
 	shoff = is64 ? rd(eh + 40, 8, big) : rd(eh + 32, 4, big);

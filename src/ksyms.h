@@ -22,7 +22,9 @@ struct ksyms *ksyms__load(void);
 struct ksyms *ksyms__load_file(const char *path);
 /*
  * The text symbol containing addr: the one with the greatest address <= addr.
- * NULL when addr is below the first symbol or the table is empty.
+ * NULL when addr is below the first symbol, the table is empty, or the
+ * addresses are hidden (all zero).  Text means types t, T and the weak
+ * functions w, W.
  */
 const struct ksym *ksyms__map_addr(const struct ksyms *ks, uint64_t addr);
 /* Symbol by exact name (first match), NULL if absent. */

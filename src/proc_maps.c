@@ -95,18 +95,18 @@ static bool perms_field(struct cur *c, int *exec)
 static enum proc_map_kind bracket_kind(const char *s, size_t len)
 {
 	if (len == 6 && !memcmp(s, "[heap]", 6))
-		return MAP_HEAP;
+		return PROC_MAP_HEAP;
 	/* "[stack:TID]" is how kernels before 4.5 named thread stacks. */
 	if ((len == 7 && !memcmp(s, "[stack]", 7)) ||
 	    (len > 7 && !memcmp(s, "[stack:", 7)))
-		return MAP_STACK;
+		return PROC_MAP_STACK;
 	if (len == 6 && !memcmp(s, "[vdso]", 6))
-		return MAP_VDSO;
+		return PROC_MAP_VDSO;
 	/* Named anonymous memory (prctl PR_SET_VMA_ANON_NAME). */
 	if ((len > 6 && !memcmp(s, "[anon:", 6)) ||
 	    (len > 12 && !memcmp(s, "[anon_shmem:", 12)))
-		return MAP_ANON;
-	return MAP_SPECIAL;
+		return PROC_MAP_ANON;
+	return PROC_MAP_SPECIAL;
 }
 
 /* Fills m from the path part of a line; the path is copied into *arena. */
@@ -115,7 +115,7 @@ static void set_path(struct proc_map *m, const char *s, size_t len, char **arena
 	size_t sfx = sizeof(deleted_sfx) - 1;
 
 	if (!len) {
-		m->kind = MAP_ANON;
+		m->kind = PROC_MAP_ANON;
 		return;
 	}
 	if (len > sfx && !memcmp(s + len - sfx, deleted_sfx, sfx)) {
@@ -129,7 +129,7 @@ static void set_path(struct proc_map *m, const char *s, size_t len, char **arena
 	if (s[0] == '[' && s[len - 1] == ']')
 		m->kind = bracket_kind(s, len);
 	else
-		m->kind = MAP_FILE;
+		m->kind = PROC_MAP_FILE;
 }
 
 /* "start-end perms offset major:minor inode [path]"; false to skip the line. */

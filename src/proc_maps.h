@@ -8,12 +8,12 @@
 #include <sys/types.h>
 
 enum proc_map_kind {
-	MAP_FILE,    /* backed by a file: path is its name */
-	MAP_ANON,    /* anonymous, no name */
-	MAP_HEAP,    /* [heap] */
-	MAP_STACK,   /* [stack] */
-	MAP_VDSO,    /* [vdso] */
-	MAP_SPECIAL, /* other [names]: [vvar], [vsyscall], ... */
+	PROC_MAP_FILE,    /* backed by a file: path is its name */
+	PROC_MAP_ANON,    /* anonymous, no name */
+	PROC_MAP_HEAP,    /* [heap] */
+	PROC_MAP_STACK,   /* [stack] */
+	PROC_MAP_VDSO,    /* [vdso] */
+	PROC_MAP_SPECIAL, /* other [names]: [vvar], [vsyscall], ... */
 };
 
 struct proc_map {

@@ -321,7 +321,7 @@ static void load_vdso(struct usyms *u)
 	if (!base || !(pm = proc_maps__load(getpid())))
 		return;
 	m = proc_maps__find(pm, base);
-	if (m && m->kind == MAP_VDSO && m->start == base) {
+	if (m && m->kind == PROC_MAP_VDSO && m->start == base) {
 		u->vdso_size = m->end - m->start;
 		u->vdso = elf_syms__open_mem((const void *)base, u->vdso_size);
 	}
@@ -360,17 +360,17 @@ size_t usyms__name(struct usyms *u, pid_t pid, uint64_t addr, char *buf, size_t 
 	if (!m)
 		return put(buf, len, "[unknown]");
 	switch (m->kind) {
-	case MAP_FILE:
+	case PROC_MAP_FILE:
 		return name_file(u, e, m, addr, buf, len);
-	case MAP_VDSO:
+	case PROC_MAP_VDSO:
 		return name_vdso(u, m, addr, buf, len);
-	case MAP_HEAP:
+	case PROC_MAP_HEAP:
 		return put(buf, len, "[heap]");
-	case MAP_STACK:
+	case PROC_MAP_STACK:
 		return put(buf, len, "[stack]");
-	case MAP_SPECIAL:
+	case PROC_MAP_SPECIAL:
 		return put(buf, len, "%s", m->path ? m->path : "[unknown]");
-	case MAP_ANON:
+	case PROC_MAP_ANON:
 	default:
 		return put(buf, len, "[anon]");
 	}

@@ -58,37 +58,37 @@ TEST(fixture_parse)
 		CHECK(pm->maps[i - 1].start < pm->maps[i].start);
 
 	m = at(pm, 0x55d4a0001000);
-	CHECK(m && m->kind == MAP_FILE && m->exec && m->pgoff == 0x1000 &&
+	CHECK(m && m->kind == PROC_MAP_FILE && m->exec && m->pgoff == 0x1000 &&
 	      m->ino == 1234 && m->dev == makedev(8, 1) && !m->deleted);
 	CHECK_STR(m ? m->path : NULL, "/usr/bin/prog");
 	m = at(pm, 0x55d4a0000fff);
 	CHECK(m && !m->exec && m->start == 0x55d4a0000000);
 
 	m = at(pm, 0x55d4a1000000);
-	CHECK(m && m->kind == MAP_HEAP);
+	CHECK(m && m->kind == PROC_MAP_HEAP);
 	m = at(pm, 0x7f0000000010);
-	CHECK(m && m->kind == MAP_FILE && m->dev == makedev(0xfd, 2) &&
+	CHECK(m && m->kind == PROC_MAP_FILE && m->dev == makedev(0xfd, 2) &&
 	      m->pgoff == 0x2000);
 	CHECK_STR(m ? m->path : NULL, "/opt/my app/lib  two spaces.so");
 	m = at(pm, 0x7f0000010000);
-	CHECK(m && m->kind == MAP_FILE && m->deleted);
+	CHECK(m && m->kind == PROC_MAP_FILE && m->deleted);
 	CHECK_STR(m ? m->path : NULL, "/tmp/gone");
 	m = at(pm, 0x7f0000020000);
-	CHECK(m && m->kind == MAP_ANON && m->path == NULL && !m->exec);
+	CHECK(m && m->kind == PROC_MAP_ANON && m->path == NULL && !m->exec);
 	m = at(pm, 0x7f0000030000);
-	CHECK(m && m->kind == MAP_FILE && m->deleted);
+	CHECK(m && m->kind == PROC_MAP_FILE && m->deleted);
 	CHECK_STR(m ? m->path : NULL, "/dev/zero");
 	m = at(pm, 0x7ffd00000000);
-	CHECK(m && m->kind == MAP_STACK);
+	CHECK(m && m->kind == PROC_MAP_STACK);
 	m = at(pm, 0x7ffd000f1000);
-	CHECK(m && m->kind == MAP_VDSO && m->exec);
+	CHECK(m && m->kind == PROC_MAP_VDSO && m->exec);
 	m = at(pm, 0x7ffd000ec000);
-	CHECK(m && m->kind == MAP_SPECIAL);
+	CHECK(m && m->kind == PROC_MAP_SPECIAL);
 	CHECK_STR(m ? m->path : NULL, "[vvar]");
 	m = at(pm, 0x7f0000080000);
-	CHECK(m && m->kind == MAP_ANON);
+	CHECK(m && m->kind == PROC_MAP_ANON);
 	m = at(pm, 0xffffffffff600123);
-	CHECK(m && m->kind == MAP_SPECIAL && m->exec);
+	CHECK(m && m->kind == PROC_MAP_SPECIAL && m->exec);
 	CHECK_STR(m ? m->path : NULL, "[vsyscall]");
 	proc_maps__free(pm);
 }
@@ -110,8 +110,8 @@ TEST(find_boundaries)
 	CHECK(at(pm, 0x7f0000050000) == NULL);
 	CHECK(at(pm, 0x7f00000b0000) == NULL); /* truncated last line */
 	/* adjacent mappings: the end of one is the start of the next */
-	CHECK(at(pm, 0x7ffd000effff) && at(pm, 0x7ffd000effff)->kind == MAP_SPECIAL);
-	CHECK(at(pm, 0x7ffd000f0000) && at(pm, 0x7ffd000f0000)->kind == MAP_VDSO);
+	CHECK(at(pm, 0x7ffd000effff) && at(pm, 0x7ffd000effff)->kind == PROC_MAP_SPECIAL);
+	CHECK(at(pm, 0x7ffd000f0000) && at(pm, 0x7ffd000f0000)->kind == PROC_MAP_VDSO);
 	CHECK(at(pm, 0xffffffffff600fff) != NULL);
 	CHECK(at(pm, 0xffffffffff601000) == NULL);
 	CHECK(at(pm, UINT64_MAX) == NULL);
@@ -168,10 +168,10 @@ TEST(own_process)
 	if (!pm)
 		return;
 	m = at(pm, (uintptr_t)(void *)own_process);
-	CHECK(m && m->kind == MAP_FILE && m->exec && m->path && m->ino);
+	CHECK(m && m->kind == PROC_MAP_FILE && m->exec && m->path && m->ino);
 	m = at(pm, (uintptr_t)&local);
 	/* valgrind runs us on a stack of its own, in anonymous memory */
-	CHECK(m && (m->kind == MAP_STACK || under_valgrind()));
+	CHECK(m && (m->kind == PROC_MAP_STACK || under_valgrind()));
 	proc_maps__free(pm);
 }
 
@@ -215,7 +215,7 @@ TEST(fuzz_no_crash)
 		total += pm->nr;
 		for (k = 0; k < pm->nr; k++) {
 			CHECK(pm->maps[k].start < pm->maps[k].end);
-			CHECK(pm->maps[k].kind == MAP_ANON || pm->maps[k].path);
+			CHECK(pm->maps[k].kind == PROC_MAP_ANON || pm->maps[k].path);
 		}
 		at(pm, ((uint64_t)random() << 32) | random());
 		proc_maps__free(pm);
