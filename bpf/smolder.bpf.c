@@ -33,8 +33,8 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, __u64);
-	__type(value, struct stack_trace);
+	__type(key, struct stack_chunk_key);
+	__type(value, struct stack_chunk);
 	__uint(max_entries, 1); /* sized by the loader */
 } stacks SEC(".maps");
 
@@ -160,35 +160,65 @@ static __always_inline __u64 hash_stack(const struct stack_trace *st)
 }
 
 /*
+ * Writes the chunks of a new stack, the last first so that chunk 0 marks a
+ * complete stack.  On a full table the chunks already written are removed.
+ */
+static __always_inline bool write_chunks(const struct stack_trace *st, __u64 id)
+{
+	struct stack_chunk_key key = { .id = id };
+	struct stack_chunk chunk = { .nr = st->nr };
+	int last = (st->nr - 1) / STACK_CHUNK_FRAMES;
+	long err;
+
+	for (int i = STACK_CHUNKS - 1; i >= 0; i--) {
+		if (i > last)
+			continue;
+		__builtin_memcpy(chunk.ip, &st->ip[i * STACK_CHUNK_FRAMES], sizeof(chunk.ip));
+		key.idx = i;
+		err = bpf_map_update_elem(&stacks, &key, &chunk, BPF_NOEXIST);
+		if (err && err != -EEXIST) {
+			for (int j = i + 1; j < STACK_CHUNKS; j++) {
+				if (j > last)
+					break;
+				key.idx = j;
+				bpf_map_delete_elem(&stacks, &key);
+			}
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
  * Walks one stack into the per-CPU scratch buffer and stores it by content.
- * Returns its id, 0 for an empty stack, or sets *flags_lost / *flags_err.
+ * Returns its id, or 0 for an empty stack and for one that could not be
+ * walked or stored, which sets err_flag or lost_flag in *flags.
  */
 static __always_inline __u64 store_stack(void *ctx, __u64 walk_flags, __u32 *flags,
 					 __u32 lost_flag, __u32 err_flag)
 {
+	struct stack_chunk_key key = {};
 	__u32 zero = 0;
 	struct stack_trace *st = bpf_map_lookup_elem(&scratch, &zero);
 	long len;
-	__u64 id;
 
 	if (!st)
 		return 0;
-	len = bpf_get_stack(ctx, st->ip, sizeof(st->ip), walk_flags);
+	len = bpf_get_stack(ctx, st->ip, SMOLDER_MAX_DEPTH * sizeof(__u64), walk_flags);
 	if (len <= 0) {
 		if (len < 0)
 			*flags |= err_flag;
 		return 0;
 	}
 	st->nr = len / sizeof(__u64);
-	id = hash_stack(st);
-	if (bpf_map_lookup_elem(&stacks, &id))
-		return id;
-	len = bpf_map_update_elem(&stacks, &id, st, BPF_NOEXIST);
-	if (len && len != -EEXIST) {
+	key.id = hash_stack(st);
+	if (bpf_map_lookup_elem(&stacks, &key))
+		return key.id;
+	if (!write_chunks(st, key.id)) {
 		*flags |= lost_flag;
 		return 0;
 	}
-	return id;
+	return key.id;
 }
 
 static __always_inline void count_sample(struct sample_key *key)

@@ -18,11 +18,32 @@
  * frames, so two samples of the same stack share one entry and a full table
  * only refuses *new* stacks, which are counted (no silent bucket collisions
  * as with BPF_MAP_TYPE_STACK_TRACE).  Id 0 means "no stack".
+ *
+ * A stack is kept as 16-frame chunks keyed by (id, chunk index), so that a
+ * typical 10-30 frame stack takes 1-2 small entries instead of one entry
+ * sized for 127 frames.  Chunk 0 is written last: once it is there, the
+ * whole stack is.
  */
-struct stack_trace {
-	__u32 nr;  /* frames used in ip[] */
+#define STACK_CHUNK_FRAMES 16
+#define STACK_CHUNKS 8 /* 8 * 16 >= SMOLDER_MAX_DEPTH */
+
+struct stack_chunk_key {
+	__u64 id;
+	__u32 idx;
 	__u32 pad;
-	__u64 ip[SMOLDER_MAX_DEPTH];
+};
+
+struct stack_chunk {
+	__u32 nr; /* frames in the whole stack */
+	__u32 pad;
+	__u64 ip[STACK_CHUNK_FRAMES];
+};
+
+/* A whole stack, leaf first, as the loader hands it out. */
+struct stack_trace {
+	__u32 nr;
+	__u32 pad;
+	__u64 ip[STACK_CHUNKS * STACK_CHUNK_FRAMES];
 };
 
 /* struct sample_key.flags */

@@ -120,7 +120,7 @@ static int configure(struct smolder_bpf *skel, const struct capture_opts *o)
 	ro->idle_mode = o->idle_mode;
 	ro->pidns_inum = inum;
 	ro->thread_size = kernel_thread_size();
-	if ((e = bpf_map__set_max_entries(skel->maps.stacks, o->stack_entries)) ||
+	if ((e = bpf_map__set_max_entries(skel->maps.stacks, o->stack_chunks)) ||
 	    (e = bpf_map__set_max_entries(skel->maps.counts, o->count_entries)) ||
 	    (e = bpf_map__set_max_entries(skel->maps.tgids, o->nr_tgids ? o->nr_tgids : 1)) ||
 	    (e = bpf_map__set_max_entries(skel->maps.tids, o->nr_tids ? o->nr_tids : 1)))
@@ -258,10 +258,21 @@ int capture__for_each_sample(struct capture *c, sample_fn fn, void *arg)
 
 int capture__stack(struct capture *c, uint64_t id, struct stack_trace *out)
 {
-	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.stacks), &id, out))
-		return -errno;
-	if (out->nr > SMOLDER_MAX_DEPTH)
-		out->nr = SMOLDER_MAX_DEPTH;
+	int fd = bpf_map__fd(c->skel->maps.stacks);
+	struct stack_chunk_key key = { .id = id };
+	struct stack_chunk chunk;
+	uint32_t nr = 0;
+
+	for (key.idx = 0; key.idx < STACK_CHUNKS; key.idx++) {
+		if (key.idx * STACK_CHUNK_FRAMES >= nr && key.idx)
+			break;
+		if (bpf_map_lookup_elem(fd, &key, &chunk))
+			return key.idx ? -EIO : -errno; /* a chunk went missing */
+		if (!key.idx)
+			nr = chunk.nr < SMOLDER_MAX_DEPTH ? chunk.nr : SMOLDER_MAX_DEPTH;
+		memcpy(&out->ip[key.idx * STACK_CHUNK_FRAMES], chunk.ip, sizeof(chunk.ip));
+	}
+	out->nr = nr;
 	return 0;
 }
 

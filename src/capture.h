@@ -24,7 +24,7 @@ struct capture_opts {
 	size_t nr_tids;
 	const int *cpus; /* CPUs to sample */
 	size_t nr_cpus;
-	uint32_t stack_entries; /* distinct stacks the stack table holds */
+	uint32_t stack_chunks;  /* 16-frame chunks the stack table holds */
 	uint32_t count_entries; /* distinct sample keys the count map holds */
 };
 

@@ -13,7 +13,7 @@
 #include "smolder.h"
 
 #define DEFAULT_FREQ 49
-#define DEFAULT_STACK_ENTRIES 12288
+#define DEFAULT_STACK_ENTRIES 32768
 
 struct env {
 	uint64_t freq;     /* -F */

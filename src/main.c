@@ -175,8 +175,9 @@ static struct capture *start_capture(const struct env *env)
 		.nr_tids = env->nr_tids,
 		.cpus = env->cpus,
 		.nr_cpus = env->nr_cpus,
-		.stack_entries = env->stack_entries,
-		.count_entries = env->stack_entries / 3 * 4,
+		/* room for stack_entries stacks of up to 32 frames */
+		.stack_chunks = env->stack_entries * 2,
+		.count_entries = env->stack_entries / 2 > 1024 ? env->stack_entries / 2 : 1024,
 	};
 
 	return capture__open(&o);
