@@ -98,3 +98,6 @@ bench: deps
 
 clean:
 	rm -rf $(OUT) smolder smolder.folded
+test-kernels: deps
+	$(Q)$(MAKE) --no-print-directory smolder workloads
+	$(Q)scripts/test-kernels.sh
