@@ -36,7 +36,7 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all clean deps test demo bench unit workloads
+.PHONY: all clean deps test demo bench unit workloads test-kernels
 all: smolder
 
 $(OUT)/smolder.bpf.o: bpf/smolder.bpf.c include/smolder.h | $(OUT)
@@ -96,8 +96,10 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory smolder workloads
 	$(Q)scripts/bench.sh
 
-clean:
-	rm -rf $(OUT) smolder smolder.folded
+# Boots Debian's 6.1 and 6.12 kernels under qemu and profiles there.
 test-kernels: deps
 	$(Q)$(MAKE) --no-print-directory smolder workloads
 	$(Q)scripts/test-kernels.sh
+
+clean:
+	rm -rf $(OUT) smolder smolder.folded
