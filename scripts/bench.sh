@@ -1,0 +1,514 @@
+#!/usr/bin/env bash
+# smolder benchmark: smolder side by side with perf and bpftrace on this
+# machine, in one run.  `sudo make bench` builds ./smolder and the workloads,
+# then runs this script.  docs/BENCHMARKS.md explains every figure.
+#
+#   1. BPF cost per sample (kernel.bpf_stats_enabled=1 while we run)
+#   2. lost samples, samples without a user stack and distinct user stacks
+#      on build/workloads/many_stacks (~10,000 distinct stacks), 999 Hz, 5 s
+#   3. startup + teardown: wall time of a 1-second capture minus 1 s, median
+#      of 5 runs (3 when they take over 40 s), on build/workloads/cpu_split
+#   4. peak RSS of the tool process (/usr/bin/time -f %M)
+#   5. kernel memory: BPF maps, or perf's ring buffers
+#
+# Every tool runs alone, one after the other, against the same workload.
+# Ratios matter, not absolute numbers: this is a small, shared, noisy VM.
+set -u
+export LC_ALL=C
+
+cd "$(dirname "$0")/.." || exit 1
+ROOT=$PWD
+SMOLDER=$ROOT/smolder
+WL=$ROOT/build/workloads
+HZ=999          # samples per second per CPU, every tool
+DUR=5           # seconds of capture on many_stacks
+RUNS=5          # runs of the startup measurement (median)...
+MIN_RUNS=3      # ...or only 3 when they have taken more than
+PHASE3_BUDGET=40 # seconds (bpftrace names stacks slowly on a busy machine)
+BT_TIMEOUT=120  # seconds before a bpftrace run is given up (it names stacks slowly)
+BT_PROG="profile:hz:$HZ { @[kstack, ustack, comm] = count(); }"
+
+die() {
+	echo "bench: $*" >&2
+	exit 1
+}
+
+[ "$(id -u)" = 0 ] || die "must run as root (sudo make bench)"
+[ -x "$SMOLDER" ] || die "./smolder is missing (run sudo make bench)"
+for w in many_stacks cpu_split; do
+	[ -x "$WL/$w" ] || die "build/workloads/$w is missing (run sudo make bench)"
+done
+
+TMP=$(mktemp -d /tmp/smolder-bench.XXXXXX) || die "cannot create a temporary directory"
+OLD_STATS=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo "")
+
+# Stops the background jobs we started (and the tools under our
+# /usr/bin/time wrappers), restores kernel.bpf_stats_enabled, removes the
+# temporary files.
+kill_tree() {	# kill_tree PID: the tool first, then its parents
+	local c
+	for c in $(pgrep -P "$1" 2>/dev/null); do
+		kill_tree "$c"
+	done
+	kill "$1" 2>/dev/null
+}
+cleanup() {
+	local p
+	trap - EXIT INT TERM
+	for p in $(jobs -p); do     # our background jobs still running
+		kill_tree "$p"
+	done
+	wait 2>/dev/null
+	[ -n "$OLD_STATS" ] && sysctl -qw kernel.bpf_stats_enabled="$OLD_STATS" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'echo "bench: interrupted" >&2; exit 130' INT TERM
+
+# --- bench-only packages (not test dependencies) ----------------------------
+apt_install() {
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get install -y -qq --no-install-recommends "$@" >/dev/null 2>&1 ||
+		{ apt-get update -qq >/dev/null 2>&1 &&
+		  apt-get install -y -qq --no-install-recommends "$@" >/dev/null 2>&1; }
+}
+[ -x /usr/bin/time ] || apt_install time
+command -v bpftrace >/dev/null 2>&1 || apt_install bpftrace
+command -v perf >/dev/null 2>&1 || apt_install linux-perf
+HAVE_TIME=0; [ -x /usr/bin/time ] && HAVE_TIME=1
+HAVE_PERF=0; command -v perf >/dev/null 2>&1 && HAVE_PERF=1
+HAVE_BT=0; command -v bpftrace >/dev/null 2>&1 && HAVE_BT=1
+BT_NA=""        # "n/a (reason)" for every bpftrace cell once it has failed
+BT_ERR=""
+PERF_NA=""
+[ $HAVE_BT = 1 ] || BT_NA="n/a (not installed)"
+[ $HAVE_PERF = 1 ] || PERF_NA="n/a (not installed)"
+
+# Set again before every capture: anything else on the machine that
+# restores the sysctl to 0 would leave a BPF cost cell n/a.
+stats_on() { sysctl -qw kernel.bpf_stats_enabled=1 2>/dev/null; }
+stats_on || echo "bench: warning: cannot set kernel.bpf_stats_enabled=1 (no BPF cost figures)" >&2
+
+# --- helpers -----------------------------------------------------------------
+now_us() { local t=${EPOCHREALTIME/./}; echo "$t"; }
+
+start_load() {	# start_load NAME SECONDS [ARGS]: workload in the background
+	local name=$1
+	shift
+	"$WL/$name" "$@" >/dev/null 2>&1 &
+	LOAD=$!
+}
+stop_load() {
+	kill "$LOAD" 2>/dev/null
+	wait "$LOAD" 2>/dev/null
+}
+
+# timed RSSFILE CMD...: CMD under /usr/bin/time, which writes its peak RSS
+# in KiB to RSSFILE (without the time package: CMD alone, RSS n/a).
+timed() {
+	local f=$1
+	shift
+	if [ $HAVE_TIME = 1 ]; then /usr/bin/time -f %M -o "$f" "$@"; else "$@"; fi
+}
+# tool_pid JOB NAME: the pid of the process called NAME that `timed CMD &`
+# started as job JOB (job subshell -> /usr/bin/time -> tool).
+tool_pid() {
+	local p=$1 i
+	for i in 1 2 3 4; do
+		[ "$(cat /proc/"$p"/comm 2>/dev/null)" = "$2" ] && { echo "$p"; return; }
+		p=$(pgrep -P "$p" 2>/dev/null | head -n 1)
+		[ -n "$p" ] || return
+	done
+}
+# Peak RSS in KiB from a timed RSSFILE (last line).
+rss_of() { [ -s "$1" ] && tail -n 1 "$1" | tr -dc '0-9'; }
+
+# BPF programs and maps held by process $1, from /proc/PID/fdinfo:
+# prints "run_cnt run_time_ns map_bytes" of its busiest program.
+bpf_fdinfo() {
+	awk '
+	function flush() {
+		if (mid != "" && !(mid in seen)) { seen[mid] = 1; mem += ml }
+		if (pid != "" && rc != "" && rc + 0 >= bestc) { bestc = rc + 0; bestt = rt + 0 }
+		mid = pid = rc = rt = ""; ml = 0
+	}
+	FNR == 1 { flush() }
+	$1 == "prog_id:" { pid = $2 }
+	$1 == "map_id:" { mid = $2 }
+	$1 == "memlock:" { ml = $2 }
+	$1 == "run_cnt:" { rc = $2 }
+	$1 == "run_time_ns:" { rt = $2 }
+	END { flush(); printf "%d %d %d\n", bestc, bestt, mem }
+	' /proc/"$1"/fdinfo/* 2>/dev/null
+}
+
+# Bytes of perf ring buffers mapped by process $1 (anon_inode:[perf_event]).
+perf_mmap_bytes() {
+	awk '/perf_event\]/ { on = 1; next } on && $1 == "Size:" { s += $2 * 1024; on = 0 }
+	     END { printf "%d\n", s }' /proc/"$1"/smaps 2>/dev/null
+}
+
+median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }'; }
+range() { printf '%s\n' "$@" | sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR) printf "%s-%s", lo, hi }'; }
+
+# Stack statistics of the many_stacks process, as
+# "samples no_user_stack distinct_user_stacks", from each tool's output.
+# Frame names lose their +offset so that stacks compare by function.
+stats_smolder() {	# folded with -a: kernel frames end in _[k]
+	awk '
+	{
+		n = $NF; line = substr($0, 1, length($0) - length($NF) - 1)
+		k = split(line, f, ";")
+		if (f[1] != "many_stacks") next
+		tot += n; u = ""
+		for (i = 2; i <= k; i++)
+			if (f[i] !~ /_\[k\]$/) u = u ";" f[i]
+		if (u == "" || u ~ /\[(lost|missed) user stack\]/) nou += n
+		else d[u] = 1
+	}
+	END { printf "%d %d %d\n", tot, nou, length(d) }' "$1"
+}
+stats_bpftrace() {	# @[kstack, ustack, comm]: count
+	awk '
+	function frame(s) { sub(/^[ \t]+/, "", s); sub(/\+[0-9]+$/, "", s); return s }
+	{
+		line = $0
+		if (substr(line, 1, 2) == "@[") { st = "k"; u = ""; line = substr(line, 3); if (line == "") next }
+		if (st == "") next
+		while (substr(line, 1, 2) == ", ") {
+			line = substr(line, 3)
+			if (st == "k") { st = "u"; if (line == "") next; continue }
+			if (match(line, /\]: [0-9]+$/)) {
+				comm = substr(line, 1, RSTART - 1); n = substr(line, RSTART + 3) + 0
+				all += n
+				if (comm == "many_stacks") {
+					tot += n
+					if (u == "") nou += n; else d[u] = 1
+				}
+			}
+			st = ""; next
+		}
+		if (st == "u") u = u ";" frame(line)
+	}
+	END { printf "%d %d %d %d\n", tot, nou, length(d), all }' "$1"
+}
+stats_perf() {	# perf script: header line, then one tab-indented frame a line
+	awk '
+	function done() {
+		if (cur == "many_stacks") { tot++; if (u == "") nou++; else d[u] = 1 }
+		cur = ""; u = ""
+	}
+	/^[^ \t]/ { done(); cur = $1; next }
+	/^$/ { done(); next }
+	cur == "many_stacks" {
+		if ($1 ~ /^ffff[0-9a-f]{12}$/) next          # kernel frame
+		s = $2; sub(/\+0x[0-9a-f]+$/, "", s); u = u ";" s
+	}
+	END { done(); printf "%d %d %d\n", tot, nou, length(d) }' "$1"
+}
+
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f%%", 100 * a / b; else print "n/a" }'; }
+
+# ratio SMOLDER "peer=value ..." lower|higher: smolder against the best peer
+ratio() {
+	local s=$1 peers=$2 better=$3
+	awk -v s="$s" -v peers="$peers" -v better="$better" 'BEGIN {
+		n = split(peers, p, " "); bv = ""; bn = ""
+		for (i = 1; i <= n; i++) {
+			split(p[i], kv, "=")
+			if (kv[2] !~ /^[0-9.]+$/) continue
+			if (bv == "" || (better == "lower" ? kv[2] + 0 < bv + 0 : kv[2] + 0 > bv + 0)) { bv = kv[2]; bn = kv[1] }
+		}
+		if (s !~ /^[0-9.]+$/ || bv == "") { print "n/a"; exit }
+		if (bv + 0 == 0) { print (s + 0 == 0 ? "equal (both 0)" : "worse (" bn " 0)"); exit }
+		r = s / bv
+		w = (r == 1) ? "equal" : ((better == "lower") == (r < 1) ? "better" : "worse")
+		printf "%.2fx %s (%s)\n", r, bn, w
+	}'
+}
+
+# --- versions ----------------------------------------------------------------
+SM_VER=$("$SMOLDER" --version 2>&1 | head -n 1)
+SM_COMMIT=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+git -C "$ROOT" diff --quiet HEAD -- src bpf include 2>/dev/null || SM_COMMIT="$SM_COMMIT+local changes"
+PERF_VER=$([ $HAVE_PERF = 1 ] && perf --version 2>&1 | head -n 1 || echo "not installed")
+BT_VER=$([ $HAVE_BT = 1 ] && bpftrace --version 2>&1 | head -n 1 || echo "not installed")
+echo "smolder benchmark: $(uname -r), $(nproc) CPUs, $HZ Hz"
+echo "  smolder: $SM_VER (git $SM_COMMIT)"
+echo "  perf:    $PERF_VER"
+echo "  bpftrace: $BT_VER"
+echo
+
+# --- 1, 2, 4, 5: 5 s captures of the whole machine on many_stacks ----------
+# The workload runs longer than the capture and is stopped only after the
+# tool has exited, so that every tool can still name its frames.
+echo "running: ${DUR} s captures on many_stacks (smolder, perf, bpftrace)..." >&2
+
+# smolder
+start_load many_stacks 300
+sleep 1
+stats_on
+t0=$(now_us)
+timed "$TMP/sm.rss" "$SMOLDER" -v -F "$HZ" -a -f -o "$TMP/sm.folded" "$DUR" \
+	2>"$TMP/sm.err"
+rc=$?
+SM_WALL=$(( ($(now_us) - t0) / 1000 ))
+stop_load
+[ $rc = 0 ] && [ -s "$TMP/sm.folded" ] ||
+	die "smolder failed on many_stacks (exit $rc): $(grep -v '^Command exited' "$TMP/sm.err" | tail -n 1)"
+read -r SM_SAMPLES SM_LOST < <(sed -n 's/^smolder: \([0-9]*\) samples, \([0-9]*\) lost.*/\1 \2/p' "$TMP/sm.err")
+[ -n "${SM_SAMPLES:-}" ] || die "smolder printed no summary line"
+SM_NS=$(sed -n 's/^smolder: BPF program: [0-9]* runs, \([0-9]*\) ns per run.*/\1/p' "$TMP/sm.err")
+SM_KMEM=$(sed -n 's/^smolder: BPF maps use \([0-9]*\) KiB.*/\1/p' "$TMP/sm.err")
+SM_RSS=$(rss_of "$TMP/sm.rss")
+read -r SM_MS SM_NOU SM_DIST < <(stats_smolder "$TMP/sm.folded")
+
+# perf
+if [ -z "$PERF_NA" ]; then
+	start_load many_stacks 300
+	sleep 1
+	t0=$(now_us)
+	timed "$TMP/pr.rss" perf record -e cpu-clock -F "$HZ" -a -g \
+		-o "$TMP/perf.data" -- sleep "$DUR" >/dev/null 2>"$TMP/pr.err" &
+	TP=$!
+	PERF_KMEM=0
+	while kill -0 "$TP" 2>/dev/null; do
+		pp=$(tool_pid "$TP" perf)
+		if [ -n "$pp" ]; then
+			b=$(perf_mmap_bytes "$pp")
+			[ "${b:-0}" -gt "$PERF_KMEM" ] && PERF_KMEM=$b
+		fi
+		sleep 0.5
+	done
+	wait "$TP"
+	rc=$?
+	if [ $rc != 0 ] || [ ! -s "$TMP/perf.data" ]; then
+		stop_load
+		PERF_NA="n/a (perf record exit $rc)"
+	else
+		timed "$TMP/ps.rss" perf script -i "$TMP/perf.data" \
+			>"$TMP/perf.txt" 2>"$TMP/ps.err"
+		PERF_WALL=$(( ($(now_us) - t0) / 1000 ))
+		stop_load
+		perf report -i "$TMP/perf.data" --stats >"$TMP/perf.stats" 2>/dev/null
+		PERF_SAMPLES=$(awk '/^cpu-clock stats:/ { on = 1 } on && /SAMPLE events:/ { print $3; exit }' "$TMP/perf.stats")
+		lost_a=$(awk '/^cpu-clock stats:/ { on = 1 } on && /LOST_SAMPLES events:/ { print $3; exit }' "$TMP/perf.stats")
+		lost_b=$(perf report -D -i "$TMP/perf.data" 2>/dev/null | awk '/PERF_RECORD_LOST:/ {
+			for (i = 1; i <= NF; i++) if ($i ~ /^lost:/) { sub(/^lost:/, "", $i); s += $i } }
+			END { print s + 0 }')
+		PERF_LOST=${lost_a:-0}
+		[ "${lost_b:-0}" -gt "$PERF_LOST" ] && PERF_LOST=$lost_b
+		read -r PERF_MS PERF_NOU PERF_DIST < <(stats_perf "$TMP/perf.txt")
+		PERF_RSS_REC=$(rss_of "$TMP/pr.rss"); PERF_RSS_SCR=$(rss_of "$TMP/ps.rss")
+		PERF_RSS=""
+		[ -n "$PERF_RSS_REC" ] && [ -n "$PERF_RSS_SCR" ] &&
+			PERF_RSS=$(( PERF_RSS_REC > PERF_RSS_SCR ? PERF_RSS_REC : PERF_RSS_SCR ))
+	fi
+	rm -f "$TMP/perf.data" "$TMP/perf.txt"
+fi
+
+# bpftrace
+bt_fail() {	# bt_fail RC STDERR: short reason in the cells, the error below
+	local e
+	e=$(grep -v RLIMIT_MEMLOCK "$2" 2>/dev/null | grep -i -E 'error|fail|cannot|not|timed out' | tail -n 1)
+	[ -n "$e" ] || e=$(grep -v RLIMIT_MEMLOCK "$2" 2>/dev/null | head -n 1)
+	BT_NA="n/a (bpftrace exit $1)"
+	grep -q 'timed out' "$2" 2>/dev/null && BT_NA="n/a (timed out)"
+	BT_ERR=${e:-no error message}
+}
+# bt_run SECONDS OUT ERR [RSSFILE]: the one-liner, exiting after SECONDS,
+# watched every 0.1 s through /proc/PID/fdinfo while it runs.  Sets BTR_RC,
+# BTR_WALL (ms from start to exit), BTR_RUNS and BTR_RUNNS (runs and run
+# time of its profile program, last reading before it detached), BTR_KMEM.
+bt_run() {
+	local t0 bp c t m
+	t0=$(now_us)
+	if [ -n "${4:-}" ]; then
+		timed "$4" bpftrace -e "$BT_PROG interval:s:$1 { exit(); }" >"$2" 2>"$3" &
+	else
+		bpftrace -e "$BT_PROG interval:s:$1 { exit(); }" >"$2" 2>"$3" &
+	fi
+	local tp=$!
+	BTR_RUNS=0; BTR_RUNNS=0; BTR_KMEM=0
+	while kill -0 "$tp" 2>/dev/null; do
+		if [ $(( $(now_us) - t0 )) -gt $(( BT_TIMEOUT * 1000000 )) ]; then
+			echo "bpftrace: timed out after $BT_TIMEOUT s (killed)" >>"$3"
+			kill_tree "$tp"
+			break
+		fi
+		bp=$(tool_pid "$tp" bpftrace)
+		if [ -n "$bp" ]; then
+			read -r c t m < <(bpf_fdinfo "$bp")
+			[ "${c:-0}" -ge "$BTR_RUNS" ] && [ "${c:-0}" -gt 0 ] && { BTR_RUNS=$c; BTR_RUNNS=$t; }
+			[ "${m:-0}" -gt "$BTR_KMEM" ] && BTR_KMEM=$m
+		fi
+		sleep 0.1
+	done
+	wait "$tp"
+	BTR_RC=$?
+	BTR_WALL=$(( ($(now_us) - t0) / 1000 ))
+}
+if [ -z "$BT_NA" ]; then
+	start_load many_stacks 300
+	sleep 1
+	stats_on
+	bt_run "$DUR" "$TMP/bt.out" "$TMP/bt.err" "$TMP/bt.rss"
+	BT_RUNS=$BTR_RUNS; BT_RUNNS=$BTR_RUNNS; BT_KMEM=$BTR_KMEM; BT_WALL=$BTR_WALL
+	rc=$BTR_RC
+	stop_load
+	if [ $rc != 0 ] || ! grep -q '^@\[' "$TMP/bt.out"; then
+		bt_fail "$rc" "$TMP/bt.err"
+	else
+		read -r BT_MS BT_NOU BT_DIST BT_SAMPLES < <(stats_bpftrace "$TMP/bt.out")
+		BT_STACKERR=$(grep -c 'failed to look up stack id' "$TMP/bt.err")
+		BT_RSS=$(rss_of "$TMP/bt.rss")
+		BT_NS=""
+		[ "$BT_RUNS" -gt 0 ] && BT_NS=$(( BT_RUNNS / BT_RUNS ))
+		# bpftrace counts no losses: a sample whose key finds its map
+		# full (4096 keys) is dropped silently.  Lost = runs of its
+		# profile program (last read <= 0.1 s before it detached, so a
+		# slight undercount) minus the samples it printed.
+		BT_LOST=""
+		[ "$BT_RUNS" -gt 0 ] && BT_LOST=$(( BT_RUNS > BT_SAMPLES ? BT_RUNS - BT_SAMPLES : 0 ))
+	fi
+	rm -f "$TMP/bt.out"
+fi
+
+# --- 3: startup + teardown, 1-second captures on cpu_split ------------------
+echo "running: startup + teardown, $MIN_RUNS-$RUNS x 1-second captures per tool on cpu_split..." >&2
+start_load cpu_split 600
+sleep 0.5
+SM_T=(); PR_T=(); PS_T=(); BT_T=(); SM_NS1=(); BT_NS1=(); BT3_NA=""
+P3_START=$(now_us)
+for ((i = 0; i < RUNS; i++)); do
+	if [ "$i" -ge "$MIN_RUNS" ] && [ $(( $(now_us) - P3_START )) -gt $(( PHASE3_BUDGET * 1000000 )) ]; then
+		break
+	fi
+	stats_on
+	t0=$(now_us)
+	"$SMOLDER" -v -F "$HZ" -f -o "$TMP/t.folded" 1 2>"$TMP/t.err"
+	rc=$?
+	t1=$(now_us)
+	[ $rc = 0 ] && [ -s "$TMP/t.folded" ] ||
+		die "smolder failed on a 1-second capture (exit $rc): $(tail -n 1 "$TMP/t.err")"
+	rm -f "$TMP/t.folded"
+	SM_T+=($(( (t1 - t0) / 1000 - 1000 )))
+	ns=$(sed -n 's/^smolder: BPF program: [0-9]* runs, \([0-9]*\) ns per run.*/\1/p' "$TMP/t.err")
+	[ -n "$ns" ] && SM_NS1+=("$ns")
+	if [ -z "$PERF_NA" ]; then
+		t0=$(now_us)
+		perf record -e cpu-clock -a -g -F "$HZ" -o "$TMP/t.data" -- sleep 1 >/dev/null 2>&1
+		t1=$(now_us)
+		perf script -i "$TMP/t.data" >/dev/null 2>&1
+		t2=$(now_us)
+		rm -f "$TMP/t.data"
+		PR_T+=($(( (t1 - t0) / 1000 - 1000 )))
+		PS_T+=($(( (t2 - t0) / 1000 - 1000 )))
+	fi
+	if [ -z "$BT_NA" ] && [ -z "$BT3_NA" ]; then
+		bt_run 1 /dev/null "$TMP/t.err"
+		if [ $BTR_RC != 0 ]; then	# only the cpu_split cells go n/a
+			BT_NA_SAVE=$BT_NA
+			bt_fail "$BTR_RC" "$TMP/t.err"
+			BT3_NA=$BT_NA
+			BT_NA=$BT_NA_SAVE
+		else
+			BT_T+=($(( BTR_WALL - 1000 )))
+			[ "$BTR_RUNS" -gt 0 ] && BT_NS1+=($(( BTR_RUNNS / BTR_RUNS )))
+		fi
+	fi
+done
+RUNS3=$i
+stop_load
+
+# --- table -------------------------------------------------------------------
+or_na() { [ -n "$1" ] && echo "$1" || echo "${2:-n/a}"; }
+row() { printf "%-40s %-15s %-31s %-24s %s\n" "$@"; }
+P() { [ -n "$PERF_NA" ] && echo "$PERF_NA" || echo "$1"; }
+B() { [ -n "$BT_NA" ] && echo "$BT_NA" || echo "$1"; }
+B3() { [ -n "$BT3_NA" ] && echo "$BT3_NA" || B "$1"; }
+# "tool=value" for ratio(), nothing when the tool did not run
+peer() { { [ "$1" = perf ] && [ -n "$PERF_NA" ]; } || { [ "$1" = bpftrace ] && [ -n "$BT_NA" ]; } || echo "$1=$2"; }
+peer3() { [ "$1" = bpftrace ] && [ -n "$BT3_NA" ] || peer "$@"; }
+strip() { echo "${1%\%}"; }
+ms_s() { awk -v m="$1" 'BEGIN { if (m == "") print "n/a"; else printf "%.1f", m / 1000 }'; }
+
+sm_lostpct=$(pct "$SM_LOST" "$SM_SAMPLES")
+sm_noupct=$(pct "$SM_NOU" "$SM_MS")
+perf_lostpct=x; perf_noupct=x; bt_lostpct=x; bt_noupct=x
+if [ -z "$PERF_NA" ]; then
+	perf_lostpct=$(pct "$PERF_LOST" $(( PERF_SAMPLES + PERF_LOST )))
+	perf_noupct=$(pct "$PERF_NOU" "$PERF_MS")
+fi
+if [ -z "$BT_NA" ]; then
+	bt_noupct=$(pct "$BT_NOU" "$BT_MS")
+	[ -n "${BT_LOST:-}" ] && bt_lostpct=$(pct "$BT_LOST" "$BT_RUNS")
+fi
+bt_lostcell="n/a (no run count)"
+[ "$bt_lostpct" != x ] && bt_lostcell="$BT_LOST ($bt_lostpct) uncounted"
+
+SM_T_MED=$(median "${SM_T[@]}")
+PR_T_MED=$([ ${#PR_T[@]} -gt 0 ] && median "${PR_T[@]}")
+PS_T_MED=$([ ${#PS_T[@]} -gt 0 ] && median "${PS_T[@]}")
+BT_T_MED=$([ ${#BT_T[@]} -gt 0 ] && median "${BT_T[@]}")
+SM_NS1_MED=$([ ${#SM_NS1[@]} -gt 0 ] && median "${SM_NS1[@]}")
+BT_NS1_MED=$([ ${#BT_NS1[@]} -gt 0 ] && median "${BT_NS1[@]}")
+PERF_KMEM_K=$(( ${PERF_KMEM:-0} / 1024 ))
+BT_KMEM_K=$(( ${BT_KMEM:-0} / 1024 ))
+
+echo
+row "metric" "smolder" "perf" "bpftrace" "smolder / best peer"
+row "------" "-------" "----" "--------" "-------------------"
+row "1. BPF cost per sample, ns, many_stacks" "$(or_na "${SM_NS:-}")" "n/a (no BPF)" \
+	"$(B "$(or_na "${BT_NS:-}")")" \
+	"$(ratio "${SM_NS:-x}" "$(peer bpftrace "${BT_NS:-x}")" lower)"
+row "   same, cpu_split (median of $RUNS3)" "$(or_na "$SM_NS1_MED")" "n/a (no BPF)" \
+	"$(B3 "$(or_na "$BT_NS1_MED")")" \
+	"$(ratio "${SM_NS1_MED:-x}" "$(peer3 bpftrace "${BT_NS1_MED:-x}")" lower)"
+row "2. many_stacks, ${DUR} s: samples taken" "$SM_SAMPLES" "$(P "${PERF_SAMPLES:-}")" \
+	"$(B "${BT_RUNS:-?} (prog runs)")" ""
+row "   lost samples (share of taken)" "$SM_LOST ($sm_lostpct)" \
+	"$(P "${PERF_LOST:-} (${perf_lostpct})")" "$(B "$bt_lostcell")" \
+	"$(ratio "$(strip "$sm_lostpct")" "$(peer perf "$(strip "$perf_lostpct")") $(peer bpftrace "$(strip "$bt_lostpct")")" lower)"
+row "   many_stacks samples in the output" "$SM_MS" "$(P "${PERF_MS:-}")" "$(B "${BT_MS:-}")" ""
+row "   ... of them without a user stack" "$SM_NOU ($sm_noupct)" \
+	"$(P "${PERF_NOU:-} (${perf_noupct})")" "$(B "${BT_NOU:-} (${bt_noupct})")" \
+	"$(ratio "$(strip "$sm_noupct")" "$(peer perf "$(strip "$perf_noupct")") $(peer bpftrace "$(strip "$bt_noupct")")" lower)"
+row "   distinct many_stacks user stacks" "$SM_DIST" "$(P "${PERF_DIST:-}")" "$(B "${BT_DIST:-}")" \
+	"$(ratio "$SM_DIST" "$(peer perf "${PERF_DIST:-x}") $(peer bpftrace "${BT_DIST:-x}")" higher)"
+row "   wall time to named stacks, s" "$(ms_s "$SM_WALL")" "$(P "$(ms_s "${PERF_WALL:-}") (rec+script)")" \
+	"$(B "$(ms_s "${BT_WALL:-}")")" \
+	"$(ratio "$SM_WALL" "$(peer perf "${PERF_WALL:-x}") $(peer bpftrace "${BT_WALL:-x}")" lower)"
+row "3. startup+teardown, ms (median of $RUNS3)" "$SM_T_MED" \
+	"$(P "$PS_T_MED (rec+script)")" "$(B3 "$BT_T_MED")" \
+	"$(ratio "$SM_T_MED" "$(peer perf "${PS_T_MED:-x}") $(peer3 bpftrace "${BT_T_MED:-x}")" lower)"
+row "   range, ms" "$(range "${SM_T[@]}")" \
+	"$(P "$(range "${PS_T[@]}") (rec+script)")" "$(B3 "$(range "${BT_T[@]}")")" ""
+row "   perf record alone, ms (median; range)" "" \
+	"$(P "$PR_T_MED; $(range "${PR_T[@]}")")" "" \
+	"$(ratio "$SM_T_MED" "$(peer perf "${PR_T_MED:-x}")" lower)"
+row "4. peak RSS, KiB" "${SM_RSS:-n/a}" \
+	"$(P "$(or_na "${PERF_RSS:-}" "n/a (no /usr/bin/time)") (rec ${PERF_RSS_REC:-}/script ${PERF_RSS_SCR:-})")" "$(B "${BT_RSS:-n/a}")" \
+	"$(ratio "${SM_RSS:-x}" "$(peer perf "${PERF_RSS:-x}") $(peer bpftrace "${BT_RSS:-x}")" lower)"
+row "5. kernel memory, KiB" "${SM_KMEM:-n/a} (maps)" \
+	"$(P "$PERF_KMEM_K (ring buffers)")" "$(B "$BT_KMEM_K (maps)")" \
+	"$(ratio "${SM_KMEM:-x}" "$(peer perf "$PERF_KMEM_K") $(peer bpftrace "$BT_KMEM_K")" lower)"
+echo
+echo "ratio: smolder's figure / the best peer's (fewer ns, losses, seconds, KiB are"
+echo "better; more distinct stacks is better, though that count also follows the"
+echo "many_stacks samples a tool got).  Lost: smolder and perf count their own;"
+echo "bpftrace counts none, so its figure is its profile program's runs minus the"
+echo "samples it printed (its map holds 4096 keys; more are dropped silently)."
+[ -n "$BT_ERR" ] && echo "bpftrace failed: $BT_ERR"
+[ -z "$BT_NA" ] && [ "${BT_STACKERR:-0}" -gt 0 ] &&
+	echo "bpftrace printed ${BT_STACKERR} 'failed to look up stack id' errors (stack map collisions)."
+echo
+echo "commands (as root; all at $HZ Hz, whole machine, one tool at a time):"
+echo "  workloads: build/workloads/many_stacks (2), build/workloads/cpu_split (3)"
+echo "  smolder:  ./smolder -v -F $HZ -a -f -o FILE $DUR                  (1, 2, 4, 5)"
+echo "            ./smolder -v -F $HZ -f -o FILE 1                        (1, 3)"
+echo "  perf:     perf record -e cpu-clock -F $HZ -a -g -o F -- sleep $DUR; perf script -i F"
+echo "            perf record -e cpu-clock -a -g -F $HZ -o F -- sleep 1; perf script -i F >/dev/null  (3)"
+echo "  bpftrace: bpftrace -e '$BT_PROG interval:s:$DUR { exit(); }'"
+echo "            bpftrace -e '$BT_PROG interval:s:1 { exit(); }'  (1, 3)"
+echo "  this table: sudo make bench"
