@@ -1,14 +1,21 @@
 /*
- * idle_irq: makes interrupt and softirq work happen on otherwise idle CPUs.
+ * idle_irq: makes softirq work happen on an otherwise idle CPU.
  *
  * A reader pinned to one CPU does synchronous O_DIRECT 4 KiB reads at random
- * offsets of a 64 MiB file, so it sleeps on every read: the disk's
- * completion interrupt (and the block softirq that completes the request)
- * mostly lands on an idle CPU and runs on its idle task (pid 0, swapper/N),
- * and the CPUs are otherwise idle.  The file is created if missing or short.
+ * offsets of a 64 MiB file, so it sleeps in every read and its CPU goes
+ * idle.  The request completes in the block softirq (blk_done_softirq):
+ * with one hardware queue blk-mq raises it on the CPU that took the disk
+ * interrupt, or, with the queue's rq_affinity set to 2, sends an IPI to the
+ * reader's CPU and runs it there.  Either way it runs on an idle CPU, on
+ * its idle task (pid 0, swapper/N).  tests/cli/idle.sh sets rq_affinity=2
+ * for its run: on this VM the disk interrupt goes to CPU 1, and an idle
+ * CPU 1 takes no cpu-clock samples, so the completions are brought to the
+ * reader's CPU 0.
+ * The file is created if missing or short; "ready" is printed on stdout
+ * when the reads start.
  * Usage: idle_irq [SECONDS [FILE [CPU [KIB]]]]
- *   default 5 s, file build/idle_irq.dat, CPU 0, 4 KiB per read.  The file must be on a
- *   real block device (tmpfs has no O_DIRECT).
+ *   default 5 s, file build/idle_irq.dat, CPU 0, 4 KiB per read.  The
+ *   file must be on a real block device (tmpfs has no O_DIRECT).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -110,6 +117,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "idle_irq: out of memory\n");
 		return 1;
 	}
+	printf("ready\n"); /* the file exists: the reads start now */
+	fflush(stdout);
 	if (direct_reads(fd, buf, seconds) < 0) {
 		fprintf(stderr, "idle_irq: read failed: %s\n", strerror(errno));
 		return 1;

@@ -7,19 +7,24 @@
  *
  * so thread_one gets ~2/3 of the process's samples and thread_two ~1/3.
  * Each thread prints "NAME TID" (its gettid()) on stdout as it starts; the
- * main thread only waits in pthread_join (no CPU).
- * Usage: threads [SECONDS]  (default 5); exits on its own.
+ * main thread only waits in pthread_join (no CPU).  With "pin", thread_one
+ * is pinned to CPU 0 and thread_two to CPU 1 (before they announce), so
+ * which CPU runs which function is known too.
+ * Usage: threads [SECONDS [pin]]  (default 5); exits on its own.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 
 static double seconds = 5;
 static double start;
+static int pin;
 static volatile unsigned long sink;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -31,8 +36,18 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void announce(const char *name)
+static void announce(const char *name, int cpu)
 {
+	if (pin) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set)) {
+			fprintf(stderr, "threads: cannot pin %s to CPU %d\n", name, cpu);
+			exit(1);
+		}
+	}
 	pthread_mutex_lock(&out_lock);
 	printf("%s %ld\n", name, (long)syscall(SYS_gettid));
 	fflush(stdout);
@@ -67,7 +82,7 @@ __attribute__((noinline)) void spin_two(double until)
 __attribute__((noinline)) void *thread_one(void *arg)
 {
 	(void)arg;
-	announce("thread_one");
+	announce("thread_one", 0);
 	spin_one(start + seconds);
 	return NULL;
 }
@@ -78,7 +93,7 @@ __attribute__((noinline)) void *thread_two(void *arg)
 	double end = start + seconds;
 
 	(void)arg;
-	announce("thread_two");
+	announce("thread_two", 1);
 	while (now() < end) {
 		spin_two(now() + 0.005);
 		nanosleep(&nap, NULL);
@@ -92,6 +107,7 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		seconds = atof(argv[1]);
+	pin = argc > 2 && !strcmp(argv[2], "pin");
 	start = now();
 	if (pthread_create(&one, NULL, thread_one, NULL) ||
 	    pthread_create(&two, NULL, thread_two, NULL)) {
