@@ -251,6 +251,9 @@ int fold__add(struct fold *f, const struct sample_key *key, uint64_t count,
 	uint16_t head, nu = 0, nk = 0, nd = 0;
 	size_t user_end;
 
+	if (f->sorted && reindex(f, f->nslots))
+		return -ENOMEM;
+	f->sorted = false;
 	f->buf.len = 0;
 	if (f->buf.s)
 		f->buf.s[0] = 0;
@@ -282,7 +285,6 @@ int fold__add(struct fold *f, const struct sample_key *key, uint64_t count,
 	}
 	it->count += count;
 	f->total += count;
-	f->sorted = false;
 	return 0;
 }
 
@@ -298,9 +300,8 @@ static int by_count_then_text(const void *a, const void *b)
 const struct folded *fold__sorted(struct fold *f, size_t *nr)
 {
 	if (!f->sorted) {
+		/* the slots now point at the wrong items: fold__add reindexes */
 		qsort(f->items, f->nr, sizeof(*f->items), by_count_then_text);
-		if (reindex(f, f->nslots))
-			return NULL;
 		f->sorted = true;
 	}
 	*nr = f->nr;

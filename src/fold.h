@@ -52,7 +52,8 @@ struct fold *fold__new(const struct fold_opts *opts, const struct ksyms *ksyms,
 /* Adds count samples; kst/ust are NULL where the sample has no such stack. */
 int fold__add(struct fold *f, const struct sample_key *key, uint64_t count,
 	      const struct stack_trace *kst, const struct stack_trace *ust);
-/* The merged stacks, most samples first (ties by text); owned by f. */
+/* The merged stacks, most samples first (ties by text); owned by f.  Never
+ * fails; NULL when there are none. */
 const struct folded *fold__sorted(struct fold *f, size_t *nr);
 uint64_t fold__total(const struct fold *f);
 void fold__free(struct fold *f);

@@ -112,8 +112,6 @@ static int write_output(const struct env *env, struct fold *f)
 	int fd = -1, e;
 
 	st = fold__sorted(f, &nr);
-	if (!st)
-		return -ENOMEM;
 	if (env->output && strcmp(env->output, "-")) {
 		snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", env->output);
 		fd = mkstemp(tmp);

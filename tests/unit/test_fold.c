@@ -172,6 +172,22 @@ TEST(equal_texts_merge_and_sort_by_count)
 	CHECK(nr == 2);
 	CHECK(out[0].count == 7 && out[1].count == 5);
 	CHECK(fold__total(f) == 12);
+	/* adding after a sort still merges into the existing entries */
+	fold__add(f, &a, 10, &kst, &ust);
+	out = fold__sorted(f, &nr);
+	CHECK(nr == 2 && out[0].count == 15 && out[1].count == 7);
+	fold__free(f);
+}
+
+TEST(empty_fold_sorts_to_nothing)
+{
+	struct fold_opts o = { .user = true };
+	struct fold *f = fold__new(&o, ks, us);
+	size_t nr = 99;
+
+	fold__sorted(f, &nr);
+	CHECK(nr == 0);
+	CHECK(output_folded(stdout, NULL, 0) == 0);
 	fold__free(f);
 }
 
@@ -246,6 +262,7 @@ int main(void)
 	RUN(lost_and_missed_stacks_are_named);
 	RUN(module_names_and_unknown_kernel_frames);
 	RUN(equal_texts_merge_and_sort_by_count);
+	RUN(empty_fold_sorts_to_nothing);
 	RUN(hostile_comm_is_sanitized);
 	RUN(report_is_leaf_first);
 	RUN(cpu_lists);
