@@ -17,7 +17,7 @@ ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -I$(OUT) -Iinclude -Isrc \
 STATIC_LIBS := -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic
 LDLIBS := $(STATIC_LIBS)
 
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
 	-Iinclude -Ivmlinux/$(ARCH)
 
 SRCS := $(wildcard src/*.c)

@@ -66,6 +66,28 @@ struct {
 	__uint(max_entries, 1); /* sized by the loader */
 } tids SEC(".maps");
 
+/* What we know of a tgid's current image. */
+struct image {
+	__u32 gen;
+	__u32 map_count; /* mm->map_count when user space last read its maps */
+};
+
+/* tgid -> its current image; LRU: an evicted live process just gets a new
+ * generation (and a fresh read of its maps) */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u32);
+	__type(value, struct image);
+	__uint(max_entries, 4096);
+} procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 * 1024);
+} events SEC(".maps");
+
+__u32 next_gen = 0;
+
 #define PF_KTHREAD 0x00200000
 #define EEXIST 17
 
@@ -259,6 +281,70 @@ static __always_inline bool classify(struct bpf_perf_event_data *ctx, struct tas
 	return true;
 }
 
+/*
+ * The generation of tgid's image.  User space is told when an image gets its
+ * first sample and whenever its number of mappings changed since (ld.so
+ * loading libraries, dlopen, JIT code), so it reads the maps while the
+ * process still lives.
+ */
+static __always_inline __u32 image_gen(struct task_struct *task, __u32 tgid)
+{
+	struct image_event ev = { .tgid = tgid };
+	__u32 map_count = BPF_CORE_READ(task, mm, map_count);
+	struct image *img = bpf_map_lookup_elem(&procs, &tgid);
+	struct image fresh;
+
+	if (img) {
+		if (img->map_count == map_count)
+			return img->gen;
+		img->map_count = map_count;
+		ev.gen = img->gen;
+	} else {
+		fresh.gen = __sync_fetch_and_add(&next_gen, 1) + 1;
+		fresh.map_count = map_count;
+		if (bpf_map_update_elem(&procs, &tgid, &fresh, BPF_NOEXIST)) {
+			img = bpf_map_lookup_elem(&procs, &tgid); /* another CPU won */
+			return img ? img->gen : 0;
+		}
+		ev.gen = fresh.gen;
+	}
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
+		count(CNT_EVENTS_LOST);
+	return ev.gen;
+}
+
+/* Our-namespace tgid of a task, or 0 when it is not visible to us. */
+static __always_inline __u32 ns_tgid(struct task_struct *task)
+{
+	long tgid;
+
+	if (pidns_inum == PROC_PID_INIT_INO)
+		return BPF_CORE_READ(task, tgid);
+	tgid = pid_in_our_ns(BPF_CORE_READ(task, group_leader, thread_pid));
+	return tgid > 0 ? tgid : 0;
+}
+
+/* A new image: its samples must not share the old image's symbols. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *task)
+{
+	__u32 tgid = ns_tgid(task);
+
+	bpf_map_delete_elem(&procs, &tgid);
+	return 0;
+}
+
+/* The process is gone: its PID may come back as another process. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *task)
+{
+	__u32 tgid = ns_tgid(task);
+
+	if (BPF_CORE_READ(task, pid) == BPF_CORE_READ(task, tgid))
+		bpf_map_delete_elem(&procs, &tgid);
+	return 0;
+}
+
 SEC("perf_event")
 int do_sample(struct bpf_perf_event_data *ctx)
 {
@@ -291,6 +377,8 @@ int do_sample(struct bpf_perf_event_data *ctx)
 	else if (user_stacks)
 		key.ustack = store_stack(ctx, BPF_F_USER_STACK, &key.flags,
 					 SAMPLE_USTACK_LOST, SAMPLE_USTACK_ERR);
+	if (key.ustack && key.tgid)
+		key.gen = image_gen(task, key.tgid);
 
 	if (key.flags & (SAMPLE_KSTACK_LOST | SAMPLE_USTACK_LOST))
 		count(CNT_STACK_MAP_FULL);

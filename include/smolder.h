@@ -67,6 +67,8 @@ struct sample_key {
 	__u32 pid;    /* thread id, likewise */
 	__u32 cpu;    /* only with per_cpu */
 	__u32 flags;  /* enum sample_flags */
+	__u32 gen;    /* image generation of tgid (see struct image_event), 0 = untracked */
+	__u32 pad;
 	__u64 kstack; /* stack id (content hash) of the kernel stack, 0 = none */
 	__u64 ustack; /* stack id of the user stack, 0 = none */
 	char comm[SMOLDER_COMM_LEN];
@@ -81,7 +83,20 @@ enum counter {
 	CNT_KSTACK_ERR,      /* kernel stack walk failed */
 	CNT_USTACK_ERR,      /* user stack walk failed */
 	CNT_PIDNS_MISS,      /* task not visible in our PID namespace */
+	CNT_EVENTS_LOST,     /* new-process events the ring buffer refused */
 	CNT__MAX
+};
+
+/*
+ * A process image (a tgid between exec or exit and the next) gets a new
+ * generation number at its first sample, and the loader is told at once, so
+ * that it reads the process's mappings while they still exist: short-lived
+ * processes are named, and samples taken before an exec or PID reuse keep
+ * the symbols of the image they were taken in.
+ */
+struct image_event {
+	__u32 tgid; /* in the profiler's PID namespace */
+	__u32 gen;
 };
 
 /* idle_mode in the BPF read-only data */

@@ -23,6 +23,10 @@
 
 struct capture {
 	struct smolder_bpf *skel;
+	struct ring_buffer *events;
+	struct bpf_link *exec_link, *exit_link;
+	image_fn on_image;
+	void *arg;
 	struct bpf_link **links;
 	int *perf_fds;
 	size_t nr_events;
@@ -212,6 +216,44 @@ static int load(struct capture *c, const struct capture_opts *o)
 	return 0;
 }
 
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct capture *c = ctx;
+	const struct image_event *ev = data;
+
+	if (size >= sizeof(*ev) && c->on_image)
+		c->on_image(ev->tgid, ev->gen, c->arg);
+	return 0;
+}
+
+/* Exec and exit end an image; new images announce themselves by ring buffer. */
+static int attach_image_tracking(struct capture *c)
+{
+	c->exec_link = bpf_program__attach(c->skel->progs.on_exec);
+	c->exit_link = bpf_program__attach(c->skel->progs.on_exit);
+	c->events = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_event, c, NULL);
+	if (!c->exec_link || !c->exit_link || !c->events) {
+		err("cannot attach process tracking: %s (%s)", errstr(errno), fix_for(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int capture__poll(struct capture *c, int timeout_ms)
+{
+	int n = ring_buffer__poll(c->events, timeout_ms);
+
+	return n < 0 && n != -EINTR ? n : 0;
+}
+
+bool capture__image_current(struct capture *c, uint32_t tgid, uint32_t gen)
+{
+	struct { uint32_t gen, map_count; } cur;
+
+	return !bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.procs), &tgid, &cur) &&
+	       cur.gen == gen;
+}
+
 struct capture *capture__open(const struct capture_opts *o)
 {
 	struct capture *c = calloc(1, sizeof(*c));
@@ -220,7 +262,9 @@ struct capture *capture__open(const struct capture_opts *o)
 		err("out of memory");
 		return NULL;
 	}
-	if (load(c, o) || attach_events(c, o)) {
+	c->on_image = o->on_image;
+	c->arg = o->arg;
+	if (load(c, o) || attach_image_tracking(c) || attach_events(c, o)) {
 		capture__free(c);
 		return NULL;
 	}
@@ -337,6 +381,10 @@ void capture__free(struct capture *c)
 	if (!c)
 		return;
 	capture__stop(c);
+	/* tracking stays until here: names are checked against it after the stop */
+	bpf_link__destroy(c->exec_link);
+	bpf_link__destroy(c->exit_link);
+	ring_buffer__free(c->events);
 	smolder_bpf__destroy(c->skel);
 	free(c->links);
 	free(c->perf_fds);

@@ -13,6 +13,10 @@
 #include <linux/types.h>
 #include "smolder.h"
 
+/* Called (from capture__poll) when a process image gets its first sample,
+ * and again when its mappings changed since. */
+typedef void (*image_fn)(uint32_t tgid, uint32_t gen, void *arg);
+
 struct capture_opts {
 	uint64_t freq;   /* samples per second per CPU, or 0 */
 	uint64_t period; /* else: a sample every period ns of CPU time */
@@ -26,6 +30,8 @@ struct capture_opts {
 	size_t nr_cpus;
 	uint32_t stack_chunks;  /* 16-frame chunks the stack table holds */
 	uint32_t count_entries; /* distinct sample keys the count map holds */
+	image_fn on_image;      /* may be NULL */
+	void *arg;
 };
 
 struct capture;
@@ -34,7 +40,12 @@ typedef int (*sample_fn)(const struct sample_key *key, uint64_t count, void *arg
 
 /* Loads and attaches; sampling runs from here on.  NULL after printing why. */
 struct capture *capture__open(const struct capture_opts *opts);
-/* Detaches every perf event: no sample is taken after this returns. */
+/* Delivers pending image events for up to timeout_ms; -errno on failure. */
+int capture__poll(struct capture *c, int timeout_ms);
+/* True when tgid's current image still has generation gen. */
+bool capture__image_current(struct capture *c, uint32_t tgid, uint32_t gen);
+/* Detaches every perf event: no sample is taken after this returns.  Exec
+ * and exit tracking stays until capture__free. */
 void capture__stop(struct capture *c);
 /* Calls fn for every sample key and its count (after capture__stop). */
 int capture__for_each_sample(struct capture *c, sample_fn fn, void *arg);

@@ -201,7 +201,7 @@ static int add_user(struct fold *f, const struct sample_key *key,
 		if (key->flags & SAMPLE_FOREIGN_PID)
 			snprintf(name, sizeof(name), "[unknown]");
 		else
-			usyms__name(f->usyms, key->tgid, addr, name, sizeof(name));
+			usyms__name(f->usyms, key->tgid, key->gen, addr, name, sizeof(name));
 		fold__sanitize(name);
 		if (sb_frame(&f->buf, name, ""))
 			return -ENOMEM;

@@ -40,34 +40,61 @@ static int fold_sample(const struct sample_key *key, uint64_t count, void *arg)
 	return fold__add(c->fold, key, count, have_k ? &c->kst : NULL, have_u ? &c->ust : NULL);
 }
 
-/* Blocks until the duration has passed or SIGINT/SIGTERM arrives. */
-static void wait_for_end(const sigset_t *sigs, double duration)
+static double now_s(void)
 {
-	struct timespec ts, end;
+	struct timespec ts;
 
-	if (duration <= 0) {
-		while (sigwaitinfo(sigs, NULL) < 0 && errno == EINTR)
-			;
-		return;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += (time_t)duration;
-	end.tv_nsec += (long)((duration - (double)(time_t)duration) * 1e9);
-	if (end.tv_nsec >= 1000000000L) {
-		end.tv_sec++;
-		end.tv_nsec -= 1000000000L;
-	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Runs until the duration has passed or SIGINT/SIGTERM arrives (both are
+ * blocked and stay pending), meanwhile reading the mappings of every
+ * process image that gets its first sample (capture's image events).
+ */
+static void run_capture(struct capture *cap, const sigset_t *sigs, double duration)
+{
+	double end = now_s() + duration;
+	bool events_ok = true;
+	struct timespec ts;
+	int wait_ms;
+
 	for (;;) {
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_sec = end.tv_sec - ts.tv_sec;
-		ts.tv_nsec = end.tv_nsec - ts.tv_nsec;
-		if (ts.tv_nsec < 0) {
-			ts.tv_sec--;
-			ts.tv_nsec += 1000000000L;
+		wait_ms = 100;
+		if (duration > 0) {
+			double left = end - now_s();
+
+			if (left <= 0)
+				break;
+			if (left * 1000 < wait_ms)
+				wait_ms = (int)(left * 1000) + 1;
 		}
-		if (ts.tv_sec < 0 || sigtimedwait(sigs, NULL, &ts) >= 0 || errno != EINTR)
-			return;
+		if (events_ok && capture__poll(cap, wait_ms) < 0) {
+			warn("cannot read process events: %s (short-lived processes may stay unnamed)",
+			     errstr(errno));
+			events_ok = false;
+		}
+		/* after a poll, only look; without one, wait here instead */
+		ts.tv_sec = 0;
+		ts.tv_nsec = events_ok ? 0 : wait_ms * 1000000L;
+		if (sigtimedwait(sigs, NULL, &ts) >= 0)
+			break;
 	}
+}
+
+/* A process image had its first sample: read its mappings while it lives. */
+static void on_image(uint32_t tgid, uint32_t gen, void *arg)
+{
+	struct usyms *us = arg;
+
+	if (usyms__preload(us, tgid, gen))
+		debug("pid %u (image %u) was gone before its mappings were read", tgid, gen);
+}
+
+static bool image_current(pid_t pid, uint32_t gen, void *arg)
+{
+	return capture__image_current(arg, pid, gen);
 }
 
 static struct fold *fold_capture(const struct env *env, struct capture *cap,
@@ -158,7 +185,7 @@ static void print_summary(const struct env *env, struct capture *cap)
 		info("BPF program: %" PRIu64 " runs, %" PRIu64 " ns per run", runs, run_ns / runs);
 }
 
-static struct capture *start_capture(const struct env *env)
+static struct capture *start_capture(const struct env *env, struct usyms *us)
 {
 	struct capture_opts o = {
 		.freq = env->freq,
@@ -176,16 +203,17 @@ static struct capture *start_capture(const struct env *env)
 		/* room for stack_entries stacks of up to 32 frames */
 		.stack_chunks = env->stack_entries * 2,
 		.count_entries = env->stack_entries / 2 > 1024 ? env->stack_entries / 2 : 1024,
+		.on_image = on_image,
+		.arg = us,
 	};
 
 	return capture__open(&o);
 }
 
 /* Names, folds and writes what the capture counted. */
-static int report(const struct env *env, struct capture *cap)
+static int report(const struct env *env, struct capture *cap, struct usyms *us)
 {
 	struct ksyms *ks = NULL;
-	struct usyms *us = usyms__new();
 	struct fold *f;
 	int rc = 1;
 
@@ -197,11 +225,10 @@ static int report(const struct env *env, struct capture *cap)
 		else if (ksyms__addresses_hidden(ks))
 			warn("kernel addresses are hidden (set sysctl kernel.kptr_restrict=0)");
 	}
-	f = us ? fold_capture(env, cap, ks, us) : NULL;
+	f = fold_capture(env, cap, ks, us);
 	if (f && !write_output(env, f))
 		rc = 0;
 	fold__free(f);
-	usyms__free(us);
 	ksyms__free(ks);
 	return rc;
 }
@@ -209,6 +236,7 @@ static int report(const struct env *env, struct capture *cap)
 int main(int argc, char **argv)
 {
 	struct capture *cap;
+	struct usyms *us;
 	struct env env;
 	sigset_t sigs;
 	int rc;
@@ -225,19 +253,26 @@ int main(int argc, char **argv)
 	sigaddset(&sigs, SIGTERM);
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 
-	cap = start_capture(&env);
+	us = usyms__new();
+	cap = us ? start_capture(&env, us) : NULL;
 	if (!cap) {
+		if (!us)
+			err("out of memory");
+		usyms__free(us);
 		cli__free(&env);
 		return 1;
 	}
+	usyms__set_validator(us, image_current, cap);
 	info("sampling %zu cpus at %" PRIu64 " %s", env.nr_cpus,
 	     env.freq ? env.freq : env.period, env.freq ? "Hz" : "ns period");
-	wait_for_end(&sigs, env.duration);
+	run_capture(cap, &sigs, env.duration);
 	capture__stop(cap);
+	capture__poll(cap, 0); /* images that started just before the stop */
 
-	rc = report(&env, cap);
+	rc = report(&env, cap, us);
 	print_summary(&env, cap);
 	capture__free(cap);
+	usyms__free(us);
 	cli__free(&env);
 	return rc;
 }

@@ -42,6 +42,7 @@ struct file_ent {
 struct pid_ent {
 	struct pid_ent *next;
 	pid_t pid;
+	uint32_t gen;
 	struct proc_maps *pm;    /* NULL: the process was gone */
 	struct file_ent **files; /* per mapping; NULL until first needed */
 	uint64_t loaded_ns;
@@ -56,6 +57,8 @@ struct usyms {
 	struct elf_syms *vdso;
 	uint64_t vdso_size;
 	bool vdso_tried;
+	usyms_validator validate;
+	void *validate_arg;
 };
 
 static uint64_t mix64(uint64_t x)
@@ -143,13 +146,44 @@ static void grow_files(struct usyms *u)
 	u->file_buckets = nb;
 }
 
-/* Replaces e's maps with a fresh read; keeps the old ones if that fails. */
-static void load_maps(struct pid_ent *e)
+/*
+ * Keeps the symbol tables already resolved for mappings that are unchanged
+ * in a re-read, so a file parsed while the process lived stays named.
+ */
+static void carry_over_files(const struct pid_ent *e, const struct proc_maps *pm,
+			     struct file_ent **files)
+{
+	for (size_t i = 0; e->pm && i < pm->nr; i++) {
+		const struct proc_map *n = &pm->maps[i];
+		const struct proc_map *o = proc_maps__find(e->pm, n->start);
+
+		if (o && o->start == n->start && o->end == n->end && o->pgoff == n->pgoff &&
+		    o->ino == n->ino && o->dev == n->dev)
+			files[i] = e->files[o - e->pm->maps];
+	}
+}
+
+void usyms__set_validator(struct usyms *u, usyms_validator fn, void *arg)
+{
+	u->validate = fn;
+	u->validate_arg = arg;
+}
+
+/*
+ * Replaces e's maps with a fresh read; keeps the old ones if that fails or
+ * if the process no longer runs e's image (checked after the read).
+ */
+static void load_maps(struct usyms *u, struct pid_ent *e)
 {
 	struct proc_maps *pm = proc_maps__load(e->pid);
 	struct file_ent **files;
 
 	e->loaded_ns = now_ns();
+	if (pm && e->gen && u->validate && !u->validate(e->pid, e->gen, u->validate_arg)) {
+		debug("pid %d left image %u before its maps were read", (int)e->pid, e->gen);
+		proc_maps__free(pm);
+		pm = NULL;
+	}
 	if (!pm)
 		return;
 	files = calloc(pm->nr ? pm->nr : 1, sizeof(*files));
@@ -157,25 +191,27 @@ static void load_maps(struct pid_ent *e)
 		proc_maps__free(pm);
 		return;
 	}
+	carry_over_files(e, pm, files);
 	proc_maps__free(e->pm);
 	free(e->files);
 	e->pm = pm;
 	e->files = files;
 }
 
-static struct pid_ent *pid_get(struct usyms *u, pid_t pid)
+static struct pid_ent *pid_get(struct usyms *u, pid_t pid, uint32_t gen)
 {
 	size_t b = pid_hash(pid, u->pid_buckets);
 	struct pid_ent *e;
 
 	for (e = u->pids[b]; e; e = e->next)
-		if (e->pid == pid)
+		if (e->pid == pid && e->gen == gen)
 			return e;
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
 	e->pid = pid;
-	load_maps(e);
+	e->gen = gen;
+	load_maps(u, e);
 	e->next = u->pids[b];
 	u->pids[b] = e;
 	u->nr_pids++;
@@ -196,12 +232,13 @@ void usyms__forget_pid(struct usyms *u, pid_t pid)
 
 	if (!u)
 		return;
-	for (pp = &u->pids[pid_hash(pid, u->pid_buckets)]; (e = *pp); pp = &e->next) {
+	for (pp = &u->pids[pid_hash(pid, u->pid_buckets)]; (e = *pp);) {
 		if (e->pid == pid) {
 			*pp = e->next;
 			pid_ent_free(e);
 			u->nr_pids--;
-			return;
+		} else {
+			pp = &e->next;
 		}
 	}
 }
@@ -344,16 +381,37 @@ static size_t name_vdso(struct usyms *u, const struct proc_map *m,
 	return put(buf, len, "[vdso+0x%" PRIx64 "]", off);
 }
 
-size_t usyms__name(struct usyms *u, pid_t pid, uint64_t addr, char *buf, size_t len)
+int usyms__preload(struct usyms *u, pid_t pid, uint32_t gen)
+{
+	size_t before = u->nr_pids;
+	struct pid_ent *e = pid_get(u, pid, gen);
+
+	if (!e)
+		return -ENOMEM;
+	if (u->nr_pids == before)
+		load_maps(u, e); /* known image: its mappings changed */
+	if (!e->pm)
+		return -ESRCH;
+	for (size_t i = 0; i < e->pm->nr; i++) {
+		const struct proc_map *m = &e->pm->maps[i];
+
+		if (m->exec && m->kind == PROC_MAP_FILE && !e->files[i])
+			e->files[i] = resolve_file(u, pid, m);
+	}
+	return 0;
+}
+
+size_t usyms__name(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr, char *buf,
+		   size_t len)
 {
 	const struct proc_map *m = NULL;
 	struct pid_ent *e;
 
-	e = u ? pid_get(u, pid) : NULL;
+	e = u ? pid_get(u, pid, gen) : NULL;
 	if (e && e->pm) {
 		m = proc_maps__find(e->pm, addr);
 		if (!m && now_ns() - e->loaded_ns >= MAPS_REFRESH_NS) {
-			load_maps(e);
+			load_maps(u, e);
 			m = proc_maps__find(e->pm, addr);
 		}
 	}

@@ -9,13 +9,31 @@
 #ifndef SMOLDER_USYMS_H
 #define SMOLDER_USYMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 struct usyms;
 
+/*
+ * A process image is (pid, gen): gen numbers the image between exec/exit
+ * and the next, as BPF assigns them; gen 0 means "not tracked": whatever
+ * pid maps when asked.  The validator, if set, is asked after every read of
+ * /proc/PID/maps whether pid still runs image gen; a read it rejects is
+ * thrown away, so that an exec or a reused PID never lends its mappings to
+ * an older image's samples.
+ */
+typedef bool (*usyms_validator)(pid_t pid, uint32_t gen, void *arg);
+
 struct usyms *usyms__new(void);
+void usyms__set_validator(struct usyms *u, usyms_validator fn, void *arg);
+/*
+ * Reads the mappings of image (pid, gen) now (again, if read before) and
+ * parses the symbols of its executable file mappings, so they outlive the
+ * process.  0, or -errno.
+ */
+int usyms__preload(struct usyms *u, pid_t pid, uint32_t gen);
 /*
  * Writes the name of the frame at addr in process pid into buf (always NUL
  * terminated, truncated to len): "function", "[file+0xOFFSET]" for a mapped
@@ -24,8 +42,9 @@ struct usyms *usyms__new(void);
  * "[unknown]" when no mapping covers addr or the process is gone.
  * Returns the length written.
  */
-size_t usyms__name(struct usyms *u, pid_t pid, uint64_t addr, char *buf, size_t len);
-/* Drops what is cached for pid (its maps), keeping shared symbol tables. */
+size_t usyms__name(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr, char *buf,
+		   size_t len);
+/* Drops what is cached for pid (all its images), keeping shared symbol tables. */
 void usyms__forget_pid(struct usyms *u, pid_t pid);
 void usyms__free(struct usyms *u);
 
