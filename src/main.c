@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include "capture.h"
 #include "cli.h"
@@ -213,8 +214,11 @@ static struct capture *start_capture(const struct env *env, struct usyms *us)
 /* Names, folds and writes what the capture counted. */
 static int report(const struct env *env, struct capture *cap, struct usyms *us)
 {
+	double start = now_s();
 	struct ksyms *ks = NULL;
+	struct rusage ru;
 	struct fold *f;
+	size_t nr = 0;
 	int rc = 1;
 
 	if (!env->user_only) {
@@ -228,6 +232,11 @@ static int report(const struct env *env, struct capture *cap, struct usyms *us)
 	f = fold_capture(env, cap, ks, us);
 	if (f && !write_output(env, f))
 		rc = 0;
+	if (f)
+		fold__sorted(f, &nr);
+	getrusage(RUSAGE_SELF, &ru);
+	info("%zu stacks named and written in %.0f ms; peak RSS %ld KiB", nr,
+	     (now_s() - start) * 1000, ru.ru_maxrss);
 	fold__free(f);
 	ksyms__free(ks);
 	return rc;
