@@ -12,9 +12,10 @@ CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -I$(OUT) -Iinclude -Isrc \
 	-DSMOLDER_VERSION='"$(VERSION)"' -D_GNU_SOURCE
-# libbpf, libelf and zlib go in statically so the binary runs on hosts
-# without them: `ldd ./smolder` lists only the C library.
-STATIC_LIBS := -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic
+# libbpf, libelf, zlib, liblzma and libiberty (the demangler) go in
+# statically so the binary runs on hosts without them: `ldd ./smolder` lists
+# only the C library.
+STATIC_LIBS := -Wl,-Bstatic -lbpf -lelf -lz -llzma -liberty -Wl,-Bdynamic
 LDLIBS := $(STATIC_LIBS)
 
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
@@ -36,7 +37,7 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all clean deps test demo bench unit workloads test-kernels
+.PHONY: all clean deps test demo bench unit workloads test-kernels fuzzers fuzz
 all: smolder
 
 $(OUT)/smolder.bpf.o: bpf/smolder.bpf.c include/smolder.h | $(OUT)
@@ -74,6 +75,85 @@ WORKLOAD_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibl
 $(OUT)/workloads/%: tests/workloads/%.c | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WORKLOAD_CFLAGS) $< -o $@ -ldl
+
+# libFuzzer targets, one per tests/fuzz/fuzz_*.c, built by clang with ASan
+# and UBSan (any report is a crash) from the module sources themselves:
+# build/libsmolder.a is gcc-built without sanitizers.  A module a target
+# needs goes in FUZZ_MODULES.  Seed corpora are generated here, never
+# committed.  `make fuzz` runs each target FUZZ_SECONDS and keeps what it
+# finds in build/fuzz/corpus-NAME; tests/cli/fuzz_smoke.sh runs them briefly.
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= $(CLANG)
+FUZZ_CFLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -Isrc
+FUZZ_MODULES := elf_syms proc_maps perfmap demangle log
+FUZZ_OBJS := $(patsubst %,$(OUT)/fuzz/obj/%.o,$(FUZZ_MODULES))
+FUZZ_LIBS := -lelf -lz -llzma -liberty
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_NAMES := $(patsubst tests/fuzz/%.c,%,$(FUZZ_SRCS))
+FUZZERS := $(addprefix $(OUT)/fuzz/,$(FUZZ_NAMES))
+FUZZ_SEEDS := $(patsubst %,$(OUT)/fuzz/corpus-%/.seeded,$(FUZZ_NAMES))
+# Kept: they are shared by every target, not intermediate files.
+.SECONDARY: $(FUZZ_OBJS)
+
+$(OUT)/fuzz/obj/%.o: src/%.c $(wildcard src/*.h)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(OUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS)
+	$(call msg,FUZZ-LD,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_OBJS) $(FUZZ_LIBS) -o $@
+
+# Seeds: small real ELF files (an object, a shared object with and without
+# .symtab, /bin/true), real and odd maps text, perf maps, mangled names.
+$(OUT)/fuzz/corpus-fuzz_elf/.seeded:
+	$(Q)mkdir -p $(@D)
+	$(Q)printf 'int f(void) { return 1; }\nint g(int x) { return x + f(); }\n' >$(@D)/seed.c
+	$(Q)$(CC) -c -O1 $(@D)/seed.c -o $(@D)/rel.o
+	$(Q)$(CC) -shared -fPIC -nostdlib -O1 $(@D)/seed.c -o $(@D)/dso.so
+	$(Q)strip -o $(@D)/dso-stripped.so $(@D)/dso.so
+	$(Q)rm -f $(@D)/seed.c
+	$(Q)cp /bin/true $(@D)/true
+	$(Q)touch $@
+
+$(OUT)/fuzz/corpus-fuzz_proc_maps/.seeded:
+	$(Q)mkdir -p $(@D)
+	$(Q)cat /proc/self/maps >$(@D)/self
+	$(Q)printf '%s\n' '55d0c0a00000-55d0c0a02000 r-xp 00001000 fd:01 1234 /usr/bin/app (deleted)' \
+		'7ffd1c000000-7ffd1c021000 rw-p 00000000 00:00 0 [stack:42]' \
+		'7f0000000000-7f0000001000 r--p 00000000 00:00 0 [anon:jit code]' \
+		'7f0000001000-7f0000002000 r-xs 00000000 103:02 99 /dev/shm/a file' \
+		'ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0 [vsyscall]' >$(@D)/odd
+	$(Q)touch $@
+
+$(OUT)/fuzz/corpus-fuzz_perfmap/.seeded:
+	$(Q)mkdir -p $(@D)
+	$(Q)printf '%s\n' '7f0000001000 100 LazyCompile:*foo /app/x.js:1' \
+		'0x7f0000001080 0x40 Builtin:Add' '7f0000001000 20 re-mapped' \
+		'7f0000003000 0 empty' 'garbage' >$(@D)/v8
+	$(Q)printf '1000 10 a\r\n2000\t10\tb c\r\n' >$(@D)/crlf
+	$(Q)touch $@
+
+$(OUT)/fuzz/corpus-fuzz_demangle/.seeded:
+	$(Q)mkdir -p $(@D)
+	$(Q)printf '%s' '_ZNSt6vectorIiSaIiEE9push_backERKi' >$(@D)/cxx
+	$(Q)printf '%s' '_ZZN2ns5inner10use_lambdaEiENKUliE_clEi' >$(@D)/lambda
+	$(Q)printf '%s' '_ZN2ns5inner5scaleIlLi3EEET_S2_' >$(@D)/template
+	$(Q)printf '%s' '_ZN4core3ptr13drop_in_place17h0123456789abcdefE' >$(@D)/rust-legacy
+	$(Q)printf '%s' '_RNvMNtCs1234_7mycrate3fooNtB2_3Bar3new' >$(@D)/rust-v0
+	$(Q)printf '%s' '_RINvNtCs1234_7mycrate3foo3barmE' >$(@D)/rust-v0-generic
+	$(Q)touch $@
+
+fuzzers: $(FUZZERS) $(FUZZ_SEEDS)
+
+fuzz: fuzzers
+	$(Q)for f in $(FUZZ_NAMES); do \
+		echo "fuzz: $$f for $(FUZZ_SECONDS) s"; \
+		$(OUT)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+			-rss_limit_mb=2048 -artifact_prefix=$(OUT)/fuzz/crash-$$f- \
+			$(OUT)/fuzz/corpus-$$f || exit 1; \
+	done
 
 unit: $(UNIT_BINS)
 workloads: $(WORKLOADS)

@@ -47,7 +47,8 @@ static const char usage_text[] =
 "How to print it:\n"
 "  -f, --folded               folded stacks: comm;user...;kernel... COUNT\n"
 "  -d, --delimited            a \"-\" frame between user and kernel frames\n"
-"  -a, --annotations          append _[k] to kernel frames\n"
+"  -a, --annotations          append _[k] to kernel frames, _[j] to JIT frames\n"
+"      --no-demangle          keep C++ and Rust symbols as they are mangled\n"
 "      --per-cpu              a cpu_N frame before the process\n"
 "      --per-pid              the process frame is comm-PID\n"
 "      --per-thread           the process frame is comm-PID/TID\n"
@@ -69,7 +70,7 @@ static const char usage_text[] =
 
 enum {
 	OPT_IDLE_ONLY = 1000, OPT_STACK_STORAGE, OPT_PER_CPU, OPT_PER_PID,
-	OPT_PER_THREAD, OPT_VERSION,
+	OPT_PER_THREAD, OPT_VERSION, OPT_NO_DEMANGLE,
 };
 
 static const struct option long_opts[] = {
@@ -86,6 +87,7 @@ static const struct option long_opts[] = {
 	{ "folded", no_argument, NULL, 'f' },
 	{ "delimited", no_argument, NULL, 'd' },
 	{ "annotations", no_argument, NULL, 'a' },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
 	{ "per-pid", no_argument, NULL, OPT_PER_PID },
 	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
@@ -202,6 +204,7 @@ static int parse_option(int c, const char *arg, struct env *env)
 	case 'f': env->folded = true; return 0;
 	case 'd': env->delimited = true; return 0;
 	case 'a': env->annotate = true; return 0;
+	case OPT_NO_DEMANGLE: env->no_demangle = true; return 0;
 	case OPT_PER_CPU: env->per_cpu = true; return 0;
 	case OPT_PER_PID: env->per_pid = true; return 0;
 	case OPT_PER_THREAD: env->per_thread = true; return 0;

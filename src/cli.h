@@ -24,6 +24,7 @@ struct env {
 	bool delimited;    /* -d */
 	bool annotate;     /* -a */
 	bool folded;       /* -f */
+	bool no_demangle;  /* --no-demangle */
 	bool per_cpu, per_pid, per_thread;
 	enum idle_mode idle;
 	uint32_t *tgids;   /* -p */

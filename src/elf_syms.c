@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * ELF symbol tables: owns reading the function symbols of one ELF file or
- * in-memory image (.symtab and .dynsym merged), its PT_LOAD layout, and the
- * lookup from a file offset to the function covering it.  Files come from
- * other processes and may be hostile or truncated while we read them, so
- * libelf only ever reads (never mmaps) and every table size and offset is
- * checked against the file size before libelf is asked to load it.  After
- * parsing, names are copied into one arena and the ELF handle is dropped, so
- * a table costs no file descriptor and no mapping.
+ * in-memory image (.symtab and .dynsym merged, plus the .symtab of a separate
+ * debug file when one is given), its PT_LOAD layout, and the lookup from a
+ * file offset to the function covering it.  It also owns the other ELF reads
+ * the debug-info search needs (build ID, named sections) and the inflation of
+ * SHF_COMPRESSED sections.  Files come from other processes and may be
+ * hostile or truncated while we read them, so libelf only ever reads (never
+ * mmaps), every table size and offset is checked against the file size
+ * before libelf is asked to load it, and a compressed section is inflated
+ * only when its announced size is plausible and under a cap.  After parsing,
+ * names are copied into one arena and the ELF handles are dropped, so a
+ * table costs no file descriptor and no mapping.
  */
 #include <errno.h>
 #include <gelf.h>
@@ -26,6 +30,12 @@
 #define MAX_SEGMENTS (1u << 16)
 /* How far a lookup walks back past symbols nested in a bigger function. */
 #define MAX_WALK_BACK 16
+/* Compressed sections: per section, per file, and zlib's best ratio. */
+#define MAX_INFLATE (256u << 20)
+#define MAX_INFLATE_FILE (512u << 20)
+#define ZLIB_MAX_RATIO 1032
+#define MAX_INFLATED 8
+#define MAX_NOTE_SEGMENT (1u << 20)
 
 struct esym {
 	uint64_t addr, end;
@@ -49,6 +59,19 @@ struct esrc {
 	int fd;
 	const unsigned char *mem;
 	uint64_t size;
+};
+
+/* An ELF file or image held open for reading. */
+struct elf_file {
+	struct esrc src;
+	char *image; /* the memory libelf reads, owned; NULL for a file */
+	Elf *elf;
+	unsigned char cls, data;
+	uint16_t machine;
+	/* Sections inflated in place: their data is in memory, not the file. */
+	Elf_Scn *inflated[MAX_INFLATED];
+	size_t nr_inflated;
+	uint64_t inflated_bytes;
 };
 
 /* A candidate symbol before the merge of .symtab and .dynsym. */
@@ -177,31 +200,82 @@ static int load_segments(Elf *elf, struct elf_syms *es)
 	return 0;
 }
 
-static bool section_fits(const GElf_Shdr *sh, uint64_t size)
+/* Whether the section's bytes, as stored, lie inside the file. */
+static bool raw_fits(const GElf_Shdr *sh, uint64_t size)
 {
-	if (sh->sh_type == SHT_NOBITS || (sh->sh_flags & SHF_COMPRESSED))
+	if (sh->sh_type == SHT_NOBITS || sh->sh_type == SHT_NULL)
 		return false;
 	return sh->sh_offset <= size && sh->sh_size <= size - sh->sh_offset;
 }
 
-/* The string table a symbol table links to, bounds-checked; NULL if bad. */
-static Elf_Data *link_strtab(Elf *elf, const GElf_Shdr *symsh, uint64_t size)
+static bool was_inflated(const struct elf_file *f, const Elf_Scn *scn)
 {
-	size_t shnum;
-	Elf_Scn *scn;
-	GElf_Shdr sh;
+	size_t i;
+
+	for (i = 0; i < f->nr_inflated; i++)
+		if (f->inflated[i] == scn)
+			return true;
+	return false;
+}
+
+/*
+ * Inflates an SHF_COMPRESSED section in place (libelf allocates what the
+ * compression header announces, so that size is checked first: under the
+ * caps, and no more than zlib could have produced from the stored bytes).
+ */
+static int inflate_section(struct elf_file *f, Elf_Scn *scn, GElf_Shdr *sh)
+{
+	GElf_Chdr ch;
+
+	if (f->nr_inflated == MAX_INFLATED || !gelf_getchdr(scn, &ch) ||
+	    ch.ch_type != ELFCOMPRESS_ZLIB || !ch.ch_size ||
+	    ch.ch_size > MAX_INFLATE || ch.ch_size / ZLIB_MAX_RATIO > sh->sh_size ||
+	    ch.ch_size > MAX_INFLATE_FILE - f->inflated_bytes)
+		return -EINVAL;
+	if (elf_compress(scn, 0, 0) != 1)
+		return -EINVAL;
+	/* Its data is in memory now, whatever the header says next. */
+	f->inflated[f->nr_inflated++] = scn;
+	f->inflated_bytes += ch.ch_size;
+	if (!gelf_getshdr(scn, sh) || (sh->sh_flags & SHF_COMPRESSED))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * The section's data, bounds-checked, inflated if compressed; *sh is
+ * refreshed to describe what the data holds.  NULL if absent or bad.
+ */
+static Elf_Data *section_data(struct elf_file *f, Elf_Scn *scn, GElf_Shdr *sh)
+{
 	Elf_Data *d;
 
-	if (elf_getshdrnum(elf, &shnum) || !symsh->sh_link || symsh->sh_link >= shnum)
-		return NULL;
-	scn = elf_getscn(elf, symsh->sh_link);
-	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_STRTAB ||
-	    !section_fits(&sh, size))
-		return NULL;
+	if (!was_inflated(f, scn)) {
+		if (!raw_fits(sh, f->src.size))
+			return NULL;
+		if ((sh->sh_flags & SHF_COMPRESSED) && inflate_section(f, scn, sh))
+			return NULL;
+	}
 	d = elf_getdata(scn, NULL);
 	if (!d || !d->d_buf || !d->d_size)
 		return NULL;
 	return d;
+}
+
+/* The string table a symbol table links to, bounds-checked; NULL if bad. */
+static Elf_Data *link_strtab(struct elf_file *f, const GElf_Shdr *symsh)
+{
+	size_t shnum;
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+
+	if (elf_getshdrnum(f->elf, &shnum) || !symsh->sh_link ||
+	    symsh->sh_link >= shnum)
+		return NULL;
+	scn = elf_getscn(f->elf, symsh->sh_link);
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_STRTAB)
+		return NULL;
+	return section_data(f, scn, &sh);
 }
 
 static int push_sym(struct collect *c, const GElf_Sym *sym, const char *name,
@@ -228,8 +302,8 @@ static int push_sym(struct collect *c, const GElf_Sym *sym, const char *name,
 	return 0;
 }
 
-static int collect_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
-			 uint64_t size, struct collect *c)
+static int collect_table(struct elf_file *f, Elf_Scn *scn, GElf_Shdr *sh,
+			 struct collect *c)
 {
 	Elf_Data *data, *str;
 	size_t i, n, ent;
@@ -237,15 +311,15 @@ static int collect_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 	const char *name, *nul;
 	int type;
 
-	ent = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
-	if (!ent || sh->sh_entsize != ent || !section_fits(sh, size))
+	ent = gelf_fsize(f->elf, ELF_T_SYM, 1, EV_CURRENT);
+	if (!ent || sh->sh_entsize != ent)
+		return 0;
+	str = link_strtab(f, sh);
+	data = str ? section_data(f, scn, sh) : NULL;
+	if (!data)
 		return 0;
 	n = sh->sh_size / ent;
 	if (n > MAX_TABLE_SYMS)
-		return 0;
-	str = link_strtab(elf, sh, size);
-	data = str ? elf_getdata(scn, NULL) : NULL;
-	if (!data)
 		return 0;
 	for (i = 1; i < n; i++) {
 		if (!gelf_getsym(data, i, &sym))
@@ -337,65 +411,105 @@ static int build_table(struct elf_syms *es, struct collect *c)
 	return 0;
 }
 
-static int load_symbols(Elf *elf, struct elf_syms *es, uint64_t size)
+/* Adds the function symbols of every table of one type in f. */
+static int collect_type(struct elf_file *f, Elf64_Word type, struct collect *c)
 {
-	struct collect c = { 0 };
-	static const Elf64_Word order[] = { SHT_SYMTAB, SHT_DYNSYM };
-	GElf_Ehdr eh;
+	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
-	Elf_Scn *scn;
-	size_t t;
 	int ret = 0;
 
-	if (!gelf_getehdr(elf, &eh))
-		return -EINVAL;
-	c.thumb = eh.e_machine == EM_ARM;
-	/* .symtab first, so its names win ties over .dynsym's. */
-	for (t = 0; t < 2 && !ret; t++) {
-		for (scn = NULL; !ret && (scn = elf_nextscn(elf, scn));) {
-			if (gelf_getshdr(scn, &sh) && sh.sh_type == order[t])
-				ret = collect_table(elf, scn, &sh, size, &c);
-		}
+	while (!ret && (scn = elf_nextscn(f->elf, scn))) {
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
+			ret = collect_table(f, scn, &sh, c);
 	}
+	return ret;
+}
+
+/*
+ * Collects f's .symtab, dbg's .symtab, then f's .dynsym: on a tie the first
+ * read wins, so full tables name a function before the dynamic one does.
+ */
+static int load_symbols(struct elf_file *f, struct elf_file *dbg,
+			struct elf_syms *es)
+{
+	struct collect c = { .thumb = f->machine == EM_ARM };
+	size_t before;
+	int ret;
+
+	ret = collect_type(f, SHT_SYMTAB, &c);
+	if (!ret && dbg) {
+		before = c.nr;
+		if (dbg->machine != f->machine || dbg->cls != f->cls ||
+		    dbg->data != f->data)
+			ret = -ENOENT;
+		else
+			ret = collect_type(dbg, SHT_SYMTAB, &c);
+		if (!ret && c.nr == before)
+			ret = -ENOENT;
+	}
+	if (!ret)
+		ret = collect_type(f, SHT_DYNSYM, &c);
 	if (!ret)
 		ret = build_table(es, &c);
 	free(c.raw);
 	return ret;
 }
 
-static struct elf_syms *open_src(const struct esrc *s, char *image)
+struct elf_syms *elf_syms__open_files(struct elf_file *f, struct elf_file *dbg)
 {
-	struct elf_syms *es = NULL;
-	Elf *elf;
-	int ret = -EINVAL;
+	struct elf_syms *es;
+	int ret;
 
-	if (elf_version(EV_CURRENT) == EV_NONE || !headers_sane(s)) {
-		errno = ENOEXEC;
+	if (!f) {
+		errno = EINVAL;
 		return NULL;
 	}
-	elf = image ? elf_memory(image, s->size) : elf_begin(s->fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF)
-		goto out;
 	es = calloc(1, sizeof(*es));
-	if (!es) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	ret = load_segments(elf, es);
+	if (!es)
+		return NULL;
+	ret = load_segments(f->elf, es);
 	if (!ret)
-		ret = load_symbols(elf, es, s->size);
-out:
-	if (elf)
-		elf_end(elf);
+		ret = load_symbols(f, dbg, es);
 	if (ret) {
 		elf_syms__free(es);
-		errno = ret == -ENOMEM ? ENOMEM : ENOEXEC;
+		errno = ret == -ENOMEM ? ENOMEM : ret == -ENOENT ? ENOENT : ENOEXEC;
 		return NULL;
 	}
 	return es;
 }
 
-struct elf_syms *elf_syms__open_fd(int fd)
+/* Opens s (image: the memory libelf reads, owned by the result). */
+static struct elf_file *file_open(const struct esrc *s, char *image)
+{
+	struct elf_file *f;
+	GElf_Ehdr eh;
+
+	if (elf_version(EV_CURRENT) == EV_NONE || !headers_sane(s))
+		goto bad;
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		free(image);
+		return NULL;
+	}
+	f->src = *s;
+	f->image = image;
+	f->elf = image ? elf_memory(image, s->size) : elf_begin(s->fd, ELF_C_READ, NULL);
+	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF || !gelf_getehdr(f->elf, &eh)) {
+		elf_file__close(f);
+		errno = ENOEXEC;
+		return NULL;
+	}
+	f->cls = eh.e_ident[EI_CLASS];
+	f->data = eh.e_ident[EI_DATA];
+	f->machine = eh.e_machine;
+	return f;
+bad:
+	free(image);
+	errno = ENOEXEC;
+	return NULL;
+}
+
+struct elf_file *elf_file__open_fd(int fd)
 {
 	struct esrc s = { .fd = fd };
 	struct stat st;
@@ -407,12 +521,160 @@ struct elf_syms *elf_syms__open_fd(int fd)
 		return NULL;
 	}
 	s.size = st.st_size;
-	return open_src(&s, NULL);
+	return file_open(&s, NULL);
+}
+
+struct elf_file *elf_file__open_mem(void *image, size_t size)
+{
+	struct esrc s = { .fd = -1, .mem = image, .size = size };
+
+	if (!image || size < sizeof(Elf32_Ehdr)) {
+		free(image);
+		errno = ENOEXEC;
+		return NULL;
+	}
+	return file_open(&s, image);
+}
+
+void elf_file__close(struct elf_file *f)
+{
+	int saved = errno;
+
+	if (!f)
+		return;
+	if (f->elf)
+		elf_end(f->elf);
+	free(f->image);
+	free(f);
+	errno = saved;
+}
+
+bool elf_file__big_endian(const struct elf_file *f)
+{
+	return f && f->data == ELFDATA2MSB;
+}
+
+/* The first GNU build ID note in d; its length, 0 if none. */
+static size_t note_build_id(Elf_Data *d, unsigned char *id, size_t max)
+{
+	size_t off = 0, next, name_off, desc_off;
+	const char *base = d->d_buf;
+	GElf_Nhdr nh;
+
+	while ((next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > off) {
+		off = next;
+		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+		    !nh.n_descsz || name_off > d->d_size ||
+		    d->d_size - name_off < 4 || desc_off > d->d_size ||
+		    d->d_size - desc_off < nh.n_descsz ||
+		    memcmp(base + name_off, "GNU", 4))
+			continue;
+		memcpy(id, base + desc_off, nh.n_descsz < max ? nh.n_descsz : max);
+		return nh.n_descsz;
+	}
+	return 0;
+}
+
+/* Without note sections (headers stripped), the PT_NOTE segments. */
+static size_t segment_build_id(struct elf_file *f, unsigned char *id, size_t max)
+{
+	size_t i, n, len = 0;
+	Elf_Data *d;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(f->elf, &n))
+		return 0;
+	for (i = 0; i < n && i < MAX_SEGMENTS && !len; i++) {
+		if (!gelf_getphdr(f->elf, i, &ph) || ph.p_type != PT_NOTE ||
+		    !ph.p_filesz || ph.p_filesz > MAX_NOTE_SEGMENT ||
+		    ph.p_offset > f->src.size || ph.p_filesz > f->src.size - ph.p_offset)
+			continue;
+		d = elf_getdata_rawchunk(f->elf, ph.p_offset, ph.p_filesz,
+					 ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
+		if (d && d->d_buf)
+			len = note_build_id(d, id, max);
+	}
+	return len;
+}
+
+size_t elf_file__build_id(struct elf_file *f, unsigned char *id, size_t max)
+{
+	Elf_Scn *scn = NULL;
+	bool any_note = false;
+	size_t len = 0;
+	GElf_Shdr sh;
+	Elf_Data *d;
+
+	if (!f)
+		return 0;
+	while (!len && (scn = elf_nextscn(f->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		any_note = true;
+		d = section_data(f, scn, &sh);
+		if (d)
+			len = note_build_id(d, id, max);
+	}
+	if (!len && !any_note)
+		len = segment_build_id(f, id, max);
+	return len;
+}
+
+static Elf_Scn *find_section(struct elf_file *f, const char *name)
+{
+	size_t shstrndx, len = strlen(name) + 1;
+	Elf_Scn *scn;
+	Elf_Data *str;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(f->elf, &shstrndx) || !shstrndx ||
+	    !(scn = elf_getscn(f->elf, shstrndx)) || !gelf_getshdr(scn, &sh) ||
+	    sh.sh_type != SHT_STRTAB || !(str = section_data(f, scn, &sh)))
+		return NULL;
+	for (scn = NULL; (scn = elf_nextscn(f->elf, scn));) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_name >= str->d_size ||
+		    str->d_size - sh.sh_name < len)
+			continue;
+		if (!memcmp((const char *)str->d_buf + sh.sh_name, name, len))
+			return scn;
+	}
+	return NULL;
+}
+
+void *elf_file__section(struct elf_file *f, const char *name, size_t max,
+			size_t *len)
+{
+	Elf_Scn *scn = f ? find_section(f, name) : NULL;
+	GElf_Shdr sh;
+	Elf_Data *d;
+	void *copy;
+
+	if (!scn || !gelf_getshdr(scn, &sh) ||
+	    (!(sh.sh_flags & SHF_COMPRESSED) && sh.sh_size > max))
+		return NULL;
+	d = section_data(f, scn, &sh);
+	if (!d || d->d_size > max || !(copy = malloc(d->d_size)))
+		return NULL;
+	memcpy(copy, d->d_buf, d->d_size);
+	*len = d->d_size;
+	return copy;
+}
+
+struct elf_syms *elf_syms__open_fd(int fd)
+{
+	struct elf_file *f = elf_file__open_fd(fd);
+	struct elf_syms *es;
+
+	if (!f)
+		return NULL;
+	es = elf_syms__open_files(f, NULL);
+	elf_file__close(f);
+	return es;
 }
 
 struct elf_syms *elf_syms__open_mem(const void *image, size_t size)
 {
-	struct esrc s = { .fd = -1, .size = size };
+	struct elf_file *f;
 	struct elf_syms *es;
 	char *copy;
 
@@ -425,9 +687,11 @@ struct elf_syms *elf_syms__open_mem(const void *image, size_t size)
 	if (!copy)
 		return NULL;
 	memcpy(copy, image, size);
-	s.mem = (const unsigned char *)copy;
-	es = open_src(&s, copy);
-	free(copy);
+	f = elf_file__open_mem(copy, size);
+	if (!f)
+		return NULL;
+	es = elf_syms__open_files(f, NULL);
+	elf_file__close(f);
 	return es;
 }
 

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Function symbols of one ELF file (.symtab, else .dynsym), and the mapping
- * from a file offset (what /proc/PID/maps gives) to the ELF virtual address
+ * Function symbols of one ELF file (.symtab, else .dynsym), optionally
+ * merged with those of its separate debug information, and the mapping from
+ * a file offset (what /proc/PID/maps gives) to the ELF virtual address
  * through the PT_LOAD program headers.  Input is untrusted: malformed files
  * yield NULL or "no symbol", never a crash or a read outside the file.
  */
 #ifndef SMOLDER_ELF_SYMS_H
 #define SMOLDER_ELF_SYMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,6 +17,16 @@ struct elf_syms;
 
 /* Reads the symbols of the ELF file open on fd (fd stays the caller's). */
 struct elf_syms *elf_syms__open_fd(int fd);
+/*
+ * Same, merged with the .symtab of the file's separate debug information
+ * when some is found (implemented in debuginfo.c, which documents the
+ * search): .gnu_debugdata inside the file, then by build ID under root,
+ * then by .gnu_debuglink next to path.  root is the directory through which
+ * the process's files are reached ("/proc/PID/root", or "" or NULL for our
+ * own); path is the file as the process sees it ("/usr/bin/foo"), or NULL.
+ * Offsets always map through fd's own program headers.
+ */
+struct elf_syms *elf_syms__open_debug(int fd, const char *root, const char *path);
 /* Same, from an ELF image in memory (the vDSO); the bytes are copied. */
 struct elf_syms *elf_syms__open_mem(const void *image, size_t size);
 /*
@@ -27,5 +39,37 @@ const char *elf_syms__map_offset(const struct elf_syms *es, uint64_t off,
 				 uint64_t *sym_off, uint64_t *vaddr);
 size_t elf_syms__count(const struct elf_syms *es);
 void elf_syms__free(struct elf_syms *es);
+
+/*
+ * Lower level, for the debug-info search: an ELF file or image held open for
+ * several reads, with the same checks as above.
+ */
+struct elf_file;
+
+/* Opens the regular file on fd, which must stay open until the close. */
+struct elf_file *elf_file__open_fd(int fd);
+/* Opens a malloc'ed image; takes it over (freed by the close or a failure). */
+struct elf_file *elf_file__open_mem(void *image, size_t size);
+void elf_file__close(struct elf_file *f);
+bool elf_file__big_endian(const struct elf_file *f);
+/*
+ * The GNU build ID (NT_GNU_BUILD_ID note, from the note sections, else the
+ * PT_NOTE segments): copies at most max bytes to id, returns its length, 0
+ * when there is none.
+ */
+size_t elf_file__build_id(struct elf_file *f, unsigned char *id, size_t max);
+/*
+ * A malloc'ed copy of section name's contents (inflated if SHF_COMPRESSED)
+ * and its length in *len; NULL when absent, empty, bad or over max bytes.
+ */
+void *elf_file__section(struct elf_file *f, const char *name, size_t max,
+			size_t *len);
+/*
+ * The function symbols of f (.symtab, .dynsym) merged with those of dbg's
+ * .symtab (dbg may be NULL), offsets mapped through f's PT_LOAD headers.
+ * When dbg is given but adds no function (no .symtab, none in it, or
+ * another machine), returns NULL with errno ENOENT.
+ */
+struct elf_syms *elf_syms__open_files(struct elf_file *f, struct elf_file *dbg);
 
 #endif

@@ -198,12 +198,14 @@ static int add_user(struct fold *f, const struct sample_key *key,
 	for (int i = st ? (int)st->nr - 1 : -1; i >= 0; i--) {
 		uint64_t addr = i ? st->ip[i] - 1 : st->ip[i];
 
+		bool jit = false;
+
 		if (key->flags & SAMPLE_FOREIGN_PID)
 			snprintf(name, sizeof(name), "[unknown]");
 		else
-			usyms__name(f->usyms, key->tgid, key->gen, addr, name, sizeof(name));
+			usyms__name(f->usyms, key->tgid, key->gen, addr, name, sizeof(name), &jit);
 		fold__sanitize(name);
-		if (sb_frame(&f->buf, name, ""))
+		if (sb_frame(&f->buf, name, jit && f->o.annotate ? "_[j]" : ""))
 			return -ENOMEM;
 		(*n)++;
 	}

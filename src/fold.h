@@ -26,7 +26,7 @@ enum proc_frame {
 struct fold_opts {
 	bool user, kernel;    /* which stacks to name */
 	bool delimiter;       /* "-" between user and kernel frames (-d) */
-	bool annotate;        /* "_[k]" after kernel frames (-a) */
+	bool annotate;        /* "_[k]" after kernel frames, "_[j]" after JIT ones (-a) */
 	bool module_names;    /* "func [module]" for module frames */
 	bool per_cpu;         /* "cpu_N" first */
 	enum proc_frame proc; /* the process frame */

@@ -272,6 +272,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	usyms__set_validator(us, image_current, cap);
+	usyms__set_demangle(us, !env.no_demangle);
 	info("sampling %zu cpus at %" PRIu64 " %s", env.nr_cpus,
 	     env.freq ? env.freq : env.period, env.freq ? "Hz" : "ns period");
 	run_capture(cap, &sigs, env.duration);

@@ -22,8 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "demangle.h"
 #include "elf_syms.h"
 #include "log.h"
+#include "perfmap.h"
 #include "proc_maps.h"
 #include "usyms.h"
 
@@ -46,6 +48,14 @@ struct pid_ent {
 	struct proc_maps *pm;    /* NULL: the process was gone */
 	struct file_ent **files; /* per mapping; NULL until first needed */
 	uint64_t loaded_ns;
+	struct perfmap *jit;     /* /tmp/perf-PID.map, if trusted */
+	bool jit_tried;
+};
+
+/* Demangled names, keyed by the address of the raw name (owned by an elf_syms). */
+struct demangled {
+	const char *raw;
+	char *name;
 };
 
 struct usyms {
@@ -59,6 +69,9 @@ struct usyms {
 	bool vdso_tried;
 	usyms_validator validate;
 	void *validate_arg;
+	bool demangle;
+	struct demangled *dm; /* open addressing, dm_cap a power of two */
+	size_t dm_nr, dm_cap;
 };
 
 static uint64_t mix64(uint64_t x)
@@ -221,6 +234,7 @@ static struct pid_ent *pid_get(struct usyms *u, pid_t pid, uint32_t gen)
 
 static void pid_ent_free(struct pid_ent *e)
 {
+	perfmap__free(e->jit);
 	proc_maps__free(e->pm);
 	free(e->files);
 	free(e);
@@ -262,8 +276,10 @@ static int open_mapped(pid_t pid, const struct proc_map *m)
 	return open(path, flags);
 }
 
-static struct file_ent *file_get(struct usyms *u, const struct stat *st, int fd)
+static struct file_ent *file_get(struct usyms *u, const struct stat *st, int fd,
+				  pid_t pid, const struct proc_map *m)
 {
+	char root[64];
 	struct file_ent key = {
 		.dev = st->st_dev, .ino = st->st_ino, .size = st->st_size,
 		.mtime_sec = st->st_mtim.tv_sec, .mtime_nsec = st->st_mtim.tv_nsec,
@@ -279,7 +295,9 @@ static struct file_ent *file_get(struct usyms *u, const struct stat *st, int fd)
 	if (!f)
 		return &u->no_file;
 	*f = key;
-	f->es = elf_syms__open_fd(fd);
+	/* debug files are looked up in the process's root, as it sees them */
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	f->es = elf_syms__open_debug(fd, root, m->deleted ? NULL : m->path);
 	if (!f->es)
 		debug("no symbols in dev %" PRIu64 " inode %" PRIu64, f->dev, f->ino);
 	f->next = u->files[b];
@@ -301,7 +319,7 @@ static struct file_ent *resolve_file(struct usyms *u, pid_t pid,
 		return f;
 	/* O_NONBLOCK kept a FIFO from hanging; only regular files are read. */
 	if (!fstat(fd, &st) && S_ISREG(st.st_mode))
-		f = file_get(u, &st, fd);
+		f = file_get(u, &st, fd, pid, m);
 	close(fd);
 	return f;
 }
@@ -330,6 +348,67 @@ static const char *base_name(const char *path)
 	return s && s[1] ? s + 1 : path;
 }
 
+/* Grows the demangle cache when it is half full; false if out of memory. */
+static bool dm_reserve(struct usyms *u)
+{
+	size_t cap = u->dm_cap ? u->dm_cap * 2 : 1024;
+	struct demangled *n;
+
+	if ((u->dm_nr + 1) * 2 <= u->dm_cap)
+		return true;
+	n = calloc(cap, sizeof(*n));
+	if (!n)
+		return false;
+	for (size_t i = 0; i < u->dm_cap; i++) {
+		size_t j = mix64((uintptr_t)u->dm[i].raw) & (cap - 1);
+
+		if (!u->dm[i].raw)
+			continue;
+		while (n[j].raw)
+			j = (j + 1) & (cap - 1);
+		n[j] = u->dm[i];
+	}
+	free(u->dm);
+	u->dm = n;
+	u->dm_cap = cap;
+	return true;
+}
+
+/*
+ * The demangled form of a symbol name, computed once per symbol: names are
+ * owned by cached symbol tables, so their addresses identify them.
+ */
+static const char *demangled(struct usyms *u, const char *raw)
+{
+	char buf[1024];
+	const char *d;
+	size_t j;
+
+	if (!u->demangle || raw[0] != '_' || (raw[1] != 'Z' && raw[1] != 'R'))
+		return raw;
+	for (j = u->dm_cap ? mix64((uintptr_t)raw) & (u->dm_cap - 1) : 0;
+	     u->dm_cap && u->dm[j].raw; j = (j + 1) & (u->dm_cap - 1))
+		if (u->dm[j].raw == raw)
+			return u->dm[j].name;
+	d = demangle(raw, buf, sizeof(buf));
+	if (d == raw || !dm_reserve(u))
+		return raw; /* not mangled; or no memory, where raw is still right */
+	j = mix64((uintptr_t)raw) & (u->dm_cap - 1);
+	while (u->dm[j].raw)
+		j = (j + 1) & (u->dm_cap - 1);
+	u->dm[j].name = strdup(d);
+	if (!u->dm[j].name)
+		return raw;
+	u->dm[j].raw = raw;
+	u->dm_nr++;
+	return u->dm[j].name;
+}
+
+void usyms__set_demangle(struct usyms *u, bool on)
+{
+	u->demangle = on;
+}
+
 static size_t name_file(struct usyms *u, struct pid_ent *e,
 			const struct proc_map *m, uint64_t addr, char *buf,
 			size_t len)
@@ -341,8 +420,11 @@ static size_t name_file(struct usyms *u, struct pid_ent *e,
 	if (!*slot)
 		*slot = resolve_file(u, e->pid, m);
 	name = elf_syms__map_offset((*slot)->es, off, NULL, NULL);
-	if (name)
-		return put(buf, len, "%s", name);
+	if (name) {
+		name = demangled(u, name);
+		/* "memcpy@@GLIBC_2.14" names the same function as "memcpy" */
+		return put(buf, len, "%.*s", (int)strcspn(name, "@"), name);
+	}
 	return put(buf, len, "[%s+0x%" PRIx64 "]",
 		   m->path ? base_name(m->path) : "unknown", off);
 }
@@ -381,6 +463,71 @@ static size_t name_vdso(struct usyms *u, const struct proc_map *m,
 	return put(buf, len, "[vdso+0x%" PRIx64 "]", off);
 }
 
+/* The process's PID in its own namespace: the number its JIT writes in /tmp. */
+static pid_t innermost_pid(pid_t pid)
+{
+	char path[64], line[256];
+	pid_t inner = pid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return pid;
+	while (fgets(line, sizeof(line), f)) {
+		char *last = strrchr(line, '\t');
+
+		if (!strncmp(line, "NSpid:", 6) && last)
+			inner = atoi(last + 1);
+	}
+	fclose(f);
+	return inner > 0 ? inner : pid;
+}
+
+/*
+ * (Re)reads the process's JIT map, trusted only as perf trusts it: a regular
+ * file owned by the process's user or by root, never followed through a
+ * symlink, read in the process's own mount namespace.
+ */
+static void load_jit_map(struct pid_ent *e)
+{
+	const char *why = NULL;
+	struct perfmap *pm;
+	char root[64];
+	uid_t owner;
+
+	e->jit_tried = true;
+	if (perfmap__owner(e->pid, &owner))
+		return;
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)e->pid);
+	pm = perfmap__load(innermost_pid(e->pid), root, owner, &why);
+	if (!pm) {
+		if (errno != ENOENT)
+			warn("ignoring /tmp/perf-%d.map of pid %d: %s", (int)innermost_pid(e->pid),
+			     (int)e->pid, why ? why : "unreadable");
+		return;
+	}
+	perfmap__free(e->jit);
+	e->jit = pm;
+}
+
+static size_t name_anon(struct pid_ent *e, const struct proc_map *m, uint64_t addr,
+			char *buf, size_t len, bool *jit)
+{
+	const char *name;
+
+	if (!e->jit_tried)
+		load_jit_map(e);
+	name = e->jit ? perfmap__lookup(e->jit, addr, NULL) : NULL;
+	if (name) {
+		*jit = true;
+		return put(buf, len, "%s", name);
+	}
+	if (m->kind == PROC_MAP_HEAP)
+		return put(buf, len, "[heap]");
+	return put(buf, len, "[anon]");
+}
+
 int usyms__preload(struct usyms *u, pid_t pid, uint32_t gen)
 {
 	size_t before = u->nr_pids;
@@ -390,6 +537,7 @@ int usyms__preload(struct usyms *u, pid_t pid, uint32_t gen)
 		return -ENOMEM;
 	if (u->nr_pids == before)
 		load_maps(u, e); /* known image: its mappings changed */
+	load_jit_map(e); /* a JIT appends to its map as it maps code */
 	if (!e->pm)
 		return -ESRCH;
 	for (size_t i = 0; i < e->pm->nr; i++) {
@@ -402,11 +550,15 @@ int usyms__preload(struct usyms *u, pid_t pid, uint32_t gen)
 }
 
 size_t usyms__name(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr, char *buf,
-		   size_t len)
+		   size_t len, bool *jit)
 {
 	const struct proc_map *m = NULL;
 	struct pid_ent *e;
+	bool jit_ignored;
 
+	if (!jit)
+		jit = &jit_ignored;
+	*jit = false;
 	e = u ? pid_get(u, pid, gen) : NULL;
 	if (e && e->pm) {
 		m = proc_maps__find(e->pm, addr);
@@ -423,14 +575,14 @@ size_t usyms__name(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr, char
 	case PROC_MAP_VDSO:
 		return name_vdso(u, m, addr, buf, len);
 	case PROC_MAP_HEAP:
-		return put(buf, len, "[heap]");
+		return name_anon(e, m, addr, buf, len, jit);
 	case PROC_MAP_STACK:
 		return put(buf, len, "[stack]");
 	case PROC_MAP_SPECIAL:
 		return put(buf, len, "%s", m->path ? m->path : "[unknown]");
 	case PROC_MAP_ANON:
 	default:
-		return put(buf, len, "[anon]");
+		return name_anon(e, m, addr, buf, len, jit);
 	}
 }
 
@@ -453,6 +605,9 @@ void usyms__free(struct usyms *u)
 			elf_syms__free(fe->es);
 			free(fe);
 		}
+	for (i = 0; i < u->dm_cap; i++)
+		free(u->dm[i].name);
+	free(u->dm);
 	free(u->pids);
 	free(u->files);
 	elf_syms__free(u->vdso);

@@ -39,11 +39,14 @@ int usyms__preload(struct usyms *u, pid_t pid, uint32_t gen);
  * terminated, truncated to len): "function", "[file+0xOFFSET]" for a mapped
  * file without a covering symbol (file is the base name, OFFSET the file
  * offset), "[anon]", "[heap]", "[stack]", "[vdso+0x..]" likewise, and
- * "[unknown]" when no mapping covers addr or the process is gone.
- * Returns the length written.
+ * "[unknown]" when no mapping covers addr or the process is gone.  Anonymous
+ * memory is named from the process's trusted /tmp/perf-PID.map if it has
+ * one, and *jit (if not NULL) then says so.  Returns the length written.
  */
 size_t usyms__name(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr, char *buf,
-		   size_t len);
+		   size_t len, bool *jit);
+/* Demangle C++ and Rust names (off by default; smolder turns it on). */
+void usyms__set_demangle(struct usyms *u, bool on);
 /* Drops what is cached for pid (all its images), keeping shared symbol tables. */
 void usyms__forget_pid(struct usyms *u, pid_t pid);
 void usyms__free(struct usyms *u);

@@ -37,7 +37,7 @@ static char name_buf[512];
 
 static const char *name_of(struct usyms *u, pid_t pid, const void *addr)
 {
-	usyms__name(u, pid, 0, (uintptr_t)addr, name_buf, sizeof(name_buf));
+	usyms__name(u, pid, 0, (uintptr_t)addr, name_buf, sizeof(name_buf), NULL);
 	return name_buf;
 }
 
@@ -276,14 +276,14 @@ TEST(unknown_and_gone)
 
 	/* the output is truncated, NUL-terminated, and its length returned */
 	memset(name_buf, '#', sizeof(name_buf));
-	n = usyms__name(u, getpid(), 0, 0x10, name_buf, 5);
+	n = usyms__name(u, getpid(), 0, 0x10, name_buf, 5, NULL);
 	CHECK(n == 4);
 	CHECK_STR(name_buf, "[unk");
-	n = usyms__name(u, getpid(), 0, 0x10, name_buf, 1);
+	n = usyms__name(u, getpid(), 0, 0x10, name_buf, 1, NULL);
 	CHECK(n == 0 && name_buf[0] == '\0');
 	name_buf[0] = '#';
-	CHECK(usyms__name(u, getpid(), 0, 0x10, name_buf, 0) == 0 && name_buf[0] == '#');
-	n = usyms__name(u, getpid(), 0, 0x10, name_buf, sizeof(name_buf));
+	CHECK(usyms__name(u, getpid(), 0, 0x10, name_buf, 0, NULL) == 0 && name_buf[0] == '#');
+	n = usyms__name(u, getpid(), 0, 0x10, name_buf, sizeof(name_buf), NULL);
 	CHECK(n == 9);
 	usyms__free(u);
 	usyms__free(NULL);

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Separate debug information of stripped files.  The entry point,
+ * elf_syms__open_debug, is declared in elf_syms.h next to the other ways to
+ * open a symbol table; these are the helpers it is built from, exposed for
+ * the unit tests.
+ */
+#ifndef SMOLDER_DEBUGINFO_H
+#define SMOLDER_DEBUGINFO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "elf_syms.h"
+
+/*
+ * Decodes one xz stream (.gnu_debugdata) into a malloc'ed buffer and stores
+ * its length in *out_len.  NULL when the stream is bad, truncated, needs
+ * too much decoder memory or would decode to more than max bytes; decoding
+ * stops as soon as the output passes max.
+ */
+void *debuginfo__xz_decode(const void *in, size_t len, size_t max,
+			   size_t *out_len);
+/*
+ * The CRC-32 (zlib's, which .gnu_debuglink records) of the whole regular
+ * file on fd, read in chunks.  0, or -errno: not a regular file, bigger than
+ * 2 GiB (-EFBIG), or a read failed.
+ */
+int debuginfo__file_crc(int fd, uint32_t *crc);
+
+#endif
