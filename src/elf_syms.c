@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "elf_syms.h"
+#include "addr_search.h"
 #include "log.h"
 
 #define MAX_TABLE_SYMS (50u * 1000 * 1000)
@@ -711,25 +712,18 @@ static uint64_t offset_to_vaddr(const struct elf_syms *es, uint64_t off)
 const char *elf_syms__map_offset(const struct elf_syms *es, uint64_t off,
 				 uint64_t *sym_off, uint64_t *vaddr)
 {
-	size_t lo = 0, hi, stop;
 	uint64_t va;
+	long stop;
+	long lo;
 
 	if (!es)
 		return NULL;
 	va = offset_to_vaddr(es, off);
 	if (vaddr)
 		*vaddr = va;
-	if (!es->nr || va < es->syms[0].addr)
+	lo = ADDR_SEARCH(es->syms, es->nr, addr, va);
+	if (lo < 0)
 		return NULL;
-	hi = es->nr;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (es->syms[mid].addr <= va)
-			lo = mid;
-		else
-			hi = mid;
-	}
 	/* A small symbol nested in a larger one may not cover va; its parent can. */
 	stop = lo > MAX_WALK_BACK ? lo - MAX_WALK_BACK : 0;
 	for (;; lo--) {

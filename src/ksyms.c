@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "ksyms.h"
+#include "addr_search.h"
 #include "log.h"
 
 /* /proc/kallsyms is ~5 MB; anything past this is not a kallsyms file. */
@@ -307,20 +308,11 @@ struct ksyms *ksyms__load(void)
 
 const struct ksym *ksyms__map_addr(const struct ksyms *ks, uint64_t addr)
 {
-	size_t lo = 0, hi;
+	long lo;
 
 	/* With hidden addresses every symbol sits at 0: no answer is right. */
-	if (!ks || !ks->nr || ks->hidden || addr < ks->syms[0].addr)
+	if (!ks || ks->hidden || (lo = ADDR_SEARCH(ks->syms, ks->nr, addr, addr)) < 0)
 		return NULL;
-	hi = ks->nr;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ks->syms[mid].addr <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
 	/* The sort put the preferred alias first among equal addresses. */
 	while (lo > 0 && ks->syms[lo - 1].addr == ks->syms[lo].addr)
 		lo--;

@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <linux/openat2.h>
 
+#include "addr_search.h"
 #include "log.h"
 #include "perfmap.h"
 
@@ -478,21 +479,10 @@ int perfmap__owner(pid_t pid, uid_t *owner)
 
 const char *perfmap__lookup(const struct perfmap *pm, uint64_t addr, uint64_t *off)
 {
-	size_t lo = 0, hi;
 	const struct pm_entry *e;
+	long lo = pm ? ADDR_SEARCH(pm->segs, pm->nr_segs, start, addr) : -1;
 
-	if (!pm || !pm->nr_segs || addr < pm->segs[0].start)
-		return NULL;
-	hi = pm->nr_segs;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (pm->segs[mid].start <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	if (addr >= pm->segs[lo].end)
+	if (lo < 0 || addr >= pm->segs[lo].end)
 		return NULL;
 	e = &pm->entries[pm->segs[lo].entry];
 	if (off)

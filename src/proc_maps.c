@@ -15,6 +15,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "addr_search.h"
 #include "log.h"
 #include "proc_maps.h"
 
@@ -280,20 +281,9 @@ struct proc_maps *proc_maps__load(pid_t pid)
 
 const struct proc_map *proc_maps__find(const struct proc_maps *pm, uint64_t addr)
 {
-	size_t lo = 0, hi;
+	long i = pm ? ADDR_SEARCH(pm->maps, pm->nr, start, addr) : -1;
 
-	if (!pm || !pm->nr || addr < pm->maps[0].start)
-		return NULL;
-	hi = pm->nr;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (pm->maps[mid].start <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return addr < pm->maps[lo].end ? &pm->maps[lo] : NULL;
+	return i >= 0 && addr < pm->maps[i].end ? &pm->maps[i] : NULL;
 }
 
 void proc_maps__free(struct proc_maps *pm)
