@@ -86,7 +86,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC ?= $(CLANG)
 FUZZ_CFLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -Isrc
-FUZZ_MODULES := elf_syms proc_maps perfmap demangle log
+FUZZ_MODULES := elf_syms debuginfo proc_maps perfmap demangle log
 FUZZ_OBJS := $(patsubst %,$(OUT)/fuzz/obj/%.o,$(FUZZ_MODULES))
 FUZZ_LIBS := -lelf -lz -llzma -liberty
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
@@ -105,14 +105,24 @@ $(OUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS)
 	$(call msg,FUZZ-LD,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_OBJS) $(FUZZ_LIBS) -o $@
 
-# Seeds: small real ELF files (an object, a shared object with and without
-# .symtab, /bin/true), real and odd maps text, perf maps, mangled names.
+# Seeds: small real ELF files (objects and shared objects, with and without
+# .symtab, with MiniDebugInfo or a debug link, 32-bit, big-endian and ARM
+# ones from clang, /bin/true), real and odd maps text, perf maps, mangled
+# names (some of the costly kind).
 $(OUT)/fuzz/corpus-fuzz_elf/.seeded:
 	$(Q)mkdir -p $(@D)
 	$(Q)printf 'int f(void) { return 1; }\nint g(int x) { return x + f(); }\n' >$(@D)/seed.c
 	$(Q)$(CC) -c -O1 $(@D)/seed.c -o $(@D)/rel.o
 	$(Q)$(CC) -shared -fPIC -nostdlib -O1 $(@D)/seed.c -o $(@D)/dso.so
 	$(Q)strip -o $(@D)/dso-stripped.so $(@D)/dso.so
+	$(Q)-objcopy --only-keep-debug $(@D)/dso.so $(@D)/dbg && xz -f $(@D)/dbg && \
+		objcopy --add-section .gnu_debugdata=$(@D)/dbg.xz $(@D)/dso-stripped.so $(@D)/dso-minidebuginfo.so
+	$(Q)-objcopy --only-keep-debug $(@D)/dso.so $(@D)/dbg && \
+		objcopy --add-gnu-debuglink=$(@D)/dbg $(@D)/dso-stripped.so $(@D)/dso-debuglink.so
+	$(Q)rm -f $(@D)/dbg $(@D)/dbg.xz
+	$(Q)-$(CLANG) --target=i386-linux-gnu -shared -fPIC -nostdlib -O1 $(@D)/seed.c -o $(@D)/dso32.so 2>/dev/null
+	$(Q)-$(CLANG) --target=powerpc64-linux-gnu -c -O1 $(@D)/seed.c -o $(@D)/rel-be.o 2>/dev/null
+	$(Q)-$(CLANG) --target=armv7a-linux-gnueabihf -mthumb -c -O1 $(@D)/seed.c -o $(@D)/rel-thumb.o 2>/dev/null
 	$(Q)rm -f $(@D)/seed.c
 	$(Q)cp /bin/true $(@D)/true
 	$(Q)touch $@
@@ -143,6 +153,9 @@ $(OUT)/fuzz/corpus-fuzz_demangle/.seeded:
 	$(Q)printf '%s' '_ZN4core3ptr13drop_in_place17h0123456789abcdefE' >$(@D)/rust-legacy
 	$(Q)printf '%s' '_RNvMNtCs1234_7mycrate3fooNtB2_3Bar3new' >$(@D)/rust-v0
 	$(Q)printf '%s' '_RINvNtCs1234_7mycrate3foo3barmE' >$(@D)/rust-v0-generic
+	$(Q)printf '%s' '_RINvC3foo3barFG0_RL0_lRL1_lEuE' >$(@D)/rust-v0-binder
+	$(Q)printf '%s' '_RINvC3foo3barTllETBb_Bb_ETBf_Bf_ETBn_Bn_ETBv_Bv_EE' >$(@D)/rust-v0-backrefs
+	$(Q)printf '%s' '_Z1fPFviEPFvS0_S0_EPFvS2_S2_EPFvS4_S4_EPFvS6_S6_E' >$(@D)/cxx-substitutions
 	$(Q)touch $@
 
 fuzzers: $(FUZZERS) $(FUZZ_SEEDS)

@@ -66,18 +66,17 @@ struct {
 	__uint(max_entries, 1); /* sized by the loader */
 } tids SEC(".maps");
 
-/* What we know of a tgid's current image. */
-struct image {
-	__u32 gen;
-	__u32 map_count; /* mm->map_count when user space last read its maps */
-};
-
-/* tgid -> its current image; LRU: an evicted live process just gets a new
- * generation (and a fresh read of its maps) */
+/*
+ * tgid -> its current image.  A plain hash, not an LRU one: entries leave
+ * only at exit and exec, so a live image is never evicted and given a
+ * second generation that would invalidate the maps read for the first.
+ * When it is full anyway, new images go untracked (generation 0, named
+ * from their maps at the end) and are counted.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, __u32);
-	__type(value, struct image);
+	__type(value, struct image_state);
 	__uint(max_entries, 4096);
 } procs SEC(".maps");
 
@@ -290,20 +289,29 @@ static __always_inline bool classify(struct bpf_perf_event_data *ctx, struct tas
 static __always_inline __u32 image_gen(struct task_struct *task, __u32 tgid)
 {
 	struct image_event ev = { .tgid = tgid };
-	__u32 map_count = BPF_CORE_READ(task, mm, map_count);
-	struct image *img = bpf_map_lookup_elem(&procs, &tgid);
-	struct image fresh;
+	struct mm_struct *mm = BPF_CORE_READ(task, mm);
+	struct image_state *img = bpf_map_lookup_elem(&procs, &tgid);
+	struct image_state fresh = {
+		.mm = (__u64)mm,
+		.map_count = BPF_CORE_READ(mm, map_count),
+	};
 
-	if (img) {
-		if (img->map_count == map_count)
+	/*
+	 * A new mm is a new image even before sched_process_exec has fired:
+	 * exec swaps the mm first, and a sample in between must not lend the
+	 * new mappings to the old generation.
+	 */
+	if (img && img->mm == fresh.mm) {
+		if (img->map_count == fresh.map_count)
 			return img->gen;
-		img->map_count = map_count;
+		img->map_count = fresh.map_count;
 		ev.gen = img->gen;
 	} else {
 		fresh.gen = __sync_fetch_and_add(&next_gen, 1) + 1;
-		fresh.map_count = map_count;
-		if (bpf_map_update_elem(&procs, &tgid, &fresh, BPF_NOEXIST)) {
+		if (bpf_map_update_elem(&procs, &tgid, &fresh, img ? BPF_EXIST : BPF_NOEXIST)) {
 			img = bpf_map_lookup_elem(&procs, &tgid); /* another CPU won */
+			if (!img)
+				count(CNT_IMAGES_UNTRACKED);
 			return img ? img->gen : 0;
 		}
 		ev.gen = fresh.gen;

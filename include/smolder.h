@@ -84,6 +84,7 @@ enum counter {
 	CNT_USTACK_ERR,      /* user stack walk failed */
 	CNT_PIDNS_MISS,      /* task not visible in our PID namespace */
 	CNT_EVENTS_LOST,     /* new-process events the ring buffer refused */
+	CNT_IMAGES_UNTRACKED, /* samples of images the procs map had no room for */
 	CNT__MAX
 };
 
@@ -97,6 +98,13 @@ enum counter {
 struct image_event {
 	__u32 tgid; /* in the profiler's PID namespace */
 	__u32 gen;
+};
+
+/* What BPF knows of a tgid's current image (the "procs" map's values). */
+struct image_state {
+	__u64 mm;        /* the address space: exec replaces it */
+	__u32 gen;
+	__u32 map_count; /* mm->map_count when user space was last told */
 };
 
 /* idle_mode in the BPF read-only data */

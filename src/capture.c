@@ -248,7 +248,7 @@ int capture__poll(struct capture *c, int timeout_ms)
 
 bool capture__image_current(struct capture *c, uint32_t tgid, uint32_t gen)
 {
-	struct { uint32_t gen, map_count; } cur;
+	struct image_state cur;
 
 	return !bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.procs), &tgid, &cur) &&
 	       cur.gen == gen;

@@ -180,6 +180,10 @@ static void print_summary(const struct env *env, struct capture *cap)
 	info("%" PRIu64 " idle-loop samples left out, %" PRIu64 " kernel and %" PRIu64
 	     " user stacks unreadable, %" PRIu64 " samples of tasks outside our pid namespace",
 	     c[CNT_IDLE_SKIPPED], c[CNT_KSTACK_ERR], c[CNT_USTACK_ERR], c[CNT_PIDNS_MISS]);
+	if (c[CNT_EVENTS_LOST] || c[CNT_IMAGES_UNTRACKED])
+		warn("%" PRIu64 " process events lost, %" PRIu64 " samples of untracked processes:"
+		     " processes that exited early may stay unnamed", c[CNT_EVENTS_LOST],
+		     c[CNT_IMAGES_UNTRACKED]);
 	info("BPF maps use %" PRIu64 " KiB of kernel memory", capture__map_bytes(cap) / 1024);
 	capture__prog_stats(cap, &run_ns, &runs);
 	if (runs)
