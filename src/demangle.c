@@ -3,11 +3,23 @@
  * Demangling: owns turning C++ and Rust symbol names into readable ones.
  * The grammar work is libiberty's (the demangler of c++filt, gdb and perf,
  * linked in statically); this file only picks the demangler, bounds what it
- * is fed, copies its output into the caller's buffer and formats Rust names
- * the way profilers show them.  The callback entry points are used because
- * they allocate nothing and never need freeing, so a name that makes the
- * demangler fail half-way costs nothing but the time spent.
+ * is fed and what it may cost, copies its output into the caller's buffer
+ * and formats Rust names the way profilers show them.
+ *
+ * Names come from untrusted files, and a short hostile name can make a
+ * demangler print practically without end: C++ substitutions and Rust v0
+ * back-references expand exponentially (a 333-byte C++ name means 4^30
+ * characters), and a v0 lifetime binder loops up to a 64-bit count read
+ * from the name.  The callback entry points are used so that output can be
+ * counted as it comes and the demangler abandoned (longjmp) once it exceeds
+ * any sane length, as rustc-demangle itself caps output.  That is safe
+ * because the C++ callback demangler allocates nothing (its arrays live on
+ * the stack), and the Rust one holds memory only while it prints a decoded
+ * punycode identifier, from a heap buffer: it is never left at that point.
+ * A binder loop that runs while printing is suppressed cannot be stopped
+ * that way, so such names are refused beforehand.
  */
+#include <setjmp.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -16,20 +28,44 @@
 #include "demangle.h"
 
 /*
- * Why DEMANGLE_MAX_INPUT: libiberty's C++ demangler puts arrays sized by the
- * input length on the stack (about 72 bytes per input byte), so a 1 MB name
- * in a hostile ELF file would overflow the stack before any recursion limit
- * applies; 4096 bytes cost under 300 KB.  Real names of heavily templated
- * code can be longer; they stay mangled.
+ * Why DEMANGLE_MAX_INPUT (demangle.h): libiberty's C++ demangler puts arrays
+ * sized by the input length on the stack (about 72 bytes per input byte),
+ * so a 1 MB name in a hostile ELF file would overflow the stack before any
+ * recursion limit applies; 4096 bytes cost under 300 KB.  Real names of
+ * heavily templated code can be longer; they stay mangled.
  */
 #define OPTS (DMGL_PARAMS | DMGL_ANSI)
+/* Far beyond any real name, yet printed in well under a millisecond. */
+#define MAX_OUTPUT (256u << 10)
+
+/* The program image (text, read-only data, data): linker-defined bounds. */
+extern const char __executable_start[], edata[];
 
 /* Where demangler output goes: the caller's buffer, truncated. */
 struct sink {
 	char *buf;
-	size_t len, used;
+	size_t len, used, total;
 	bool truncated;
+	const char *name; /* the input: output pointing into it is safe */
+	size_t nlen;
+	bool rust;        /* the Rust demangler is running (else C++) */
+	jmp_buf *escape;
 };
+
+/*
+ * Whether the demangler can be left while it hands us s.  The C++ one
+ * always (it passes its own stack buffer).  The Rust one when s is a
+ * string constant of the image or a piece of the input: then it holds no
+ * heap buffer (the punycode output is the only heap pointer it passes).
+ */
+static bool may_escape(const struct sink *k, const char *s)
+{
+	uintptr_t p = (uintptr_t)s;
+
+	return !k->rust ||
+	       (p >= (uintptr_t)k->name && p < (uintptr_t)k->name + k->nlen) ||
+	       (p >= (uintptr_t)__executable_start && p < (uintptr_t)edata);
+}
 
 static void sink_put(const char *s, size_t n, void *arg)
 {
@@ -39,6 +75,9 @@ static void sink_put(const char *s, size_t n, void *arg)
 	/* The Rust demangler flushes empty pieces, with s NULL. */
 	if (!n)
 		return;
+	k->total += n;
+	if (k->total > MAX_OUTPUT && may_escape(k, s))
+		longjmp(*k->escape, 1);
 	if (n > room) {
 		n = room;
 		k->truncated = true;
@@ -94,17 +133,47 @@ static void strip_rust_hash(const char *name, size_t nlen, struct sink *k)
 	k->used -= 19;
 }
 
+/*
+ * A v0 binder is 'G' right after an 'F' (fn type) or 'D' (dyn) tag, then a
+ * base-62 count and '_'.  Real names bind a handful of lifetimes; three or
+ * more digits (over 3844) is an attack.  Letters inside identifiers can
+ * look like a binder too: such a name merely stays mangled.
+ */
+static bool huge_binder(const char *name, size_t nlen)
+{
+	const char *p = name, *end = name + nlen;
+	size_t digits;
+
+	while ((p = memchr(p, 'G', end - p))) {
+		if (p[-1] == 'F' || p[-1] == 'D') {
+			for (digits = 0, p++; p < end && *p != '_'; p++)
+				digits++;
+			if (digits >= 3)
+				return true;
+		} else {
+			p++;
+		}
+	}
+	return false;
+}
+
 static bool run(int (*fn)(const char *, int, demangle_callbackref, void *),
 		const char *name, struct sink *k)
 {
-	k->used = 0;
+	jmp_buf escape;
+
+	k->used = k->total = 0;
 	k->truncated = false;
+	k->rust = fn == rust_demangle_callback;
+	k->escape = &escape;
+	if (setjmp(escape))
+		return false;
 	return fn(name, OPTS, sink_put, k) && k->used > 0;
 }
 
 const char *demangle(const char *name, char *buf, size_t len)
 {
-	struct sink k = { .buf = buf, .len = len };
+	struct sink k = { .buf = buf, .len = len, .name = name };
 	size_t nlen;
 	bool ok = false;
 
@@ -112,6 +181,9 @@ const char *demangle(const char *name, char *buf, size_t len)
 		return name;
 	nlen = strnlen(name, DEMANGLE_MAX_INPUT + 1);
 	if (nlen > DEMANGLE_MAX_INPUT)
+		return name;
+	k.nlen = nlen;
+	if (name[1] == 'R' && huge_binder(name, nlen))
 		return name;
 	/* Rust legacy names are valid C++ too: ask the Rust demangler first. */
 	if (name[1] == 'R' || !strncmp(name, "_ZN", 3))

@@ -5,6 +5,7 @@
  * disambiguators dropped), and the inputs that must come back untouched.
  */
 #include <stdlib.h>
+#include <unistd.h>
 #include "unit.h"
 #include "demangle.h"
 
@@ -73,6 +74,8 @@ TEST(rust_v0_names)
 		{ "_RNvMNtCs1234_7mycrate3fooNtB2_3Bar3new", "<mycrate::foo::Bar>::new" },
 		{ "_RINvNtCs1234_7mycrate3foo3barmE", "mycrate::foo::bar::<u32>" },
 		{ "_RNCNCNgCs6DXkGYLi8lr_2cc5spawn00B5_", "cc::spawn::{closure#0}::{closure#0}" },
+		{ "_RINvC3foo3barFG_RL0_lEuE", "foo::bar::<for<'a> fn(&'a i32)>" },
+		{ "_RINvC3foo3barTllETBb_Bb_EE", "foo::bar::<(i32, i32), ((i32, i32), (i32, i32))>" },
 	};
 
 	check_pairs(p, sizeof(p) / sizeof(p[0]));
@@ -94,6 +97,44 @@ TEST(unchanged)
 	CHECK(demangle(NULL, buf, sizeof(buf)) == NULL);
 	CHECK(demangle("_ZN3foo3barEv", NULL, 10) != NULL);
 	CHECK_STR(demangle("_ZN3foo3barEv", buf, 1), "_ZN3foo3barEv");
+}
+
+/*
+ * Names on which libiberty alone never returns: C++ substitutions and v0
+ * back-references that multiply the output at every level (4^30 and 2^60
+ * characters), and a lifetime binder counting to 62^10 where printing is
+ * suppressed (an impl path).
+ */
+TEST(hostile_names)
+{
+	static const char *const names[] = {
+		"_RINvC3foo3barTllETBb_Bb_ETBf_Bf_ETBn_Bn_ETBv_Bv_ETBD_BD_ETBL_BL_"
+		"ETBT_BT_ETB11_B11_ETB19_B19_ETB1j_B1j_ETB1t_B1t_ETB1D_B1D_ETB1N_B1N_"
+		"ETB1X_B1X_ETB27_B27_ETB2h_B2h_ETB2r_B2r_ETB2B_B2B_ETB2L_B2L_ETB2V_"
+		"B2V_ETB35_B35_ETB3f_B3f_ETB3p_B3p_ETB3z_B3z_ETB3J_B3J_ETB3T_B3T_ETB43_"
+		"B43_ETB4d_B4d_ETB4n_B4n_ETB4x_B4x_ETB4H_B4H_ETB4R_B4R_ETB51_B51_ETB5b_"
+		"B5b_ETB5l_B5l_ETB5v_B5v_ETB5F_B5F_ETB5P_B5P_ETB5Z_B5Z_ETB69_B69_EE",
+		"_RNvMINvC3foo3barFGZZZZZZZZZZ_EuEl3new",
+		"_Z1fPFviEPFvS0_S0_EPFvS2_S2_EPFvS4_S4_EPFvS6_S6_EPFvS8_S8_EPFvSA_SA_"
+		"EPFvSC_SC_EPFvSE_SE_EPFvSG_SG_EPFvSI_SI_EPFvSK_SK_EPFvSM_SM_EPFvSO_SO_"
+		"EPFvSQ_SQ_EPFvSS_SS_EPFvSU_SU_EPFvSW_SW_EPFvSY_SY_EPFvS10_S10_EPFvS12_"
+		"S12_EPFvS14_S14_EPFvS16_S16_EPFvS18_S18_EPFvS1A_S1A_EPFvS1C_S1C_EPFvS1E_"
+		"S1E_EPFvS1G_S1G_EPFvS1I_S1I_EPFvS1K_S1K_EPFvS1M_S1M_E",
+		"_RINvC3foo3barFGZZZZZZZZZZ_RL0_lEuE",
+	};
+	char buf[256];
+	size_t i;
+
+	alarm(20); /* a regression hangs: die rather than stall the suite */
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		CHECK(demangle(names[i], buf, sizeof(buf)) == names[i]);
+	alarm(0);
+	/* The same impl path with a sane binder is fine. */
+	CHECK_STR(demangle("_RNvMINvC3foo3barFG0_EuEl3new", buf, sizeof(buf)), "<i32>::new");
+	/* Four levels of the C++ one: 726 characters, cut to the buffer. */
+	CHECK(demangle("_Z1fPFviEPFvS0_S0_EPFvS2_S2_EPFvS4_S4_EPFvS6_S6_E", buf,
+		       sizeof(buf)) == buf);
+	CHECK(strlen(buf) == sizeof(buf) - 1);
 }
 
 /* Past DEMANGLE_MAX_INPUT the name is not even looked at. */
@@ -150,6 +191,7 @@ int main(void)
 	RUN(rust_legacy_names);
 	RUN(rust_v0_names);
 	RUN(unchanged);
+	RUN(hostile_names);
 	RUN(overlong);
 	RUN(truncation);
 	UNIT_EXIT();
