@@ -207,7 +207,7 @@ static struct capture *start_capture(const struct env *env, struct usyms *us)
 		.nr_cpus = env->nr_cpus,
 		/* room for stack_entries stacks of up to 32 frames */
 		.stack_chunks = env->stack_entries * 2,
-		.count_entries = env->stack_entries / 2 > 1024 ? env->stack_entries / 2 : 1024,
+		.count_entries = env->stack_entries / 8 * 3 > 1024 ? env->stack_entries / 8 * 3 : 1024,
 		.on_image = on_image,
 		.arg = us,
 	};
