@@ -10,6 +10,9 @@
 #      of 5 runs (3 when they take over 40 s), on build/workloads/cpu_split
 #   4. peak RSS of the tool process (/usr/bin/time -f %M)
 #   5. kernel memory: BPF maps, or perf's ring buffers
+#   6. symbolization: time from the end of a 5 s capture to folded output,
+#      and peak RSS, with 300 many_stacks processes (~10,000 distinct
+#      stacks): smolder against perf script | fold and perf report -g folded
 #
 # Every tool runs alone, one after the other, against the same workload.
 # Ratios matter, not absolute numbers: this is a small, shared, noisy VM.
@@ -52,9 +55,14 @@ kill_tree() {	# kill_tree PID: the tool first, then its parents
 	done
 	kill "$1" 2>/dev/null
 }
+MANY=()          # pids of the symbolization workload (section 6)
 cleanup() {
 	local p
 	trap - EXIT INT TERM
+	if [ ${#MANY[@]} -gt 0 ]; then  # maybe stopped (SIGSTOP): SIGKILL
+		kill -KILL "${MANY[@]}" 2>/dev/null
+		wait "${MANY[@]}" 2>/dev/null
+	fi
 	for p in $(jobs -p); do     # our background jobs still running
 		kill_tree "$p"
 	done
@@ -421,6 +429,285 @@ done
 RUNS3=$i
 stop_load
 
+# --- 6: symbolization: end of capture to folded output ----------------------
+# SYM_N processes of many_stacks, one thread each.  Every process is started
+# through its own symlink (many_stacks_001 ... many_stacks_300), so its comm
+# -- the first frame of a folded stack -- is its own: a process's samples
+# fall on ~33 different paths of the 10,000, and merged by comm they stay
+# ~10,000 distinct stacks.  (All processes start at path 0 and get 1/150 of
+# a CPU each, so merged under one comm they would give only ~500 distinct
+# stacks; many_stacks takes no start offset.)  The binary, its mappings and
+# its symbols are the same for all.
+#
+# The processes start together (each waits on a FIFO, then execs) at
+# SCHED_IDLE (chrt -i 0): 300 busy processes at normal priority would leave
+# the tools, this script and anyone else on the machine 1/150 of a CPU (a
+# fork took seconds); at SCHED_IDLE they still fill both CPUs but give way.
+# They get 1 s or more to calibrate and run through the capture.  0.3 s
+# before the capture ends (as this script sees it, which can be ~0.1 s
+# late on this VM even at SCHED_IDLE: hence the margin) they are frozen
+# with SIGSTOP, so the naming step does not compete with them, and they
+# are killed only after the tools have exited.
+SYM_N=300
+SYM_DUR=5
+SYM_PRE_US=300000 # the workload is frozen this long before the capture ends
+SYM_LOAD_S=120  # many_stacks runs at most this long (killed long before)
+SYM_OK=1
+command -v chrt >/dev/null 2>&1 || SYM_OK=0     # util-linux
+mkdir -p "$TMP/ms" && mkfifo "$TMP/ms/go" || SYM_OK=0
+for ((i = 1; i <= SYM_N && SYM_OK; i++)); do
+	ln -s "$WL/many_stacks" "$TMP/ms/$(printf 'many_stacks_%03d' "$i")" || SYM_OK=0
+done
+
+# nap SECONDS: a sleep that forks nothing (pgrep, even $(...), can take a
+# second under this load): a read with a timeout on the FIFO (fd 8), which
+# nobody writes.  Ctrl-C during such a read only sets SYM_INT (exiting from
+# inside `read -t` makes bash 5.2 abort: "longjmp causes uninitialized
+# stack frame"); nap exits afterwards, and so does the end of this section.
+SYM_INT=""
+nap() {
+	read -r -t "$1" -u 8 _
+	[ -z "$SYM_INT" ] || { echo "bench: interrupted" >&2; exit 130; }
+}
+
+# Starts the SYM_N processes (pids in MANY) at SCHED_IDLE and waits until
+# each has finished its calibration -- it then starts its worker thread, so
+# it has 2 -- and at least 1 s has passed (at most 8 s).  Fd 8 holds the
+# FIFO open from then on.
+sym_start() {
+	local i p r m t t0
+	MANY=()
+	for ((i = 1; i <= SYM_N; i++)); do
+		( exec <"$TMP/ms/go"; exec chrt -i 0 "$TMP/ms/$(printf 'many_stacks_%03d' "$i")" \
+			"$SYM_LOAD_S" 1 </dev/null >/dev/null 2>&1 ) &
+		MANY+=($!)
+	done
+	t0=${EPOCHREALTIME/./}
+	exec 8<>"$TMP/ms/go"    # a writer: every process blocked on the FIFO goes
+	while :; do
+		nap 0.2
+		m=0     # processes still calibrating (or gone)
+		for p in "${MANY[@]}"; do
+			read -r -a r 2>/dev/null <"/proc/$p/stat" || { m=$((m + 1)); continue; }
+			[ "${r[19]:-1}" -ge 2 ] || m=$((m + 1))  # num_threads
+		done
+		t=$(( ${EPOCHREALTIME/./} - t0 ))
+		[ "$t" -ge 1000000 ] && [ "$m" = 0 ] && break
+		[ "$t" -ge 8000000 ] && break
+	done
+	SYM_WARM=$(( (${EPOCHREALTIME/./} - t0) / 1000 ))
+	SYM_CALIB=$m
+}
+# Freezes the workload, then counts the processes still there.
+sym_freeze() {
+	local p n=0
+	kill -STOP "${MANY[@]}" 2>/dev/null
+	for p in "${MANY[@]}"; do kill -0 "$p" 2>/dev/null && n=$((n + 1)); done
+	SYM_ALIVE=$n
+}
+sym_kill() {
+	[ ${#MANY[@]} -gt 0 ] || return 0
+	kill -KILL "${MANY[@]}" 2>/dev/null
+	wait "${MANY[@]}" 2>/dev/null
+	MANY=()
+	exec 8>&-
+}
+sleep_until() {	# sleep_until US: until the clock (us) reaches US
+	local d=$(( $1 - ${EPOCHREALTIME/./} )) t
+	[ "$d" -gt 0 ] || return 0
+	printf -v t '%d.%06d' $((d / 1000000)) $((d % 1000000))
+	nap "$t"
+}
+# child_of PID NAME: sets CHILD to the pid of a child of PID called NAME,
+# found without a fork: the children of a fresh process have the next pids,
+# unless something else forked in between (then pgrep, below, finds it).
+child_of() {
+	local p st
+	CHILD=""
+	[ -n "$1" ] || return
+	for ((p = $1 + 1; p <= $1 + 64; p++)); do
+		read -r -a st 2>/dev/null <"/proc/$p/stat" || continue
+		[ "${st[1]}" = "($2)" ] && [ "${st[3]}" = "$1" ] && { CHILD=$p; return; }
+	done
+}
+# timed2 TIMEFILE CMD...: CMD under /usr/bin/time -f '%e %M' if we have it
+timed2() {
+	local f=$1
+	shift
+	if [ $HAVE_TIME = 1 ]; then /usr/bin/time -f '%e %M' -o "$f" "$@"; else "$@"; fi
+}
+# Peak RSS from a `/usr/bin/time -f '%e %M'` file (last line, 2nd field).
+rss2_of() { [ -s "$1" ] && tail -n 1 "$1" | awk '$2 ~ /^[0-9]+$/ { print $2 }'; }
+# perf script text -> folded stacks, modelled on FlameGraph's
+# stackcollapse-perf.pl (not packaged in Debian, not fetched): "comm;root;
+# ...;leaf count", offsets (+0x1a) and (dso) dropped, kernel frames kept,
+# unnamed frames left as [unknown].
+FOLD_PS_AWK='
+	function flush(   s, i) {
+		if (comm == "") return
+		s = comm
+		for (i = n; i >= 1; i--) s = s ";" f[i]
+		c[s]++; comm = ""; n = 0
+	}
+	/^$/ { flush(); next }
+	/^[ \t]/ {
+		if (comm == "") next
+		l = $0
+		sub(/^[ \t]+[0-9a-f]+[ \t]+/, "", l)    # address
+		sub(/ \(deleted\)\)$/, ")", l)
+		sub(/ \([^()]*\)$/, "", l)               # (dso)
+		sub(/\+0x[0-9a-f]+$/, "", l)             # +offset
+		f[++n] = l; next
+	}
+	{
+		flush(); comm = $0
+		sub(/[ \t]+[0-9]+(\/[0-9]+)?[ \t]+\[[0-9]+\][ \t]+[0-9.]+:.*$/, "", comm)
+		sub(/^[ \t]+/, "", comm); n = 0
+	}
+	END { flush(); for (s in c) print s, c[s] }'
+# perf report --stdio -g folded,0,caller,count -> "comm;root;...;leaf count":
+# each entry line gives the command (its column found from the "# ...."
+# ruler), each "COUNT a;b;c" line under it a stack.
+FOLD_RP_AWK='
+	/^# \.+ / && !cs {
+		l = $0; match(l, /\.+/); p = RSTART + RLENGTH
+		l = substr(l, p); match(l, /\.+/); cs = p + RSTART - 1; cl = RLENGTH
+		next
+	}
+	/^#/ || /^$/ { next }
+	/^ +[0-9.]+%/ { comm = substr($0, cs, cl); gsub(/^ +| +$/, "", comm); next }
+	/^[0-9]+ / { c[comm ";" substr($0, length($1) + 2)] += $1 }
+	END { for (s in c) print s, c[s] }'
+# tfold FOLD_AWK TIMEFILE: the folding step, under /usr/bin/time if we have it
+tfold() {
+	if [ $HAVE_TIME = 1 ]; then /usr/bin/time -f '%e %M' -o "$2" awk "$1"; else awk "$1"; fi
+}
+# Folded stacks -> "samples distinct named" of the many_stacks_NNN
+# processes: samples, distinct stacks, and samples whose every frame has a
+# name (no [unknown], [file+0x..], [anon]..., no bare address).
+sym_stats() {
+	awk '{
+		n = $NF; s = substr($0, 1, length($0) - length($NF) - 1)
+		if (s !~ /^many_stacks_[0-9]+(;|$)/) next
+		tot += n
+		if (!(s in d)) { d[s] = 1; nd++ }
+		k = split(s, f, ";"); ok = k > 1
+		for (i = 2; i <= k && ok; i++)
+			if (f[i] ~ /^\[/ || f[i] ~ /^(0x[0-9a-f]+|[0-9a-f]{12,16})$/) ok = 0
+		if (ok) named += n
+	}
+	END { printf "%d %d %d\n", tot, nd, named }' "$1"
+}
+
+if [ $SYM_OK = 1 ]; then
+	trap 'SYM_INT=1' INT TERM
+	echo "running: symbolization, $SYM_N many_stacks processes, ${SYM_DUR} s captures (smolder, perf)..." >&2
+	# smolder: its -v line gives the time from the end of the capture to
+	# the written folded file, and its peak RSS.
+	sym_start
+	SYM_SM_WARM=$SYM_WARM; SYM_SM_CALIB=$SYM_CALIB
+	"$SMOLDER" -v -F "$HZ" -f -o "$TMP/sym_sm.folded" "$SYM_DUR" 2>"$TMP/sym_sm.err" 8>&- &
+	SP=$!
+	tc=""; ts=""
+	while kill -0 "$SP" 2>/dev/null; do     # "sampling ..." starts the clock
+		nl=0
+		while IFS= read -r l; do
+			nl=$((nl + 1))
+			[ "${l#smolder: sampling}" != "$l" ] && ts=${EPOCHREALTIME/./}
+		done 2>/dev/null <"$TMP/sym_sm.err"
+		if [ -n "$ts" ]; then
+			tc=$(( ts + SYM_DUR * 1000000 ))
+			# when smolder wrote it, if nothing was written since
+			mt=$([ $nl = 1 ] && stat -c %.6Y "$TMP/sym_sm.err" 2>/dev/null)
+			[ -n "$mt" ] && SYM_SM_T0=${mt/./} || SYM_SM_T0=$ts
+			break
+		fi
+		nap 0.01
+	done
+	if [ -n "$tc" ]; then
+		sleep_until $(( tc - SYM_PRE_US ))
+		sym_freeze
+	fi
+	wait "$SP"
+	rc=$?
+	t1=${EPOCHREALTIME/./}
+	SYM_SM_ALIVE=${SYM_ALIVE:-?}
+	sym_kill
+	[ -z "$SYM_INT" ] || { echo "bench: interrupted" >&2; exit 130; }
+	if [ $rc = 0 ] && [ -s "$TMP/sym_sm.folded" ]; then
+		read -r SYM_SM_N SYM_SM_MS SYM_SM_RSS < <(sed -n \
+			's/^smolder: \([0-9]*\) stacks named and written in \([0-9]*\) ms; peak RSS \([0-9]*\) KiB.*/\1 \2 \3/p' "$TMP/sym_sm.err")
+		[ -n "$tc" ] && SYM_SM_EXIT=$(( (t1 - SYM_SM_T0) / 1000 - SYM_DUR * 1000 ))
+		SYM_SM_SAMPLES=$(sed -n 's/^smolder: \([0-9]*\) samples, .*/\1/p' "$TMP/sym_sm.err")
+		read -r SYM_SM_MSS SYM_SM_DIST SYM_SM_NAMED < <(sym_stats "$TMP/sym_sm.folded")
+	else
+		die "smolder failed on the symbolization workload (exit $rc): $(tail -n 1 "$TMP/sym_sm.err")"
+	fi
+	rm -f "$TMP/sym_sm.folded"
+
+	# perf: record, then the two ways perf itself gives folded stacks.
+	SYM_PERF_NA=$PERF_NA
+	if [ -z "$SYM_PERF_NA" ]; then
+		sym_start
+		SYM_PERF_WARM=$SYM_WARM; SYM_PERF_CALIB=$SYM_CALIB
+		timed "$TMP/sym_pr.rss" perf record -e cpu-clock -F "$HZ" -a -g \
+			-o "$TMP/sym.data" -- sleep "$SYM_DUR" >/dev/null 2>"$TMP/sym_pr.err" 8>&- &
+		TP=$!
+		sp=""; pp=""; t0=${EPOCHREALTIME/./}
+		while kill -0 "$TP" 2>/dev/null; do     # its `sleep` starts the clock
+			# job subshell -> /usr/bin/time -> perf -> sleep
+			if [ -z "$pp" ]; then
+				child_of "$TP" perf; pp=$CHILD
+				[ -n "$pp" ] || { child_of "$TP" time; child_of "$CHILD" perf; pp=$CHILD; }
+			fi
+			[ -n "$pp" ] && { child_of "$pp" sleep; sp=$CHILD; }
+			[ -z "$sp" ] && [ $(( ${EPOCHREALTIME/./} - t0 )) -gt 2000000 ] &&
+				sp=$(tool_pid "$TP" sleep)
+			[ -n "$sp" ] && { tc=$(( ${EPOCHREALTIME/./} + SYM_DUR * 1000000 )); break; }
+			nap 0.01
+		done
+		if [ -n "$sp" ]; then
+			sleep_until $(( tc - SYM_PRE_US ))
+			sym_freeze
+			SYM_PERF_ALIVE=$SYM_ALIVE
+			while kill -0 "$sp" 2>/dev/null; do nap 0.002; done
+			te=${EPOCHREALTIME/./}    # the capture ended
+		fi
+		wait "$TP"
+		rc=$?
+		t1=${EPOCHREALTIME/./}
+		[ -z "$SYM_INT" ] || { echo "bench: interrupted" >&2; exit 130; }
+		if [ -z "$sp" ]; then
+			SYM_PERF_NA="n/a (perf's sleep not seen)"
+		elif [ $rc != 0 ] || [ ! -s "$TMP/sym.data" ]; then
+			SYM_PERF_NA="n/a (perf record exit $rc)"
+		else
+			SYM_REC_WRAP=$(( (t1 - te) / 1000 ))
+			SYM_REC_RSS=$(rss_of "$TMP/sym_pr.rss")
+			SYM_PERF_SAMPLES=$(perf report -i "$TMP/sym.data" --stats 2>/dev/null |
+				awk '/^cpu-clock stats:/ { on = 1 } on && /SAMPLE events:/ { print $3; exit }')
+			t0=${EPOCHREALTIME/./}
+			timed2 "$TMP/sym_ps.time" perf script -i "$TMP/sym.data" 2>/dev/null |
+				tfold "$FOLD_PS_AWK" "$TMP/sym_psf.time" >"$TMP/sym_ps.folded"
+			SYM_PS_MS=$(( (${EPOCHREALTIME/./} - t0) / 1000 ))
+			t0=${EPOCHREALTIME/./}
+			timed2 "$TMP/sym_rp.time" perf report -i "$TMP/sym.data" \
+				--stdio --no-children -g folded,0,caller,count 2>/dev/null |
+				tfold "$FOLD_RP_AWK" "$TMP/sym_rpf.time" >"$TMP/sym_rp.folded"
+			SYM_RP_MS=$(( (${EPOCHREALTIME/./} - t0) / 1000 ))
+			SYM_PS_RSS=$(rss2_of "$TMP/sym_ps.time"); SYM_PSF_RSS=$(rss2_of "$TMP/sym_psf.time")
+			SYM_RP_RSS=$(rss2_of "$TMP/sym_rp.time"); SYM_RPF_RSS=$(rss2_of "$TMP/sym_rpf.time")
+			read -r SYM_PS_MSS SYM_PS_DIST SYM_PS_NAMED < <(sym_stats "$TMP/sym_ps.folded")
+			read -r SYM_RP_MSS SYM_RP_DIST SYM_RP_NAMED < <(sym_stats "$TMP/sym_rp.folded")
+			SYM_PS_N=$(wc -l <"$TMP/sym_ps.folded"); SYM_RP_N=$(wc -l <"$TMP/sym_rp.folded")
+		fi
+		sym_kill
+		rm -f "$TMP/sym.data" "$TMP/sym_ps.folded" "$TMP/sym_rp.folded"
+	fi
+	trap 'echo "bench: interrupted" >&2; exit 130' INT TERM
+	[ -z "$SYM_INT" ] || { echo "bench: interrupted" >&2; exit 130; }
+fi
+
 # --- table -------------------------------------------------------------------
 or_na() { [ -n "$1" ] && echo "$1" || echo "${2:-n/a}"; }
 row() { printf "%-40s %-15s %-31s %-24s %s\n" "$@"; }
@@ -502,6 +789,50 @@ echo "samples it printed (its map holds 4096 keys; more are dropped silently)."
 [ -n "$BT_ERR" ] && echo "bpftrace failed: $BT_ERR"
 [ -z "$BT_NA" ] && [ "${BT_STACKERR:-0}" -gt 0 ] &&
 	echo "bpftrace printed ${BT_STACKERR} 'failed to look up stack id' errors (stack map collisions)."
+
+# --- table 6: symbolization ---------------------------------------------------
+if [ $SYM_OK = 1 ]; then
+	row6() { printf "%-44s %-14s %-24s %-24s %s\n" "$@"; }
+	SP6() { [ -n "$SYM_PERF_NA" ] && echo "$SYM_PERF_NA" || echo "$1"; }
+	peer6() { [ -n "$SYM_PERF_NA" ] || echo "perf-script=$1 perf-report=$2"; }
+	share() { [ -n "$2" ] && [ "$2" -gt 0 ] 2>/dev/null && pct "$1" "$2" || echo "n/a"; }
+	sm_sh=$(share "${SYM_SM_NAMED:-0}" "${SYM_SM_MSS:-0}")
+	ps_sh=$(share "${SYM_PS_NAMED:-0}" "${SYM_PS_MSS:-0}")
+	rp_sh=$(share "${SYM_RP_NAMED:-0}" "${SYM_RP_MSS:-0}")
+	ps_exit=""; rp_exit=""
+	[ -n "${SYM_REC_WRAP:-}" ] && ps_exit=$(( SYM_REC_WRAP + SYM_PS_MS )) && rp_exit=$(( SYM_REC_WRAP + SYM_RP_MS ))
+	echo
+	echo "6. symbolization: $SYM_N many_stacks processes (1 thread each), ${SYM_DUR} s at $HZ Hz, whole machine"
+	row6 "metric" "smolder" "perf script | fold" "perf report -g folded" "smolder / best perf"
+	row6 "------" "-------" "------------------" "---------------------" "-------------------"
+	row6 "time to folded output, ms" "${SYM_SM_MS:-n/a}" "$(SP6 "${SYM_PS_MS:-}")" "$(SP6 "${SYM_RP_MS:-}")" \
+		"$(ratio "${SYM_SM_MS:-x}" "$(peer6 "${SYM_PS_MS:-x}" "${SYM_RP_MS:-x}")" lower)"
+	row6 "   end of capture to exit, ms (+record)" "${SYM_SM_EXIT:-n/a}" \
+		"$(SP6 "$ps_exit (${SYM_REC_WRAP:-?} + ${SYM_PS_MS:-?})")" "$(SP6 "$rp_exit (${SYM_REC_WRAP:-?} + ${SYM_RP_MS:-?})")" \
+		"$(ratio "${SYM_SM_EXIT:-x}" "$(peer6 "${ps_exit:-x}" "${rp_exit:-x}")" lower)"
+	row6 "peak RSS, KiB" "${SYM_SM_RSS:-n/a}" \
+		"$(SP6 "$(or_na "${SYM_PS_RSS:-}") (awk ${SYM_PSF_RSS:-n/a})")" "$(SP6 "$(or_na "${SYM_RP_RSS:-}") (awk ${SYM_RPF_RSS:-n/a})")" \
+		"$(ratio "${SYM_SM_RSS:-x}" "$(peer6 "${SYM_PS_RSS:-x}" "${SYM_RP_RSS:-x}")" lower)"
+	row6 "samples taken / folded stacks written" "${SYM_SM_SAMPLES:-?} / ${SYM_SM_N:-?}" \
+		"$(SP6 "${SYM_PERF_SAMPLES:-?} / ${SYM_PS_N:-?}")" "$(SP6 "${SYM_PERF_SAMPLES:-?} / ${SYM_RP_N:-?}")" ""
+	row6 "many_stacks_* samples in the output" "${SYM_SM_MSS:-n/a}" "$(SP6 "${SYM_PS_MSS:-}")" "$(SP6 "${SYM_RP_MSS:-}")" ""
+	row6 "   distinct stacks" "${SYM_SM_DIST:-n/a}" "$(SP6 "${SYM_PS_DIST:-}")" "$(SP6 "${SYM_RP_DIST:-}")" ""
+	row6 "   fully named (no [unknown] or [..])" "$sm_sh" "$(SP6 "$ps_sh")" "$(SP6 "$rp_sh")" \
+		"$(ratio "$(strip "$sm_sh")" "$(peer6 "$(strip "$ps_sh")" "$(strip "$rp_sh")")" higher)"
+	echo
+	echo "time to folded output: smolder's own -v figure (capture stopped -> file written);"
+	echo "perf: wall time of the pipeline alone, perf.data already written.  The row"
+	echo "below it is seen from here: smolder from the end of its capture to its exit,"
+	echo "perf from the end of \`sleep\` (+ record's wrap-up, then the pipeline).  Peak"
+	echo "RSS: smolder's whole run; perf script / report, the awk folding beside them"
+	echo "(perf record itself: ${SYM_REC_RSS:-n/a} KiB).  Ratios: smolder / the better perf way."
+	echo "workload: processes alive at the end of the capture: ${SYM_SM_ALIVE:-?}/$SYM_N (smolder run), ${SYM_PERF_ALIVE:-?}/$SYM_N (perf run);"
+	echo "          warm-up: ${SYM_SM_WARM:-?} / ${SYM_PERF_WARM:-?} ms (still calibrating then: ${SYM_SM_CALIB:-?} / ${SYM_PERF_CALIB:-?});"
+	echo "          SCHED_IDLE; frozen (SIGSTOP) $((SYM_PRE_US / 1000)) ms before the capture ends, killed after the tools exit."
+else
+	echo
+	echo "6. symbolization: not run (it needs chrt, from util-linux, and a FIFO under $TMP)"
+fi
 echo
 echo "commands (as root; all at $HZ Hz, whole machine, one tool at a time):"
 echo "  workloads: build/workloads/many_stacks (2), build/workloads/cpu_split (3)"
@@ -511,4 +842,9 @@ echo "  perf:     perf record -e cpu-clock -F $HZ -a -g -o F -- sleep $DUR; perf
 echo "            perf record -e cpu-clock -a -g -F $HZ -o F -- sleep 1; perf script -i F >/dev/null  (3)"
 echo "  bpftrace: bpftrace -e '$BT_PROG interval:s:$DUR { exit(); }'"
 echo "            bpftrace -e '$BT_PROG interval:s:1 { exit(); }'  (1, 3)"
+echo "  6: $SYM_N x build/workloads/many_stacks $SYM_LOAD_S 1, each through its own symlink many_stacks_NNN, at SCHED_IDLE"
+echo "            ./smolder -v -F $HZ -f -o FILE $SYM_DUR"
+echo "            perf record -e cpu-clock -F $HZ -a -g -o F -- sleep $SYM_DUR"
+echo "            perf script -i F | (awk fold, in scripts/bench.sh)"
+echo "            perf report -i F --stdio --no-children -g folded,0,caller,count | (awk: comm prefix)"
 echo "  this table: sudo make bench"
