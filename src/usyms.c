@@ -463,25 +463,34 @@ static size_t name_vdso(struct usyms *u, const struct proc_map *m,
 	return put(buf, len, "[vdso+0x%" PRIx64 "]", off);
 }
 
-/* The process's PID in its own namespace: the number its JIT writes in /tmp. */
-static pid_t innermost_pid(pid_t pid)
+/*
+ * From one read of /proc/PID/status: the process's PID in its own namespace
+ * (the number its JIT writes in /tmp, last NSpid field) and its effective
+ * uid (who owns the files it creates).  -1 if the process is gone.
+ */
+static int read_status(pid_t pid, pid_t *inner, uid_t *euid)
 {
 	char path[64], line[256];
-	pid_t inner = pid;
+	unsigned long ruid, uid = 0;
+	bool have_uid = false;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
-		return pid;
+		return -1;
+	*inner = pid;
 	while (fgets(line, sizeof(line), f)) {
 		char *last = strrchr(line, '\t');
 
-		if (!strncmp(line, "NSpid:", 6) && last)
-			inner = atoi(last + 1);
+		if (!strncmp(line, "NSpid:", 6) && last && atoi(last + 1) > 0)
+			*inner = atoi(last + 1);
+		else if (sscanf(line, "Uid: %lu %lu", &ruid, &uid) == 2)
+			have_uid = true;
 	}
 	fclose(f);
-	return inner > 0 ? inner : pid;
+	*euid = uid;
+	return have_uid ? 0 : -1;
 }
 
 /*
@@ -494,17 +503,18 @@ static void load_jit_map(struct pid_ent *e)
 	const char *why = NULL;
 	struct perfmap *pm;
 	char root[64];
+	pid_t inner;
 	uid_t owner;
 
 	e->jit_tried = true;
-	if (perfmap__owner(e->pid, &owner))
+	if (read_status(e->pid, &inner, &owner))
 		return;
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)e->pid);
-	pm = perfmap__load(innermost_pid(e->pid), root, owner, &why);
+	pm = perfmap__load(inner, root, owner, &why);
 	if (!pm) {
 		if (errno != ENOENT)
-			warn("ignoring /tmp/perf-%d.map of pid %d: %s", (int)innermost_pid(e->pid),
-			     (int)e->pid, why ? why : "unreadable");
+			warn("ignoring /tmp/perf-%d.map of pid %d: %s", (int)inner, (int)e->pid,
+			     why ? why : "unreadable");
 		return;
 	}
 	perfmap__free(e->jit);
