@@ -1,18 +1,42 @@
 #!/bin/sh
-# Installs smolder's build and test dependencies from Debian/Ubuntu packages.
-# A no-op when they are all present.
+# Installs smolder's build and test dependencies from Debian/Ubuntu packages,
+# and speedscope's file-format schema (from its npm package, which the
+# speedscope output test validates against).  A no-op when all are present.
 set -e
-PKGS="clang llvm make gcc libc6-dev libbpf-dev libelf-dev zlib1g-dev liblzma-dev bpftool pkg-config libiberty-dev binutils xz-utils g++ libclang-rt-dev"
+cd "$(dirname "$0")/.."
+# Tests only: chromium + chromium-driver drive the SVG in a real browser,
+# golang-go reads pprof output back, python3-jsonschema validates speedscope
+# output.  npm (the machine's Node.js, or Debian's npm when there is none)
+# fetches speedscope's schema.
+PKGS="clang llvm make gcc libc6-dev libbpf-dev libelf-dev zlib1g-dev liblzma-dev bpftool pkg-config libiberty-dev binutils xz-utils g++ libclang-rt-dev chromium chromium-driver golang-go python3 python3-jsonschema"
+SPEEDSCOPE=speedscope@1.25.0
+SCHEMA=build/deps/speedscope-file-format-schema.json
+
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
-if [ "$(id -u)" != 0 ]; then
-	echo "smolder: missing packages:$missing (run as root: sudo scripts/deps.sh)" >&2
-	exit 1
+if [ -n "$missing" ]; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "smolder: missing packages:$missing (run as root: sudo scripts/deps.sh)" >&2
+		exit 1
+	fi
+	echo "installing:$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
-echo "installing:$missing"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends $missing >/dev/null
+if [ ! -s "$SCHEMA" ] && ! command -v npm >/dev/null; then
+	[ "$(id -u)" = 0 ] || { echo "smolder: npm is missing (run as root: sudo scripts/deps.sh)" >&2; exit 1; }
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm >/dev/null
+fi
+if [ ! -s "$SCHEMA" ]; then
+	echo "fetching $SPEEDSCOPE's file-format schema"
+	mkdir -p build/deps
+	t=$(mktemp -d)
+	(cd "$t" && npm pack --silent "$SPEEDSCOPE" >/dev/null 2>&1) ||
+		{ echo "smolder: cannot fetch $SPEEDSCOPE from the npm registry (check network access to registry.npmjs.org)" >&2; rm -rf "$t"; exit 1; }
+	tar -xzf "$t"/speedscope-*.tgz -C "$t" package/dist/release/file-format-schema.json
+	mv "$t/package/dist/release/file-format-schema.json" "$SCHEMA"
+	rm -rf "$t"
+fi

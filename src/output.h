@@ -1,14 +1,59 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Output formats of folded stacks; each writes to an open stream. */
+/*
+ * Output formats.  Folded text and the readable report write a capture's
+ * folded stacks; the pictures (SVG flame graph, speedscope, pprof) write a
+ * profile, from a capture or from folded files.  Each writes to an open
+ * stream and returns 0, or -1 when the stream failed (errno set) or -ENOMEM.
+ */
 #ifndef SMOLDER_OUTPUT_H
 #define SMOLDER_OUTPUT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include "fold.h"
+#include "profile.h"
+
+enum out_format {
+	FMT_AUTO,       /* from the file name, else folded (-f) or report */
+	FMT_REPORT,     /* bcc profile's readable report */
+	FMT_FOLDED,     /* .folded, .txt */
+	FMT_SVG,        /* .svg */
+	FMT_SPEEDSCOPE, /* .speedscope.json */
+	FMT_PPROF,      /* .pb.gz */
+};
+
+/* How pictures are drawn; zero values mean the defaults shown. */
+struct render_opts {
+	const char *title;     /* "Flame Graph" ("Icicle Graph", "Flame Chart",
+				  "Differential Flame Graph") */
+	const char *subtitle;  /* none */
+	const char *countname; /* "samples" */
+	const char *colors;    /* palette: "hot" (default), "mem", "io", "kernel"
+				  (user/kernel/JIT split by _[k]/_[j] and "-"),
+				  "red", "green", "blue", "aqua", "yellow",
+				  "purple", "orange" */
+	unsigned width;        /* SVG width in pixels, 1200 */
+	double minwidth;       /* frames narrower than this many pixels are
+				  left out (0.1); negative: -N means N% of
+				  the total */
+	bool inverted;         /* icicle graph: root at the top */
+	bool reverse;          /* stacks reversed (leaf first) before merging */
+	bool flamechart;       /* input order kept, only adjacent stacks merge;
+				  x is time */
+	const char *name;      /* profile name for speedscope/pprof ("smolder") */
+};
 
 /* flamegraph.pl's input: "frame;frame;... COUNT" per line. */
 int output_folded(FILE *out, const struct folded *stacks, size_t nr);
+/* The same from a profile (counts with decimals kept as given). */
+int output_folded_profile(FILE *out, const struct profile *p);
 /* bcc profile's readable report: leaf first, a stack per paragraph. */
 int output_report(FILE *out, const struct folded *stacks, size_t nr);
+/* A self-contained interactive flame graph (no network, no external file). */
+int output_svg(FILE *out, const struct profile *p, const struct render_opts *o);
+/* speedscope's file format, one "sampled" profile. */
+int output_speedscope(FILE *out, const struct profile *p, const struct render_opts *o);
+/* pprof: a gzip-compressed profile.proto. */
+int output_pprof(FILE *out, const struct profile *p, const struct render_opts *o);
 
 #endif

@@ -9,3 +9,17 @@ int output_folded(FILE *out, const struct folded *stacks, size_t nr)
 		fprintf(out, "%s %" PRIu64 "\n", stacks[i].text, stacks[i].count);
 	return ferror(out) ? -1 : 0;
 }
+
+/* %.17g keeps every digit of a decimal count; whole counts print as such. */
+int output_folded_profile(FILE *out, const struct profile *p)
+{
+	for (size_t i = 0; i < p->nr; i++) {
+		const struct pstack *s = &p->stacks[i];
+
+		if (p->diff)
+			fprintf(out, "%s %.17g %.17g\n", s->frames, s->before, s->count);
+		else
+			fprintf(out, "%s %.17g\n", s->frames, s->count);
+	}
+	return ferror(out) ? -1 : 0;
+}
