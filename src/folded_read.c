@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The folded-stack reader and the differential merge (see folded_read.h).
+ * Lines are split from the right: the count is the last whitespace-separated
+ * field, so frame names keep their spaces.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "folded_read.h"
+
+/* A trailing count in s[0..*len): "123", "123." or "12.5" after whitespace.
+ * On success *len shrinks to the text before the whitespace. */
+static bool trailing_count(const char *s, size_t *len, double *out)
+{
+	size_t end = *len, i = end;
+	bool dot = false;
+
+	while (i > 0 && (s[i - 1] == '.' || (s[i - 1] >= '0' && s[i - 1] <= '9'))) {
+		if (s[i - 1] == '.') {
+			if (dot)
+				return false;
+			dot = true;
+		}
+		i--;
+	}
+	/* digits first: ".5" is not a count in flamegraph.pl either */
+	if (i == end || s[i] == '.' || i == 0 || (s[i - 1] != ' ' && s[i - 1] != '\t'))
+		return false;
+	*out = strtod(s + i, NULL);
+	while (i > 0 && (s[i - 1] == ' ' || s[i - 1] == '\t'))
+		i--;
+	*len = i;
+	return true;
+}
+
+static int line_error(char *errbuf, size_t errlen, const char *name, size_t lineno,
+		      const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(errbuf, errlen, "%s:%zu: ", name, lineno);
+
+	va_start(ap, fmt);
+	if (n >= 0 && (size_t)n < errlen)
+		vsnprintf(errbuf + n, errlen - n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* One line, without its newline.  kinds: 0 unknown yet, 1 or 2 counts. */
+static int read_line(const char *line, size_t len, const char *name, size_t lineno,
+		     struct profile *p, int *kinds, char *errbuf, size_t errlen)
+{
+	double count, before = 0;
+	size_t len2;
+	bool two;
+
+	if (memchr(line, '\0', len))
+		return line_error(errbuf, errlen, name, lineno,
+				  "a NUL byte (not a folded-stacks text file?)");
+	if (!trailing_count(line, &len, &count))
+		return line_error(errbuf, errlen, name, lineno,
+				  "no sample count at the end of the line (expected \"frame;frame;... COUNT\")");
+	len2 = len;
+	two = trailing_count(line, &len2, &before);
+	if (!*kinds)
+		*kinds = two ? 2 : 1;
+	if (*kinds == 2) {
+		if (!two)
+			return line_error(errbuf, errlen, name, lineno,
+					  "one sample count, but the first line had two (BEFORE AFTER)");
+		len = len2;
+	}
+	/* with one count, a frame name may itself end in " 12" */
+	if (!len)
+		return line_error(errbuf, errlen, name, lineno, "a count without a stack");
+	p->diff = *kinds == 2;
+	return profile__add(p, line, len, count, p->diff ? before : 0);
+}
+
+int folded_read(FILE *in, const char *name, struct profile *p, char *errbuf, size_t errlen)
+{
+	int kinds = p->nr ? (p->diff ? 2 : 1) : 0, e = 0;
+	size_t cap = 0, lineno = 0;
+	char *line = NULL;
+	ssize_t n;
+
+	while (!e && (n = getline(&line, &cap, in)) >= 0) {
+		lineno++;
+		while (n > 0 && strchr("\n\r \t", line[n - 1]))
+			n--;
+		if (n > 0)
+			e = read_line(line, n, name, lineno, p, &kinds, errbuf, errlen);
+	}
+	free(line);
+	if (e == -ENOMEM)
+		snprintf(errbuf, errlen, "out of memory reading %s", name);
+	else if (!e && ferror(in)) {
+		snprintf(errbuf, errlen, "cannot read %s: %s", name, strerror(errno));
+		e = -EIO;
+	}
+	return e;
+}
+
+/* Stacks by text, to pair up BEFORE and AFTER. */
+struct diff_map {
+	struct pstack **slots;
+	size_t nslots;
+};
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+/* The slot holding frames, or the empty one where it goes. */
+static struct pstack **diff_slot(struct diff_map *m, const char *frames)
+{
+	size_t j = hash_str(frames) & (m->nslots - 1);
+
+	while (m->slots[j] && strcmp(m->slots[j]->frames, frames))
+		j = (j + 1) & (m->nslots - 1);
+	return &m->slots[j];
+}
+
+static int diff_add(struct profile *d, struct diff_map *m, const struct pstack *s,
+		    double after, double before)
+{
+	struct pstack **slot = diff_slot(m, s->frames);
+
+	if (!*slot) {
+		if (profile__add(d, s->frames, strlen(s->frames), 0, 0))
+			return -ENOMEM;
+		*slot = &d->stacks[d->nr - 1];
+	}
+	(*slot)->count += after;
+	(*slot)->before += before;
+	return 0;
+}
+
+struct profile *profile__diff(const struct profile *before, const struct profile *after,
+			      bool normalize)
+{
+	size_t n = 16, want = (before->nr + after->nr) * 2;
+	double tb = profile__total(before), ta = profile__total(after);
+	double scale = normalize && tb > 0 ? ta / tb : 1;
+	struct profile *d = profile__new();
+	struct diff_map m = { 0 };
+	int e = 0;
+
+	while (n < want)
+		n <<= 1;
+	m.nslots = n;
+	m.slots = calloc(n, sizeof(*m.slots));
+	/* slots point into d->stacks: size it once so it never moves */
+	if (d && m.slots && (d->stacks = calloc(before->nr + after->nr + 1, sizeof(*d->stacks)))) {
+		d->cap = before->nr + after->nr + 1;
+		for (size_t i = 0; !e && i < after->nr; i++)
+			e = diff_add(d, &m, &after->stacks[i], after->stacks[i].count, 0);
+		for (size_t i = 0; !e && i < before->nr; i++)
+			e = diff_add(d, &m, &before->stacks[i], 0, before->stacks[i].count * scale);
+	} else {
+		e = -ENOMEM;
+	}
+	free(m.slots);
+	if (e) {
+		profile__free(d);
+		return NULL;
+	}
+	d->diff = true;
+	d->fractional = before->fractional || after->fractional || scale != 1;
+	d->period_ns = after->period_ns;
+	return d;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Reading folded stacks, flamegraph.pl's grammar: one stack per line,
+ * frames separated by ';', then whitespace and a sample count, the line's
+ * last field: a whole or decimal number ("12", "12.", "12.5").  Frame names
+ * may hold spaces.  A line whose stack also ends in a count ("a;b 10 12",
+ * difffolded.pl's output) is read as BEFORE and AFTER counts; a profile's
+ * first line decides which of the two kinds every line must be.  Blank
+ * lines are skipped; any other line without a count is an error naming it.
+ */
+#ifndef SMOLDER_FOLDED_READ_H
+#define SMOLDER_FOLDED_READ_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "profile.h"
+
+/*
+ * Appends in's stacks to p, in input order (identical stacks are not merged
+ * here).  Returns 0, or -EINVAL with "NAME:LINE: what is wrong" in errbuf
+ * for a malformed line, -EIO (errno-style message) when in failed, -ENOMEM.
+ */
+int folded_read(FILE *in, const char *name, struct profile *p, char *errbuf, size_t errlen);
+
+/*
+ * Merges BEFORE and AFTER into one differential profile: for every stack
+ * in either, AFTER's count and BEFORE's (0 where a side lacks it).  With
+ * normalize, BEFORE's counts are scaled so that its total equals AFTER's.
+ * NULL on -ENOMEM.
+ */
+struct profile *profile__diff(const struct profile *before, const struct profile *after,
+			      bool normalize);
+
+#endif

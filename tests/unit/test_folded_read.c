@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The folded-stack reader against flamegraph.pl's grammar, and diffs. */
+#include <errno.h>
+#include <stdlib.h>
+#include "folded_read.h"
+#include "unit.h"
+
+static char errbuf[256];
+
+/* Reads text as file "in"; returns folded_read's result. */
+static int read_text(const char *text, struct profile *p)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int e;
+
+	errbuf[0] = 0;
+	e = folded_read(f, "in", p, errbuf, sizeof(errbuf));
+	fclose(f);
+	return e;
+}
+
+TEST(reads_stacks_and_counts_in_order)
+{
+	struct profile *p = profile__new();
+
+	CHECK(read_text("main;b 3\nmain;a 7\n", p) == 0);
+	CHECK(p->nr == 2 && !p->diff && !p->fractional);
+	CHECK_STR(p->stacks[0].frames, "main;b");
+	CHECK(p->stacks[0].count == 3);
+	CHECK_STR(p->stacks[1].frames, "main;a");
+	CHECK(profile__total(p) == 10);
+	profile__free(p);
+}
+
+TEST(names_keep_their_spaces)
+{
+	struct profile *p = profile__new();
+
+	CHECK(read_text("java;Foo::bar(int, char) const;[lib a.so+0x10]  12\n", p) == 0);
+	CHECK(p->nr == 1);
+	CHECK_STR(p->stacks[0].frames, "java;Foo::bar(int, char) const;[lib a.so+0x10]");
+	CHECK(p->stacks[0].count == 12);
+	profile__free(p);
+}
+
+TEST(decimal_counts_tabs_and_crlf)
+{
+	struct profile *p = profile__new();
+
+	CHECK(read_text("a;b 1.5\r\na;c\t2.\r\n\r\n   \na 0\n", p) == 0);
+	CHECK(p->nr == 3 && p->fractional);
+	CHECK(p->stacks[0].count == 1.5);
+	CHECK_STR(p->stacks[1].frames, "a;c");
+	CHECK(p->stacks[1].count == 2);
+	CHECK(p->stacks[2].count == 0);
+	profile__free(p);
+}
+
+TEST(line_without_count_names_its_line)
+{
+	struct profile *p = profile__new();
+
+	CHECK(read_text("a;b 1\n\na;c\n", p) == -EINVAL);
+	CHECK(strstr(errbuf, "in:3: no sample count") != NULL);
+	CHECK(read_text("a;b 1\nx .5\n", p) == -EINVAL);
+	CHECK(strstr(errbuf, "in:2:") != NULL);
+	CHECK(read_text("a;b 1x\n", p) == -EINVAL);
+	CHECK(read_text("a;b -1\n", p) == -EINVAL);
+	CHECK(read_text("a;b 1.2.3\n", p) == -EINVAL);
+	CHECK(read_text("7\n", p) == -EINVAL);
+	CHECK(read_text(" 7\n", p) == -EINVAL);
+	CHECK(strstr(errbuf, "in:1: a count without a stack") != NULL);
+	profile__free(p);
+}
+
+TEST(nul_byte_is_rejected)
+{
+	static const char bin[] = "a;b 1\na\0b 2\n";
+	struct profile *p = profile__new();
+	FILE *f = fmemopen((void *)bin, sizeof(bin) - 1, "r");
+
+	CHECK(folded_read(f, "bin", p, errbuf, sizeof(errbuf)) == -EINVAL);
+	CHECK(strstr(errbuf, "bin:2: a NUL byte") != NULL);
+	fclose(f);
+	profile__free(p);
+}
+
+TEST(empty_input_reads_nothing)
+{
+	struct profile *p = profile__new();
+
+	CHECK(read_text("", p) == 0 && p->nr == 0);
+	CHECK(read_text("\n\n", p) == 0 && p->nr == 0);
+	profile__free(p);
+}
+
+TEST(two_counts_are_before_and_after)
+{
+	struct profile *p = profile__new();
+
+	CHECK(read_text("a;b 3 5\na;c 4 0\n", p) == 0);
+	CHECK(p->diff && p->nr == 2);
+	CHECK(p->stacks[0].before == 3 && p->stacks[0].count == 5);
+	CHECK(profile__total_before(p) == 7 && profile__total(p) == 5);
+	CHECK(read_text("a;d 1\n", p) == -EINVAL);
+	CHECK(strstr(errbuf, "in:1: one sample count, but the first line had two") != NULL);
+	profile__free(p);
+}
+
+TEST(name_ending_in_number_after_single_counts)
+{
+	struct profile *p = profile__new();
+
+	CHECK(read_text("a;b 1\nworker 12 5\n", p) == 0);
+	CHECK(!p->diff);
+	CHECK_STR(p->stacks[1].frames, "worker 12");
+	CHECK(p->stacks[1].count == 5);
+	profile__free(p);
+}
+
+TEST(diff_pairs_stacks_and_normalizes)
+{
+	struct profile *b = profile__new(), *a = profile__new(), *d;
+
+	CHECK(read_text("m;x 10\nm;y 10\nm;gone 20\n", b) == 0);
+	CHECK(read_text("m;x 30\nm;new 10\nm;x 10\n", a) == 0);
+	d = profile__diff(b, a, false);
+	CHECK(d && d->diff && d->nr == 4);
+	CHECK_STR(d->stacks[0].frames, "m;x");
+	CHECK(d->stacks[0].count == 40 && d->stacks[0].before == 10);
+	CHECK(profile__total(d) == 50 && profile__total_before(d) == 40);
+	profile__free(d);
+	d = profile__diff(b, a, true);
+	CHECK(d && profile__total_before(d) == 50);
+	CHECK(d->stacks[0].before == 12.5);
+	profile__free(d);
+	profile__free(a);
+	profile__free(b);
+}
+
+int main(void)
+{
+	RUN(reads_stacks_and_counts_in_order);
+	RUN(names_keep_their_spaces);
+	RUN(decimal_counts_tabs_and_crlf);
+	RUN(line_without_count_names_its_line);
+	RUN(nul_byte_is_rejected);
+	RUN(empty_input_reads_nothing);
+	RUN(two_counts_are_before_and_after);
+	RUN(name_ending_in_number_after_single_counts);
+	RUN(diff_pairs_stacks_and_normalizes);
+	UNIT_EXIT();
+}
