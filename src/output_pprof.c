@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * pprof output: a profile as a gzip-compressed profile.proto (the format of
+ * github.com/google/pprof, proto/profile.proto), read by `go tool pprof`,
+ * pprof's web UI and the tools that import it.  One Function and one
+ * Location per distinct frame name (there are no addresses or mappings:
+ * frames arrive named), one Sample per stack with its locations leaf first.
+ *
+ * It streams: samples are encoded and compressed as the stacks are read,
+ * and the locations, functions and string table, known only at the end,
+ * follow them.  Protobuf fields may come in any order, and every reader
+ * resolves string and location references after decoding the whole message.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zlib.h>
+#include "output.h"
+#include "pb.h"
+
+/* profile.proto field numbers. */
+enum {
+	PROFILE_SAMPLE_TYPE = 1,
+	PROFILE_SAMPLE = 2,
+	PROFILE_LOCATION = 4,
+	PROFILE_FUNCTION = 5,
+	PROFILE_STRING_TABLE = 6,
+	PROFILE_DROP_FRAMES = 7,
+	PROFILE_TIME_NANOS = 9,
+	PROFILE_PERIOD_TYPE = 11,
+	PROFILE_PERIOD = 12,
+	PROFILE_COMMENT = 13,
+	VALUE_TYPE_TYPE = 1,
+	VALUE_TYPE_UNIT = 2,
+	SAMPLE_LOCATION_ID = 1,
+	SAMPLE_VALUE = 2,
+	LOCATION_ID = 1,
+	LOCATION_LINE = 4,
+	LINE_FUNCTION_ID = 1,
+	FUNCTION_ID = 1,
+	FUNCTION_NAME = 2,
+	FUNCTION_SYSTEM_NAME = 3,
+};
+
+/* The string table starts with these; frame name i is S_FRAMES + i. */
+enum { S_EMPTY, S_SAMPLES, S_COUNT, S_CPU, S_NANOSECONDS, S_NAME, S_EXPORTER, S_FRAMES };
+
+/* The encoded top level goes through deflate in chunks of about this size. */
+#define FLUSH_AT (64 * 1024)
+
+struct pprof_writer {
+	FILE *out;
+	z_stream z;
+	struct pb top;       /* top-level fields not yet compressed */
+	struct pb msg, line; /* embedded messages being built */
+	struct strtab names; /* distinct frame names: function/location i + 1 */
+	uint64_t *ids;       /* one stack's location ids, root first */
+	size_t nids, cap;
+	uint64_t period_ns;
+};
+
+/* Compresses top's bytes (all of them, and the gzip trailer when finishing)
+ * and writes them out.  -1 with errno when the stream failed. */
+static int pw_deflate(struct pprof_writer *w, int flush)
+{
+	unsigned char buf[16384];
+	size_t have;
+	int rc;
+
+	w->z.next_in = w->top.buf;
+	w->z.avail_in = (uInt)w->top.len;
+	do {
+		w->z.next_out = buf;
+		w->z.avail_out = sizeof(buf);
+		rc = deflate(&w->z, flush);
+		if (rc == Z_STREAM_ERROR) {
+			errno = EINVAL;
+			return -1;
+		}
+		have = sizeof(buf) - w->z.avail_out;
+		if (have && fwrite(buf, 1, have, w->out) != have) {
+			if (!errno)
+				errno = EIO;
+			return -1;
+		}
+	} while (w->z.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
+	w->top.len = 0;
+	return 0;
+}
+
+/* A ValueType message {type, unit} as field `field` of the top level. */
+static void pw_value_type(struct pprof_writer *w, unsigned field, int type, int unit)
+{
+	w->msg.len = 0;
+	pb__uint(&w->msg, VALUE_TYPE_TYPE, type);
+	pb__uint(&w->msg, VALUE_TYPE_UNIT, unit);
+	pb__bytes(&w->top, field, w->msg.buf, w->msg.len);
+}
+
+/* What pprof shows about the whole profile: the kinds of value each sample
+ * has, the sampling period when known, when, and who wrote it. */
+static void pw_header(struct pprof_writer *w)
+{
+	struct timespec ts;
+
+	pw_value_type(w, PROFILE_SAMPLE_TYPE, S_SAMPLES, S_COUNT);
+	if (w->period_ns) {
+		pw_value_type(w, PROFILE_SAMPLE_TYPE, S_CPU, S_NANOSECONDS);
+		pw_value_type(w, PROFILE_PERIOD_TYPE, S_CPU, S_NANOSECONDS);
+		pb__uint(&w->top, PROFILE_PERIOD, w->period_ns);
+	}
+	/* drop_frames stays S_EMPTY (proto3 leaves a zero out): no regexp, so
+	 * pprof drops no frame. */
+	pb__uint(&w->top, PROFILE_DROP_FRAMES, S_EMPTY);
+	/* The profile does not carry its start; the time of writing is the
+	 * nearest thing known here (informational only in pprof). */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	pb__uint(&w->top, PROFILE_TIME_NANOS,
+		 (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec);
+	pb__uint(&w->top, PROFILE_COMMENT, S_NAME);
+	pb__uint(&w->top, PROFILE_COMMENT, S_EXPORTER);
+}
+
+static int pw_push_id(struct pprof_writer *w, uint64_t id)
+{
+	if (w->nids == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 64;
+		uint64_t *n = realloc(w->ids, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		w->ids = n;
+		w->cap = cap;
+	}
+	w->ids[w->nids++] = id;
+	return 0;
+}
+
+/* The location ids of "root;...;leaf", root first, in w->ids. */
+static int pw_stack_ids(struct pprof_writer *w, const char *frames)
+{
+	const char *p = frames, *end;
+
+	w->nids = 0;
+	for (;;) {
+		long idx;
+
+		end = strchr(p, ';');
+		if (!end)
+			end = p + strlen(p);
+		idx = strtab__intern(&w->names, p, end - p);
+		if (idx < 0 || pw_push_id(w, (uint64_t)idx + 1))
+			return -ENOMEM;
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
+}
+
+/* One Sample: location ids leaf first (pprof's order), then its values.
+ * pprof values are integers: a decimal count (folded files may have them)
+ * is rounded to the nearest, and a stack that rounds to none is left out,
+ * as is a diff's stack that AFTER no longer has. */
+static int pw_sample(struct pprof_writer *w, const struct pstack *s)
+{
+	long long n = llround(s->count);
+	uint64_t values[2] = { (uint64_t)n, (uint64_t)n * w->period_ns };
+
+	if (n <= 0)
+		return 0;
+	if (pw_stack_ids(w, s->frames))
+		return -ENOMEM;
+	w->msg.len = 0;
+	pb__packed(&w->msg, SAMPLE_LOCATION_ID, w->ids, w->nids, 1);
+	pb__packed(&w->msg, SAMPLE_VALUE, values, w->period_ns ? 2 : 1, 0);
+	pb__bytes(&w->top, PROFILE_SAMPLE, w->msg.buf, w->msg.len);
+	if (w->top.err)
+		return w->top.err;
+	return w->top.len >= FLUSH_AT ? pw_deflate(w, Z_NO_FLUSH) : 0;
+}
+
+/* Location i + 1 {line: [{function_id: i + 1}]} and Function i + 1 named
+ * by string S_FRAMES + i, for every distinct frame name. */
+static int pw_functions(struct pprof_writer *w)
+{
+	for (size_t i = 0; i < w->names.nr; i++) {
+		uint64_t id = i + 1;
+
+		w->line.len = 0;
+		pb__uint(&w->line, LINE_FUNCTION_ID, id);
+		w->msg.len = 0;
+		pb__uint(&w->msg, LOCATION_ID, id);
+		pb__bytes(&w->msg, LOCATION_LINE, w->line.buf, w->line.len);
+		pb__bytes(&w->top, PROFILE_LOCATION, w->msg.buf, w->msg.len);
+		w->msg.len = 0;
+		pb__uint(&w->msg, FUNCTION_ID, id);
+		pb__uint(&w->msg, FUNCTION_NAME, S_FRAMES + i);
+		pb__uint(&w->msg, FUNCTION_SYSTEM_NAME, S_FRAMES + i);
+		pb__bytes(&w->top, PROFILE_FUNCTION, w->msg.buf, w->msg.len);
+		if (w->msg.err || w->line.err || w->top.err)
+			return -ENOMEM;
+		if (w->top.len >= FLUSH_AT && pw_deflate(w, Z_NO_FLUSH))
+			return -1;
+	}
+	return 0;
+}
+
+static int pw_strings(struct pprof_writer *w, const char *name)
+{
+	const char *fixed[S_FRAMES] = {
+		[S_EMPTY] = "", [S_SAMPLES] = "samples", [S_COUNT] = "count",
+		[S_CPU] = "cpu", [S_NANOSECONDS] = "nanoseconds", [S_NAME] = name,
+		[S_EXPORTER] = "smolder " SMOLDER_VERSION,
+	};
+
+	for (int i = 0; i < S_FRAMES; i++)
+		pb__string(&w->top, PROFILE_STRING_TABLE, fixed[i], strlen(fixed[i]));
+	for (size_t i = 0; i < w->names.nr; i++) {
+		pb__string(&w->top, PROFILE_STRING_TABLE, w->names.ent[i].s,
+			   w->names.ent[i].len);
+		if (w->top.err)
+			return -ENOMEM;
+		if (w->top.len >= FLUSH_AT && pw_deflate(w, Z_NO_FLUSH))
+			return -1;
+	}
+	return w->top.err;
+}
+
+static int pw_body(struct pprof_writer *w, const struct profile *p, const char *name)
+{
+	int err;
+
+	pw_header(w);
+	for (size_t i = 0; i < p->nr; i++) {
+		err = pw_sample(w, &p->stacks[i]);
+		if (err)
+			return err;
+	}
+	err = pw_functions(w);
+	if (!err)
+		err = pw_strings(w, name);
+	if (!err)
+		err = w->top.err ? w->top.err : w->msg.err;
+	return err ? err : pw_deflate(w, Z_FINISH);
+}
+
+int output_pprof(FILE *out, const struct profile *p, const struct render_opts *o)
+{
+	struct pprof_writer w = { .out = out, .period_ns = p->period_ns };
+	const char *name = o && o->name ? o->name : "smolder";
+	int err;
+
+	/* windowBits 15 + 16: a gzip wrapper, which pprof expects on disk. */
+	if (deflateInit2(&w.z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	errno = 0;
+	err = pw_body(&w, p, name);
+	deflateEnd(&w.z);
+	pb__free(&w.top);
+	pb__free(&w.msg);
+	pb__free(&w.line);
+	strtab__free(&w.names);
+	free(w.ids);
+	if (!err && ferror(out)) {
+		if (!errno)
+			errno = EIO;
+		err = -1;
+	}
+	return err;
+}

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The protobuf encoder, UTF-8 checker and string interner of pb.h, shared by
+ * the pprof and speedscope writers.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pb.h"
+
+static const char replacement[] = "\xef\xbf\xbd"; /* U+FFFD */
+
+static int pb_grow(struct pb *b, size_t more)
+{
+	uint8_t *n;
+	size_t cap;
+
+	if (b->err)
+		return b->err;
+	if (b->len + more <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap * 2 : 256;
+	while (cap < b->len + more)
+		cap *= 2;
+	n = realloc(b->buf, cap);
+	if (!n)
+		return b->err = -ENOMEM;
+	b->buf = n;
+	b->cap = cap;
+	return 0;
+}
+
+static void pb_raw(struct pb *b, const void *data, size_t len)
+{
+	if (len && !pb_grow(b, len)) {
+		memcpy(b->buf + b->len, data, len);
+		b->len += len;
+	}
+}
+
+static size_t varint_size(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+void pb__varint(struct pb *b, uint64_t v)
+{
+	if (pb_grow(b, 10))
+		return;
+	while (v >= 0x80) {
+		b->buf[b->len++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	b->buf[b->len++] = (uint8_t)v;
+}
+
+static void pb_key(struct pb *b, unsigned field, enum pb_wire wire)
+{
+	pb__varint(b, (uint64_t)field << 3 | wire);
+}
+
+void pb__uint(struct pb *b, unsigned field, uint64_t v)
+{
+	pb_key(b, field, PB_VARINT);
+	pb__varint(b, v);
+}
+
+void pb__bytes(struct pb *b, unsigned field, const void *data, size_t len)
+{
+	pb_key(b, field, PB_LEN);
+	pb__varint(b, len);
+	pb_raw(b, data, len);
+}
+
+void pb__string(struct pb *b, unsigned field, const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t out = 0, i;
+	int k;
+
+	/* Two passes: the length goes first on the wire. */
+	for (i = 0; i < len; i += k > 0 ? k : -k) {
+		k = utf8__seq(u + i, len - i);
+		out += k > 0 ? (size_t)k : sizeof(replacement) - 1;
+	}
+	if (out == len) {
+		pb__bytes(b, field, s, len);
+		return;
+	}
+	pb_key(b, field, PB_LEN);
+	pb__varint(b, out);
+	for (i = 0; i < len; i += k > 0 ? k : -k) {
+		k = utf8__seq(u + i, len - i);
+		if (k > 0)
+			pb_raw(b, u + i, k);
+		else
+			pb_raw(b, replacement, sizeof(replacement) - 1);
+	}
+}
+
+void pb__packed(struct pb *b, unsigned field, const uint64_t *v, size_t n,
+		int reversed)
+{
+	size_t size = 0;
+
+	if (!n)
+		return; /* an empty packed field is the same as none */
+	for (size_t i = 0; i < n; i++)
+		size += varint_size(v[i]);
+	pb_key(b, field, PB_LEN);
+	pb__varint(b, size);
+	for (size_t i = 0; i < n; i++)
+		pb__varint(b, v[reversed ? n - 1 - i : i]);
+}
+
+void pb__free(struct pb *b)
+{
+	free(b->buf);
+	memset(b, 0, sizeof(*b));
+}
+
+/* Table 3-7 of the Unicode standard: the lead byte fixes the length and the
+ * range of the second byte (which rules out overlong forms, surrogates and
+ * code points past U+10FFFF); later bytes are 80..BF. */
+int utf8__seq(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0], len, lo = 0x80, hi = 0xbf;
+	size_t i;
+
+	if (c < 0x80)
+		return 1;
+	if (c < 0xc2 || c > 0xf4)
+		return -1;
+	len = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	for (i = 1; i < len; i++) {
+		if (i >= n || s[i] < lo || s[i] > hi)
+			return -(int)i;
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	return len;
+}
+
+/* FNV-1a: names are short, and this is not the bottleneck. */
+static uint32_t hash_bytes(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ULL;
+	}
+	return (uint32_t)(h ^ h >> 32);
+}
+
+/* Doubles the slots (kept at most half full) and re-places every entry. */
+static int strtab_rehash(struct strtab *t)
+{
+	size_t n = t->nslots ? t->nslots * 2 : 1024;
+	uint32_t *slots = calloc(n, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nr; i++) {
+		size_t j = t->ent[i].hash & (n - 1);
+
+		while (slots[j])
+			j = (j + 1) & (n - 1);
+		slots[j] = (uint32_t)i + 1;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->nslots = n;
+	return 0;
+}
+
+static long strtab_append(struct strtab *t, const char *s, size_t len,
+			  uint32_t h)
+{
+	if (t->nr == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+		struct strtab_ent *e = realloc(t->ent, cap * sizeof(*e));
+
+		if (!e)
+			return -ENOMEM;
+		t->ent = e;
+		t->cap = cap;
+	}
+	t->ent[t->nr] = (struct strtab_ent){ s, (uint32_t)len, h };
+	return (long)t->nr++;
+}
+
+long strtab__intern(struct strtab *t, const char *s, size_t len)
+{
+	uint32_t h = hash_bytes(s, len);
+	size_t j;
+	long idx;
+
+	if (len > UINT32_MAX || t->nr >= UINT32_MAX - 1)
+		return -ENOMEM;
+	if ((t->nr + 1) * 2 > t->nslots && strtab_rehash(t))
+		return -ENOMEM;
+	for (j = h & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1)) {
+		const struct strtab_ent *e = &t->ent[t->slots[j] - 1];
+
+		if (e->hash == h && e->len == len && !memcmp(e->s, s, len))
+			return t->slots[j] - 1;
+	}
+	idx = strtab_append(t, s, len, h);
+	if (idx >= 0)
+		t->slots[j] = (uint32_t)idx + 1;
+	return idx;
+}
+
+void strtab__free(struct strtab *t)
+{
+	free(t->ent);
+	free(t->slots);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * pprof output and the protobuf encoder under it: known varint bytes, the
+ * UTF-8 checker against Unicode's table, the interner, and profiles written
+ * by output_pprof read back by an independent decoder here (gunzip, then
+ * the wire format by hand) into folded stacks compared with the input.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+#include <zlib.h>
+#include "unit.h"
+#include "output.h"
+#include "pb.h"
+
+/* ---- an independent reader of what output_pprof writes ---- */
+
+#define MAXN 4096
+
+struct decoded {
+	char *strings[MAXN];
+	size_t nstrings;
+	uint64_t fn_name[MAXN];        /* function id -> name index */
+	uint64_t loc_fn[MAXN];         /* location id -> function id */
+	int loc_lines[MAXN];           /* location id -> number of lines */
+	size_t nfunctions, nlocations;
+	uint64_t sample_type[4][2], period_type[2];
+	size_t nsample_types;
+	int64_t period, drop_frames, time_nanos;
+	char *folded;                  /* "root;..;leaf v1[ v2]\n" per sample */
+	size_t folded_len;
+	size_t nsamples;
+	int bad;                       /* a malformed or unexpected field */
+};
+
+static uint64_t rd_varint(const uint8_t **p, const uint8_t *end, int *bad)
+{
+	uint64_t v = 0;
+
+	for (int shift = 0; shift < 64; shift += 7) {
+		if (*p >= end)
+			break;
+		uint8_t b = *(*p)++;
+
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+	}
+	*bad = 1;
+	return 0;
+}
+
+/* Calls fn for each (field, wire, varint value or bytes) of a message. */
+typedef void (*field_fn)(struct decoded *d, unsigned field, uint64_t v,
+			 const uint8_t *b, size_t len, void *ctx);
+
+static void rd_message(struct decoded *d, const uint8_t *p, size_t n,
+		       field_fn fn, void *ctx)
+{
+	const uint8_t *end = p + n;
+
+	while (p < end && !d->bad) {
+		uint64_t key = rd_varint(&p, end, &d->bad), v = 0, len = 0;
+
+		if ((key & 7) == 0) {
+			v = rd_varint(&p, end, &d->bad);
+		} else if ((key & 7) == 2) {
+			len = rd_varint(&p, end, &d->bad);
+			if (len > (uint64_t)(end - p)) {
+				d->bad = 1;
+				return;
+			}
+		} else {
+			d->bad = 1;
+			return;
+		}
+		fn(d, (unsigned)(key >> 3), v, (key & 7) == 2 ? p : NULL, len, ctx);
+		p += len;
+	}
+}
+
+/* A packed varint field into out[]; returns the count. */
+static size_t rd_packed(struct decoded *d, const uint8_t *b, size_t len,
+			uint64_t *out, size_t max)
+{
+	const uint8_t *end = b + len;
+	size_t n = 0;
+
+	while (b < end && n < max)
+		out[n++] = rd_varint(&b, end, &d->bad);
+	if (b < end)
+		d->bad = 1;
+	return n;
+}
+
+struct pair { uint64_t a, b; int n; };
+
+static void pair_fields(struct decoded *d, unsigned f, uint64_t v,
+			const uint8_t *b, size_t len, void *ctx)
+{
+	struct pair *p = ctx;
+
+	(void)len;
+	if (f == 1 && !b)
+		p->a = v;
+	else if (f == 2 && !b)
+		p->b = v;
+	else if (f == 4 && b) { /* Location.line: a Line {function_id = 1} */
+		struct pair line = { 0 };
+
+		rd_message(d, b, len, pair_fields, &line);
+		p->b = line.a;
+		p->n++;
+	} else if (!(f == 3 && !b))
+		d->bad = 1;
+}
+
+struct sample { uint64_t loc[256], val[4]; size_t nloc, nval; };
+
+static void sample_fields(struct decoded *d, unsigned f, uint64_t v,
+			  const uint8_t *b, size_t len, void *ctx)
+{
+	struct sample *s = ctx;
+
+	(void)v;
+	if (f == 1 && b)
+		s->nloc = rd_packed(d, b, len, s->loc, 256);
+	else if (f == 2 && b)
+		s->nval = rd_packed(d, b, len, s->val, 4);
+	else
+		d->bad = 1; /* we write packed fields only */
+}
+
+static void append(struct decoded *d, const char *s, size_t n)
+{
+	d->folded = realloc(d->folded, d->folded_len + n + 1);
+	memcpy(d->folded + d->folded_len, s, n);
+	d->folded_len += n;
+	d->folded[d->folded_len] = 0;
+}
+
+/* A sample as a folded line, root first: its location ids reversed. */
+static void fold_sample(struct decoded *d, const uint8_t *b, size_t len)
+{
+	struct sample s = { 0 };
+	char num[64];
+
+	rd_message(d, b, len, sample_fields, &s);
+	for (size_t i = s.nloc; i-- > 0;) {
+		uint64_t loc = s.loc[i], fn = loc < MAXN ? d->loc_fn[loc] : 0;
+		uint64_t name = fn < MAXN ? d->fn_name[fn] : MAXN;
+
+		if (!loc || loc > d->nlocations || !fn || name >= d->nstrings) {
+			d->bad = 1;
+			return;
+		}
+		append(d, d->strings[name], strlen(d->strings[name]));
+		append(d, i ? ";" : "", i ? 1 : 0);
+	}
+	for (size_t i = 0; i < s.nval; i++) {
+		snprintf(num, sizeof(num), " %llu", (unsigned long long)s.val[i]);
+		append(d, num, strlen(num));
+	}
+	append(d, "\n", 1);
+	d->nsamples++;
+}
+
+/* Pass 0 reads everything but samples; pass 1 (when the tables are known)
+ * the samples. */
+static void profile_fields(struct decoded *d, unsigned f, uint64_t v,
+			   const uint8_t *b, size_t len, void *ctx)
+{
+	int pass = *(int *)ctx;
+	struct pair p = { 0 };
+
+	if (pass == 1) {
+		if (f == 2)
+			fold_sample(d, b, len);
+		return;
+	}
+	if (f == 1 || f == 11) {
+		rd_message(d, b, len, pair_fields, &p);
+		uint64_t *t = f == 11 ? d->period_type : d->sample_type[d->nsample_types++ & 3];
+
+		t[0] = p.a;
+		t[1] = p.b;
+	} else if (f == 4 || f == 5) {
+		rd_message(d, b, len, pair_fields, &p);
+		if (!p.a || p.a >= MAXN) {
+			d->bad = 1;
+		} else if (f == 4) {
+			d->loc_fn[p.a] = p.b;
+			d->loc_lines[p.a] = p.n;
+			d->nlocations++;
+		} else {
+			d->fn_name[p.a] = p.b;
+			d->nfunctions++;
+		}
+	} else if (f == 6 && d->nstrings < MAXN) {
+		d->strings[d->nstrings++] = strndup((const char *)b, len);
+	} else if (f == 7 || f == 9 || f == 12) {
+		*(f == 7 ? &d->drop_frames : f == 9 ? &d->time_nanos : &d->period) = (int64_t)v;
+	} else if (f != 2 && f != 13) {
+		d->bad = 1;
+	}
+}
+
+static uint8_t *gunzip(const char *in, size_t n, size_t *out_len)
+{
+	z_stream z = { 0 };
+	size_t cap = 1 << 16;
+	uint8_t *out = malloc(cap);
+	int rc;
+
+	if (inflateInit2(&z, 15 + 16) != Z_OK) /* gzip only, not zlib */
+		return NULL;
+	z.next_in = (Bytef *)in;
+	z.avail_in = (uInt)n;
+	do {
+		if (z.total_out == cap)
+			out = realloc(out, cap *= 2);
+		z.next_out = out + z.total_out;
+		z.avail_out = (uInt)(cap - z.total_out);
+		rc = inflate(&z, Z_NO_FLUSH);
+	} while (rc == Z_OK);
+	*out_len = z.total_out;
+	inflateEnd(&z);
+	if (rc != Z_STREAM_END || z.avail_in) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* Writes p with output_pprof and decodes it; NULL if either failed. */
+static struct decoded *roundtrip(const struct profile *p, const struct render_opts *o)
+{
+	char *buf = NULL;
+	size_t n = 0, len;
+	FILE *f = open_memstream(&buf, &n);
+	struct decoded *d = calloc(1, sizeof(*d));
+	uint8_t *raw;
+	int pass0 = 0, pass1 = 1, rc = output_pprof(f, p, o);
+
+	fclose(f);
+	raw = rc ? NULL : gunzip(buf, n, &len);
+	free(buf);
+	if (!raw) {
+		free(d);
+		return NULL;
+	}
+	rd_message(d, raw, len, profile_fields, &pass0);
+	rd_message(d, raw, len, profile_fields, &pass1);
+	free(raw);
+	if (!d->folded)
+		d->folded = strdup("");
+	return d;
+}
+
+static void decoded_free(struct decoded *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->nstrings; i++)
+		free(d->strings[i]);
+	free(d->folded);
+	free(d);
+}
+
+static const char *str(const struct decoded *d, uint64_t i)
+{
+	return i < d->nstrings ? d->strings[i] : "(out of range)";
+}
+
+static struct profile *make(const char *const *frames, const double *counts, size_t n)
+{
+	struct profile *p = profile__new();
+
+	for (size_t i = 0; i < n; i++)
+		profile__add(p, frames[i], strlen(frames[i]), counts[i], 0);
+	return p;
+}
+
+/* ---- the encoder ---- */
+
+TEST(pb_varint_bytes)
+{
+	struct pb b = { 0 };
+
+	pb__varint(&b, 0);
+	pb__varint(&b, 1);
+	pb__varint(&b, 127);
+	pb__varint(&b, 128);
+	pb__varint(&b, 300);
+	pb__varint(&b, UINT64_MAX);
+	CHECK(b.len == 1 + 1 + 1 + 2 + 2 + 10);
+	CHECK(!memcmp(b.buf, "\x00\x01\x7f\x80\x01\xac\x02", 7));
+	CHECK(!memcmp(b.buf + 7, "\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 10));
+	pb__free(&b);
+}
+
+TEST(pb_fields_bytes)
+{
+	struct pb b = { 0 };
+	uint64_t v[] = { 3, 270, 86942 };
+
+	pb__uint(&b, 1, 150);             /* the protobuf docs' example */
+	pb__bytes(&b, 2, "testing", 7);
+	pb__packed(&b, 4, v, 3, 0);       /* ditto: 22 06 03 8e 02 9e a7 05 */
+	pb__packed(&b, 4, v, 0, 0);       /* nothing */
+	pb__packed(&b, 5, v, 2, 1);       /* 270 then 3 */
+	pb__uint(&b, 16, 1);              /* a two-byte key */
+	CHECK(b.len == 3 + 9 + 8 + 5 + 3);
+	CHECK(!memcmp(b.buf, "\x08\x96\x01", 3));
+	CHECK(!memcmp(b.buf + 3, "\x12\x07testing", 9));
+	CHECK(!memcmp(b.buf + 12, "\x22\x06\x03\x8e\x02\x9e\xa7\x05", 8));
+	CHECK(!memcmp(b.buf + 20, "\x2a\x03\x8e\x02\x03", 5));
+	CHECK(!memcmp(b.buf + 25, "\x80\x01\x01", 3));
+	pb__free(&b);
+}
+
+TEST(pb_string_replaces_bad_utf8)
+{
+	struct pb b = { 0 };
+
+	pb__string(&b, 1, "a\xff" "b\xe2\x82", 5);
+	CHECK(b.len == 2 + 1 + 3 + 1 + 3);
+	CHECK(!memcmp(b.buf, "\x0a\x08" "a\xef\xbf\xbd" "b\xef\xbf\xbd", 10));
+	b.len = 0;
+	pb__string(&b, 1, "\xc3\xa9t\xc3\xa9", 5); /* valid: as it is */
+	CHECK(b.len == 7 && !memcmp(b.buf + 2, "\xc3\xa9t\xc3\xa9", 5));
+	pb__free(&b);
+}
+
+#define SEQ(s) utf8__seq((const unsigned char *)(s), sizeof(s) - 1)
+
+TEST(utf8_table)
+{
+	CHECK(SEQ("a") == 1);
+	CHECK(SEQ("\xc3\xa9") == 2);
+	CHECK(SEQ("\xe2\x82\xac") == 3);
+	CHECK(SEQ("\xf0\x9f\x98\x80") == 4);
+	CHECK(SEQ("\xf4\x8f\xbf\xbf") == 4);     /* U+10FFFF */
+	CHECK(SEQ("\xef\xbf\xbf") == 3);         /* U+FFFF */
+	CHECK(SEQ("\x80") == -1);                /* lone continuation */
+	CHECK(SEQ("\xc0\x80") == -1);            /* overlong NUL */
+	CHECK(SEQ("\xc1\xbf") == -1);
+	CHECK(SEQ("\xe0\x80\x80") == -1);        /* overlong */
+	CHECK(SEQ("\xed\xa0\x80") == -1);        /* surrogate U+D800 */
+	CHECK(SEQ("\xf0\x80\x80\x80") == -1);    /* overlong */
+	CHECK(SEQ("\xf4\x90\x80\x80") == -1);    /* past U+10FFFF */
+	CHECK(SEQ("\xf5\x80\x80\x80") == -1);
+	CHECK(SEQ("\xff") == -1);
+	CHECK(SEQ("\xe2\x82") == -2);            /* truncated: one U+FFFD */
+	CHECK(SEQ("\xe2\x82x") == -2);
+	CHECK(SEQ("\xf0\x9f\x98") == -3);
+	CHECK(SEQ("\xc3") == -1);
+}
+
+TEST(strtab_dedups)
+{
+	struct strtab t = { 0 };
+	char names[3000][16];
+	int ok = 1;
+
+	for (int i = 0; i < 3000; i++)
+		snprintf(names[i], 16, "fn_%d", i);
+	for (int round = 0; round < 2; round++)
+		for (int i = 0; i < 3000; i++)
+			ok &= strtab__intern(&t, names[i], strlen(names[i])) == i;
+	CHECK(ok);
+	CHECK(t.nr == 3000);
+	CHECK(strtab__intern(&t, "fn_1x", 4) == 1);  /* by length, not NUL */
+	CHECK(strtab__intern(&t, "", 0) == 3000);
+	CHECK(strtab__intern(&t, "", 0) == 3000);
+	CHECK(t.ent[5].len == 4 && !memcmp(t.ent[5].s, "fn_5", 4));
+	strtab__free(&t);
+}
+
+/* ---- output_pprof ---- */
+
+static const char *const split_frames[] = {
+	"main;run_loop;burn_a;spin", "main;run_loop;burn_b;spin", "main;init",
+};
+static const double split_counts[] = { 75, 25, 1 };
+
+TEST(pprof_stacks_roundtrip)
+{
+	struct profile *p = make(split_frames, split_counts, 3);
+	struct decoded *d = roundtrip(p, NULL);
+
+	CHECK(d && !d->bad);
+	if (d && !d->bad) {
+		CHECK_STR(d->folded, "main;run_loop;burn_a;spin 75\n"
+				     "main;run_loop;burn_b;spin 25\n"
+				     "main;init 1\n");
+		CHECK(d->nsamples == 3);
+		CHECK_STR(str(d, 0), "");
+		/* main run_loop burn_a spin burn_b init: one function and one
+		 * location each, ids from 1, one line per location. */
+		CHECK(d->nfunctions == 6 && d->nlocations == 6);
+		for (int id = 1; id <= 6; id++)
+			CHECK(d->loc_fn[id] == (uint64_t)id && d->loc_lines[id] == 1);
+		CHECK(d->nsample_types == 1);
+		CHECK_STR(str(d, d->sample_type[0][0]), "samples");
+		CHECK_STR(str(d, d->sample_type[0][1]), "count");
+		CHECK(d->period == 0 && d->period_type[0] == 0);
+		CHECK(d->drop_frames == 0);
+		CHECK(d->time_nanos > (int64_t)1600000000 * 1000000000);
+	}
+	decoded_free(d);
+	profile__free(p);
+}
+
+TEST(pprof_period_adds_cpu_time)
+{
+	struct profile *p = make(split_frames, split_counts, 3);
+	struct decoded *d;
+
+	p->period_ns = 2004008; /* 499 Hz */
+	d = roundtrip(p, NULL);
+	CHECK(d && !d->bad);
+	if (d && !d->bad) {
+		CHECK_STR(d->folded, "main;run_loop;burn_a;spin 75 150300600\n"
+				     "main;run_loop;burn_b;spin 25 50100200\n"
+				     "main;init 1 2004008\n");
+		CHECK(d->nsample_types == 2);
+		CHECK_STR(str(d, d->sample_type[0][0]), "samples");
+		CHECK_STR(str(d, d->sample_type[1][0]), "cpu");
+		CHECK_STR(str(d, d->sample_type[1][1]), "nanoseconds");
+		CHECK_STR(str(d, d->period_type[0]), "cpu");
+		CHECK_STR(str(d, d->period_type[1]), "nanoseconds");
+		CHECK(d->period == 2004008);
+	}
+	decoded_free(d);
+	profile__free(p);
+}
+
+TEST(pprof_rounds_decimal_counts)
+{
+	static const char *const fr[] = { "a;b", "a;c", "a;d", "a;e", "a;b" };
+	static const double c[] = { 2.5, 0.4, 1.49, 7, 0.6 };
+	struct profile *p = make(fr, c, 5);
+	struct decoded *d = roundtrip(p, NULL);
+
+	CHECK(p->fractional);
+	CHECK(d && !d->bad);
+	if (d)  /* 0.4 rounds to nothing: left out (and so is its frame) */
+		CHECK_STR(d->folded, "a;b 3\na;d 1\na;e 7\na;b 1\n");
+	if (d)
+		CHECK(d->nfunctions == 4);
+	decoded_free(d);
+	profile__free(p);
+}
+
+TEST(pprof_diff_writes_after)
+{
+	struct profile *p = profile__new();
+	struct decoded *d;
+
+	p->diff = true;
+	profile__add(p, "a;b", 3, 10, 4);
+	profile__add(p, "a;gone", 6, 0, 9);
+	profile__add(p, "a;new", 5, 2, 0);
+	d = roundtrip(p, NULL);
+	CHECK(d && !d->bad);
+	if (d)
+		CHECK_STR(d->folded, "a;b 10\na;new 2\n");
+	decoded_free(d);
+	profile__free(p);
+}
+
+TEST(pprof_names_and_comments)
+{
+	static const char *const fr[] = { "r\xff;x;;\xe2\x82\xac" };
+	static const double c[] = { 4 };
+	struct profile *p = make(fr, c, 1);
+	struct render_opts o = { .name = "my run" };
+	struct decoded *d = roundtrip(p, &o);
+	int has_name = 0, has_exporter = 0;
+
+	CHECK(d && !d->bad);
+	if (d) {
+		/* invalid UTF-8 replaced; an empty frame stays a frame */
+		CHECK_STR(d->folded, "r\xef\xbf\xbd;x;;\xe2\x82\xac 4\n");
+		for (size_t i = 0; i < d->nstrings; i++) {
+			has_name |= !strcmp(d->strings[i], "my run");
+			has_exporter |= !strcmp(d->strings[i], "smolder " SMOLDER_VERSION);
+		}
+		CHECK(has_name && has_exporter);
+	}
+	decoded_free(d);
+	profile__free(p);
+}
+
+TEST(pprof_empty_profile)
+{
+	struct profile *p = profile__new();
+	struct decoded *d = roundtrip(p, NULL);
+
+	CHECK(d && !d->bad);
+	if (d) {
+		CHECK_STR(d->folded, "");
+		CHECK(d->nsamples == 0 && d->nfunctions == 0);
+		CHECK(d->nstrings >= 1);
+		CHECK_STR(str(d, 0), "");
+	}
+	decoded_free(d);
+	profile__free(p);
+}
+
+/* 2000 distinct stacks over 300 names, 30 frames deep: every one comes
+ * back, totals equal, names shared. */
+TEST(pprof_many_stacks)
+{
+	struct profile *p = profile__new();
+	char buf[1024];
+	double total = 0, got = 0;
+	struct decoded *d;
+
+	for (int i = 0; i < 2000; i++) {
+		size_t n = 0;
+
+		for (int j = 0; j < 30; j++)
+			n += snprintf(buf + n, sizeof(buf) - n, "%sf%d", j ? ";" : "",
+				      (i * 7 + j * 13 + (i >> j % 8)) % 300);
+		profile__add(p, buf, n, i % 17 + 1, 0);
+		total += i % 17 + 1;
+	}
+	d = roundtrip(p, NULL);
+	CHECK(d && !d->bad);
+	if (d && !d->bad) {
+		const char *line = d->folded;
+		size_t i = 0;
+		int same = 1;
+
+		for (; *line && i < p->nr; i++) {
+			const char *nl = strchr(line, '\n');
+			size_t fl = strlen(p->stacks[i].frames);
+
+			same &= !strncmp(line, p->stacks[i].frames, fl) && line[fl] == ' ';
+			got += strtod(line + fl + 1, NULL);
+			line = nl + 1;
+		}
+		CHECK(same && i == p->nr && !*line);
+		CHECK(got == total);
+		CHECK(d->nfunctions <= 300 && d->nfunctions == d->nlocations);
+	}
+	decoded_free(d);
+	profile__free(p);
+}
+
+TEST(pprof_write_error)
+{
+	struct profile *p = make(split_frames, split_counts, 3);
+	FILE *f = fopen("/dev/full", "w");
+	int rc;
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	setvbuf(f, NULL, _IONBF, 0); /* fail at the write, not at fclose */
+	errno = 0;
+	rc = output_pprof(f, p, NULL);
+	CHECK(rc == -1);
+	CHECK(errno == ENOSPC);
+	fclose(f);
+	profile__free(p);
+}
+
+int main(void)
+{
+	RUN(pb_varint_bytes);
+	RUN(pb_fields_bytes);
+	RUN(pb_string_replaces_bad_utf8);
+	RUN(utf8_table);
+	RUN(strtab_dedups);
+	RUN(pprof_stacks_roundtrip);
+	RUN(pprof_period_adds_cpu_time);
+	RUN(pprof_rounds_decimal_counts);
+	RUN(pprof_diff_writes_after);
+	RUN(pprof_names_and_comments);
+	RUN(pprof_empty_profile);
+	RUN(pprof_many_stacks);
+	RUN(pprof_write_error);
+	UNIT_EXIT();
+}
