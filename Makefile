@@ -53,6 +53,14 @@ $(OUT)/obj/%.o: src/%.c $(wildcard src/*.h) include/smolder.h $(OUT)/smolder.ske
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+# The flame graph's script, embedded in every SVG: src/flamegraph.js as a C
+# byte array (od and sed, since xxd may be missing on a fresh machine).
+$(OUT)/flamegraph_js.h: src/flamegraph.js | $(OUT)
+	$(call msg,GEN,$@)
+	$(Q){ echo 'static const unsigned char flamegraph_js[] = {'; \
+		od -An -v -tx1 $< | sed -e 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g'; echo '};'; } >$@.tmp && mv $@.tmp $@
+$(OUT)/obj/output_svg.o: $(OUT)/flamegraph_js.h
+
 $(OUT)/libsmolder.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^

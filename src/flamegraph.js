@@ -1,0 +1,234 @@
+/*
+ * smolder's flame graph script, embedded in every SVG output_svg.c writes
+ * (the Makefile turns this file into build/flamegraph_js.h; it goes inside
+ * a CDATA section, so it must never contain the three characters that end
+ * one).
+ *
+ * Hovering a frame shows its title below the graph; clicking zooms into
+ * it; Search (or Ctrl-F) highlights the frames whose name matches a
+ * regular expression and tells their share of all samples.  Every name
+ * and count is read back from the frames' <title> elements: no frame name
+ * is ever part of a script, whatever bytes a profiled program chose.
+ *
+ * window.smolder = { zoom, unzoom, search, resetSearch, frames } lets tests
+ * and people drive it; "?s=REGEX" in the URL searches at load.
+ */
+(function () {
+	"use strict";
+
+	var SVGNS = "http://www.w3.org/2000/svg";
+	var SEARCH_FILL = "rgb(230,0,230)";
+	var svg = document.documentElement;
+	var attr = function (name) { return parseFloat(svg.getAttribute("data-" + name)); };
+	var XPAD = attr("xpad"), FH = attr("fh"), FONT = attr("font"), FONTW = attr("fontw");
+	var TEXT_Y = attr("texty");
+	var STRIP = svg.getAttribute("data-strip") === "1";
+	var PLOT = parseFloat(svg.getAttribute("width")) - 2 * XPAD;
+	var byId = function (id) { return document.getElementById(id); };
+
+	/*
+	 * A title is "NAME (COUNT COUNTNAME, P%)", a diff's has "; +D (+Q%)"
+	 * before the last ")".  The greedy NAME takes the last " (" after which
+	 * the rest fits, which is ours: write_title() in output_svg.c keeps
+	 * COUNTNAME free of parentheses.
+	 */
+	var TITLE = /^([^]*) \(([\d,.]+) [^()]*(?:\([^()]*\))?\)$/;
+
+	var frames = [];          /* in document order: pre-order, root first */
+	var frameOfG = new WeakMap();
+	var zoomed = null;
+	var lastSearch = "";
+
+	/* Reads the frames from the DOM; each gets its parent and the end of
+	 * its subtree (the frames after it that are deeper). */
+	function load() {
+		var gs = byId("frames").children, open = [], rootY = null;
+
+		for (var i = 0; i < gs.length; i++) {
+			var g = gs[i], rect = g.querySelector("rect");
+			var title = g.querySelector("title").textContent;
+			var m = TITLE.exec(title) || [null, title, "0"];
+			var y = parseFloat(rect.getAttribute("y"));
+			var f;
+
+			if (rootY === null)
+				rootY = y;
+			f = {
+				index: i, g: g, rect: rect, text: g.querySelector("text"),
+				title: title, name: m[1], count: parseFloat(m[2].replace(/,/g, "")),
+				x: parseFloat(rect.getAttribute("x")), w: parseFloat(rect.getAttribute("width")),
+				y: y, depth: Math.round(Math.abs(y - rootY) / FH),
+				fill: rect.getAttribute("fill"), parent: null, end: gs.length,
+			};
+			while (open.length && open[open.length - 1].depth >= f.depth)
+				open.pop().end = i;
+			f.parent = open.length ? open[open.length - 1] : null;
+			open.push(f);
+			frames.push(f);
+			frameOfG.set(g, f);
+		}
+	}
+
+	/* A frame from a frame, its index, or any node inside its <g>. */
+	function frameOf(t) {
+		if (typeof t === "number")
+			return frames[t] || null;
+		if (t && t.g && t.rect)
+			return t;
+		for (; t && t !== svg; t = t.parentNode)
+			if (frameOfG.has(t))
+				return frameOfG.get(t);
+		return null;
+	}
+
+	/* The drawn name, cut to fit with ".." (nothing under 3 characters),
+	 * as write_label() in output_svg.c does it. */
+	function label(f, w) {
+		var name = STRIP ? f.name.replace(/_\[[kj]\]$/, "") : f.name;
+		var fit = Math.floor(w / (FONT * FONTW));
+
+		if (fit < 3)
+			return "";
+		return name.length <= fit ? name : name.slice(0, fit - 2) + "..";
+	}
+
+	function place(f, x, w) {
+		var s = label(f, w);
+
+		f.rect.setAttribute("x", x.toFixed(3));
+		f.rect.setAttribute("width", w.toFixed(3));
+		if (!f.text) {
+			if (!s)
+				return;
+			f.text = document.createElementNS(SVGNS, "text");
+			f.text.setAttribute("y", (f.y + TEXT_Y).toFixed(1));
+			f.g.appendChild(f.text);
+		}
+		f.text.setAttribute("x", (x + 3).toFixed(3));
+		f.text.textContent = s;
+	}
+
+	function show(id, on) {
+		byId(id).classList.toggle("hide", !on);
+	}
+
+	/* Zoom into a frame: it and its ancestors span the plot (ancestors
+	 * faded), the frames above it widen with it, all others hide.  Widths
+	 * come from the counts, exact at any zoom; positions from the drawn
+	 * ones. */
+	function zoom(target) {
+		var z = frameOf(target), ancestor = {}, scale;
+
+		if (!z)
+			return;
+		if (!z.parent)
+			return unzoom();
+		scale = PLOT / z.count;
+		for (var a = z.parent; a; a = a.parent)
+			ancestor[a.index] = true;
+		frames.forEach(function (f) {
+			var inside = f.index >= z.index && f.index < z.end;
+
+			f.g.classList.toggle("parent", !!ancestor[f.index]);
+			f.g.classList.toggle("hide", !inside && !ancestor[f.index]);
+			if (ancestor[f.index])
+				place(f, XPAD, PLOT);
+			else if (inside)
+				place(f, XPAD + (f.x - z.x) * PLOT / z.w, f.count * scale);
+		});
+		zoomed = z;
+		show("unzoom", true);
+	}
+
+	function unzoom() {
+		frames.forEach(function (f) {
+			f.g.classList.remove("hide", "parent");
+			if (zoomed)
+				place(f, f.x, f.w);
+		});
+		zoomed = null;
+		show("unzoom", false);
+	}
+
+	/* Highlights the frames whose name matches; the share counts each
+	 * sample once: a match inside a counted match adds nothing.  Returns
+	 * the percentage, or null for an invalid expression. */
+	function search(re) {
+		var sum = 0, until = 0, total = frames.length ? frames[0].count : 0, pct;
+
+		if (!(re instanceof RegExp)) {
+			try {
+				re = new RegExp(String(re));
+			} catch (e) {
+				byId("matched").textContent = "Invalid regular expression";
+				show("matched", true);
+				return null;
+			}
+		}
+		resetSearch();
+		lastSearch = re.source;
+		frames.forEach(function (f, i) {
+			re.lastIndex = 0;
+			if (!f.parent || !re.test(f.name))
+				return; /* the root "all" would match everything */
+			f.rect.setAttribute("fill", SEARCH_FILL);
+			if (i >= until) {
+				sum += f.count;
+				until = f.end;
+			}
+		});
+		pct = total > 0 ? 100 * sum / total : 0;
+		byId("matched").textContent = "Matched: " + pct.toFixed(1) + "%";
+		show("matched", true);
+		show("resetsearch", true);
+		return pct;
+	}
+
+	function resetSearch() {
+		frames.forEach(function (f) { f.rect.setAttribute("fill", f.fill); });
+		show("matched", false);
+		show("resetsearch", false);
+	}
+
+	function askSearch() {
+		var s = window.prompt("Search for (regular expression):", lastSearch);
+
+		if (s)
+			search(s);
+	}
+
+	function details(e) {
+		var f = frameOf(e.target);
+
+		byId("details").textContent = f && e.type === "mouseover" ? f.title : " ";
+	}
+
+	function listen() {
+		var fr = byId("frames");
+
+		fr.addEventListener("click", function (e) { zoom(frameOf(e.target)); });
+		fr.addEventListener("mouseover", details);
+		fr.addEventListener("mouseout", details);
+		byId("unzoom").addEventListener("click", unzoom);
+		byId("search").addEventListener("click", askSearch);
+		byId("resetsearch").addEventListener("click", resetSearch);
+		window.addEventListener("keydown", function (e) {
+			if (((e.ctrlKey || e.metaKey) && (e.key === "f" || e.key === "F")) || e.key === "F3") {
+				e.preventDefault();
+				askSearch();
+			} else if (e.key === "Escape") {
+				resetSearch();
+			}
+		});
+	}
+
+	load();
+	listen();
+	window.smolder = {
+		zoom: zoom, unzoom: unzoom, search: search, resetSearch: resetSearch,
+		frames: frames,
+	};
+	var q = new URLSearchParams(window.location.search).get("s");
+	if (q)
+		search(q);
+})();
