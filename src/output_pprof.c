@@ -12,7 +12,6 @@
  * resolves string and location references after decoding the whole message.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -111,8 +110,8 @@ static void pw_header(struct pprof_writer *w)
 		pw_value_type(w, PROFILE_PERIOD_TYPE, S_CPU, S_NANOSECONDS);
 		pb__uint(&w->top, PROFILE_PERIOD, w->period_ns);
 	}
-	/* drop_frames stays S_EMPTY (proto3 leaves a zero out): no regexp, so
-	 * pprof drops no frame. */
+	/* drop_frames is S_EMPTY, no regexp: pprof drops no frame (written
+	 * although zero, the default, to say so). */
 	pb__uint(&w->top, PROFILE_DROP_FRAMES, S_EMPTY);
 	/* The profile does not carry its start; the time of writing is the
 	 * nearest thing known here (informational only in pprof). */
@@ -162,14 +161,22 @@ static int pw_stack_ids(struct pprof_writer *w, const char *frames)
 /* One Sample: location ids leaf first (pprof's order), then its values.
  * pprof values are integers: a decimal count (folded files may have them)
  * is rounded to the nearest, and a stack that rounds to none is left out,
- * as is a diff's stack that AFTER no longer has. */
+ * as is a diff's stack that AFTER no longer has.  Counts past int64 (or
+ * not numbers) cannot be written and are left out too. */
 static int pw_sample(struct pprof_writer *w, const struct pstack *s)
 {
-	long long n = llround(s->count);
-	uint64_t values[2] = { (uint64_t)n, (uint64_t)n * w->period_ns };
+	uint64_t values[2];
+	int64_t n = 0;
 
+	/* llround without libm (not linked): count - n is exact. */
+	if (s->count > 0 && s->count < 9e18) {
+		n = (int64_t)s->count;
+		n += s->count - (double)n >= 0.5;
+	}
 	if (n <= 0)
 		return 0;
+	values[0] = (uint64_t)n;
+	values[1] = (uint64_t)n * w->period_ns;
 	if (pw_stack_ids(w, s->frames))
 		return -ENOMEM;
 	w->msg.len = 0;

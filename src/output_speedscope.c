@@ -11,6 +11,7 @@
  * after the profiles; JSON readers do not care about key order.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "output.h"
@@ -102,10 +103,11 @@ static int write_sample(FILE *f, struct strtab *frames, const char *stack)
 }
 
 /* Stacks with no samples (a diff's stack that AFTER no longer has) are
- * left out: a zero weight would add nothing but a frame to the chart. */
+ * left out: a zero weight would add nothing but a frame to the chart.  So
+ * are counts JSON cannot write (infinity, not a number). */
 static bool kept(const struct pstack *s)
 {
-	return s->count > 0;
+	return s->count > 0 && isfinite(s->count);
 }
 
 static int write_samples(FILE *f, const struct profile *p, struct strtab *frames)

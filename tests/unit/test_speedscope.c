@@ -6,6 +6,7 @@
  * (tests/cli/formats.sh validates files against speedscope's schema.)
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include "unit.h"
 #include "output.h"
@@ -120,12 +121,14 @@ TEST(speedscope_decimal_and_diff_counts)
 	profile__add(p, "a;gone", 6, 0, 9);   /* AFTER has none: left out */
 	profile__add(p, "a;c", 3, 0.1, 0);
 	profile__add(p, "a;d", 3, 1e6, 3);
+	profile__add(p, "a;inf", 5, INFINITY, 0); /* JSON has no infinity */
+	profile__add(p, "a;nan", 5, NAN, 0);
 	s = render(p, NULL, &rc);
 	CHECK(rc == 0);
 	CHECK(s && strstr(s, "\"endValue\":1000002.6,\n"
 			     "\"samples\":[\n[0,1],\n[0,2],\n[0,3]],\n"
 			     "\"weights\":[2.5,0.10000000000000001,1000000]}]"));
-	CHECK(s && !strstr(s, "gone"));
+	CHECK(s && !strstr(s, "gone") && !strstr(s, "inf") && !strstr(s, "nan"));
 	free(s);
 	profile__free(p);
 }
