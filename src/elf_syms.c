@@ -51,6 +51,7 @@ struct elf_syms {
 	struct esym *syms;
 	size_t nr;
 	char *names;
+	size_t names_len; /* bytes of the names arena, for elf_syms__bytes */
 	struct seg *segs;
 	size_t nr_segs;
 };
@@ -394,6 +395,7 @@ static int build_table(struct elf_syms *es, struct collect *c)
 	es->names = malloc(total ? total : 1);
 	if (!es->syms || !es->names)
 		return -ENOMEM;
+	es->names_len = total;
 	for (i = 0, p = es->names; i < nr; i++) {
 		struct rawsym *r = &c->raw[i];
 		struct esym *s = &es->syms[i];
@@ -740,6 +742,14 @@ const char *elf_syms__map_offset(const struct elf_syms *es, uint64_t off,
 size_t elf_syms__count(const struct elf_syms *es)
 {
 	return es ? es->nr : 0;
+}
+
+size_t elf_syms__bytes(const struct elf_syms *es)
+{
+	if (!es)
+		return 0;
+	return sizeof(*es) + es->nr * sizeof(*es->syms) + es->names_len +
+	       es->nr_segs * sizeof(*es->segs);
 }
 
 void elf_syms__free(struct elf_syms *es)

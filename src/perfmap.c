@@ -46,6 +46,7 @@ struct perfmap {
 	struct pm_seg *segs;      /* sorted, disjoint */
 	size_t nr_segs;
 	char *names;
+	size_t names_len; /* bytes of the name arena, for perfmap__bytes */
 };
 
 /* Growable parse state. */
@@ -273,6 +274,7 @@ static struct perfmap *finish(struct pm_build *b)
 	pm->entries = b->e;
 	pm->nr = b->nr;
 	pm->names = b->names;
+	pm->names_len = b->ncap;
 	if (pm->nr > 1)
 		qsort(pm->entries, pm->nr, sizeof(*pm->entries), entry_cmp);
 	if (flatten(pm)) {
@@ -493,6 +495,15 @@ const char *perfmap__lookup(const struct perfmap *pm, uint64_t addr, uint64_t *o
 size_t perfmap__count(const struct perfmap *pm)
 {
 	return pm ? pm->nr : 0;
+}
+
+size_t perfmap__bytes(const struct perfmap *pm)
+{
+	if (!pm)
+		return 0;
+	/* flatten() allocates room for 2 * nr segments */
+	return sizeof(*pm) + pm->nr * (sizeof(*pm->entries) + 2 * sizeof(*pm->segs)) +
+	       pm->names_len;
 }
 
 void perfmap__free(struct perfmap *pm)

@@ -63,6 +63,8 @@ struct perfmap *perfmap__parse(const char *text, size_t len);
 const char *perfmap__lookup(const struct perfmap *pm, uint64_t addr, uint64_t *off);
 /* Number of entries kept (lines parsed), overlapped ones included. */
 size_t perfmap__count(const struct perfmap *pm);
+/* Heap bytes pm holds (entries, segments, names), for cache budgets. */
+size_t perfmap__bytes(const struct perfmap *pm);
 void perfmap__free(struct perfmap *pm);
 
 #endif
