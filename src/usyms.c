@@ -32,6 +32,14 @@
 /* A miss in cached maps rereads them, at most this often per process. */
 #define MAPS_REFRESH_NS 1000000000ULL
 #define INITIAL_BUCKETS 256
+/* A file's first mangled name makes room for this many demangled ones. */
+#define DM_INITIAL 64
+
+/* Demangled names, keyed by the address of the raw name (owned by an elf_syms). */
+struct demangled {
+	const char *raw;
+	char *name;
+};
 
 /* One file's symbols, shared by all mappings of that file. */
 struct file_ent {
@@ -39,6 +47,13 @@ struct file_ent {
 	uint64_t dev, ino, mtime_sec, mtime_nsec;
 	int64_t size;
 	struct elf_syms *es; /* NULL: not ELF or unreadable, remembered */
+	/*
+	 * Demangled forms of es's names: per file, so they are freed with es
+	 * (a global cache keyed by address could hand a freed name's form to
+	 * whatever reuses the address).  Open addressing, dm_cap a power of 2.
+	 */
+	struct demangled *dm;
+	size_t dm_nr, dm_cap;
 };
 
 struct pid_ent {
@@ -50,12 +65,6 @@ struct pid_ent {
 	uint64_t loaded_ns;
 	struct perfmap *jit;     /* /tmp/perf-PID.map, if trusted */
 	bool jit_tried;
-};
-
-/* Demangled names, keyed by the address of the raw name (owned by an elf_syms). */
-struct demangled {
-	const char *raw;
-	char *name;
 };
 
 struct usyms {
@@ -70,8 +79,6 @@ struct usyms {
 	usyms_validator validate;
 	void *validate_arg;
 	bool demangle;
-	struct demangled *dm; /* open addressing, dm_cap a power of two */
-	size_t dm_nr, dm_cap;
 };
 
 static uint64_t mix64(uint64_t x)
@@ -348,60 +355,62 @@ static const char *base_name(const char *path)
 	return s && s[1] ? s + 1 : path;
 }
 
-/* Grows the demangle cache when it is half full; false if out of memory. */
-static bool dm_reserve(struct usyms *u)
+/* Grows f's demangle cache when it is half full; false if out of memory. */
+static bool dm_reserve(struct file_ent *f)
 {
-	size_t cap = u->dm_cap ? u->dm_cap * 2 : 1024;
+	size_t cap = f->dm_cap ? f->dm_cap * 2 : DM_INITIAL;
 	struct demangled *n;
 
-	if ((u->dm_nr + 1) * 2 <= u->dm_cap)
+	if ((f->dm_nr + 1) * 2 <= f->dm_cap)
 		return true;
 	n = calloc(cap, sizeof(*n));
 	if (!n)
 		return false;
-	for (size_t i = 0; i < u->dm_cap; i++) {
-		size_t j = mix64((uintptr_t)u->dm[i].raw) & (cap - 1);
+	for (size_t i = 0; i < f->dm_cap; i++) {
+		size_t j = mix64((uintptr_t)f->dm[i].raw) & (cap - 1);
 
-		if (!u->dm[i].raw)
+		if (!f->dm[i].raw)
 			continue;
 		while (n[j].raw)
 			j = (j + 1) & (cap - 1);
-		n[j] = u->dm[i];
+		n[j] = f->dm[i];
 	}
-	free(u->dm);
-	u->dm = n;
-	u->dm_cap = cap;
+	free(f->dm);
+	f->dm = n;
+	f->dm_cap = cap;
 	return true;
 }
 
 /*
- * The demangled form of a symbol name, computed once per symbol: names are
- * owned by cached symbol tables, so their addresses identify them.
+ * The demangled form of a symbol name of f, computed once per symbol: names
+ * are owned by f's symbol table, so their addresses identify them.
  */
-static const char *demangled(struct usyms *u, const char *raw)
+static const char *demangled(struct usyms *u, struct file_ent *f, const char *raw)
 {
 	char buf[1024];
 	const char *d;
-	size_t j;
+	size_t j, n;
 
 	if (!u->demangle || raw[0] != '_' || (raw[1] != 'Z' && raw[1] != 'R'))
 		return raw;
-	for (j = u->dm_cap ? mix64((uintptr_t)raw) & (u->dm_cap - 1) : 0;
-	     u->dm_cap && u->dm[j].raw; j = (j + 1) & (u->dm_cap - 1))
-		if (u->dm[j].raw == raw)
-			return u->dm[j].name;
+	for (j = f->dm_cap ? mix64((uintptr_t)raw) & (f->dm_cap - 1) : 0;
+	     f->dm_cap && f->dm[j].raw; j = (j + 1) & (f->dm_cap - 1))
+		if (f->dm[j].raw == raw)
+			return f->dm[j].name;
 	d = demangle(raw, buf, sizeof(buf));
-	if (d == raw || !dm_reserve(u))
+	if (d == raw || !dm_reserve(f))
 		return raw; /* not mangled; or no memory, where raw is still right */
-	j = mix64((uintptr_t)raw) & (u->dm_cap - 1);
-	while (u->dm[j].raw)
-		j = (j + 1) & (u->dm_cap - 1);
-	u->dm[j].name = strdup(d);
-	if (!u->dm[j].name)
+	j = mix64((uintptr_t)raw) & (f->dm_cap - 1);
+	while (f->dm[j].raw)
+		j = (j + 1) & (f->dm_cap - 1);
+	n = strlen(d) + 1;
+	f->dm[j].name = malloc(n);
+	if (!f->dm[j].name)
 		return raw;
-	u->dm[j].raw = raw;
-	u->dm_nr++;
-	return u->dm[j].name;
+	memcpy(f->dm[j].name, d, n);
+	f->dm[j].raw = raw;
+	f->dm_nr++;
+	return f->dm[j].name;
 }
 
 void usyms__set_demangle(struct usyms *u, bool on)
@@ -421,7 +430,7 @@ static size_t name_file(struct usyms *u, struct pid_ent *e,
 		*slot = resolve_file(u, e->pid, m);
 	name = elf_syms__map_offset((*slot)->es, off, NULL, NULL);
 	if (name) {
-		name = demangled(u, name);
+		name = demangled(u, *slot, name);
 		/* "memcpy@@GLIBC_2.14" names the same function as "memcpy" */
 		return put(buf, len, "%.*s", (int)strcspn(name, "@"), name);
 	}
@@ -596,6 +605,15 @@ size_t usyms__name(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr, char
 	}
 }
 
+static void file_free(struct file_ent *f)
+{
+	for (size_t i = 0; i < f->dm_cap; i++)
+		free(f->dm[i].name);
+	free(f->dm);
+	elf_syms__free(f->es);
+	free(f);
+}
+
 void usyms__free(struct usyms *u)
 {
 	struct pid_ent *pe, *pn;
@@ -612,12 +630,8 @@ void usyms__free(struct usyms *u)
 	for (i = 0; u->files && i < u->file_buckets; i++)
 		for (fe = u->files[i]; fe; fe = fn) {
 			fn = fe->next;
-			elf_syms__free(fe->es);
-			free(fe);
+			file_free(fe);
 		}
-	for (i = 0; i < u->dm_cap; i++)
-		free(u->dm[i].name);
-	free(u->dm);
 	free(u->pids);
 	free(u->files);
 	elf_syms__free(u->vdso);
