@@ -1,0 +1,215 @@
+#!/usr/bin/python3
+"""Drives a flame graph SVG in headless Chromium through chromedriver.
+
+A WebDriver client on Python's standard library only (urllib, json), so the
+test needs nothing beyond Debian's chromium and chromium-driver.  It acts
+as a person would: loads the file, hovers and clicks real frames, clicks
+Reset Zoom, clicks Search and types a regular expression into the prompt,
+takes a screenshot.  It prints what it saw as "key=value" lines; the shell
+test (tests/cli/svg_browser.sh) decides what passes.  On a WebDriver error
+it prints "error=..." and exits 1.
+
+usage: flamegraph_check.py --driver URL --svg FILE --regex RE
+                           --zoom NAME --sibling NAME --screenshot PNG
+"""
+import argparse
+import base64
+import json
+import pathlib
+import struct
+import sys
+import urllib.error
+import urllib.parse
+import urllib.request
+
+ELEMENT = "element-6066-11e4-a52e-4f735466cecf"  # W3C element reference key
+CHROME_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu",
+               "--disable-dev-shm-usage", "--window-size=1400,1200"]
+
+
+class WebDriverError(Exception):
+    pass
+
+
+class Session:
+    """The few WebDriver commands the test needs."""
+
+    def __init__(self, driver, args):
+        self.driver = driver.rstrip("/")
+        caps = {"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "unhandledPromptBehavior": "ignore",
+            "goog:chromeOptions": {"binary": "/usr/bin/chromium", "args": args},
+            "goog:loggingPrefs": {"browser": "ALL"},
+        }}}
+        self.id = self._call("POST", "/session", caps)["sessionId"]
+
+    def _call(self, method, path, body=None):
+        data = json.dumps(body if body is not None else {}).encode() if method == "POST" else None
+        req = urllib.request.Request(self.driver + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=60) as r:
+                reply = json.load(r)
+        except urllib.error.HTTPError as e:
+            reply = json.load(e)
+        value = reply.get("value")
+        if isinstance(value, dict) and "error" in value:
+            raise WebDriverError("%s %s: %s: %s" % (method, path, value["error"],
+                                                   value.get("message", "")[:200]))
+        return reply if path == "/session" and "sessionId" in reply else value
+
+    def cmd(self, method, path, body=None):
+        return self._call(method, "/session/%s%s" % (self.id, path), body)
+
+    def get(self, url):
+        self.cmd("POST", "/url", {"url": url})
+
+    def script(self, js, *args):
+        return self.cmd("POST", "/execute/sync", {"script": js, "args": list(args)})
+
+    def find(self, css):
+        return self.cmd("POST", "/element", {"using": "css selector", "value": css})[ELEMENT]
+
+    def click(self, el):
+        self.cmd("POST", "/element/%s/click" % el)
+
+    def attr(self, el, name):
+        return self.cmd("GET", "/element/%s/attribute/%s" % (el, name))
+
+    def text(self, el):
+        return self.cmd("GET", "/element/%s/text" % el)
+
+    def displayed(self, el):
+        return self.cmd("GET", "/element/%s/displayed" % el)
+
+    def hover(self, el):
+        self.cmd("POST", "/actions", {"actions": [{
+            "type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
+            "actions": [{"type": "pointerMove", "duration": 0, "x": 0, "y": 0,
+                         "origin": {ELEMENT: el}}]}]})
+
+    def console(self):
+        """Browser console entries (chromedriver's log endpoint)."""
+        return self.cmd("POST", "/se/log", {"type": "browser"}) or []
+
+    def close(self):
+        try:
+            self._call("DELETE", "/session/" + self.id)
+        except (WebDriverError, OSError):
+            pass
+
+
+def out(key, value):
+    """One observation; values stay on one line."""
+    print("%s=%s" % (key, str(value).replace("\n", " ")))
+    sys.stdout.flush()
+
+
+# Finds the shallowest frame named NAME (and its sibling named SIB under the
+# same parent) through the page's own frame list; returns their <rect>s.
+FIND_FRAMES = """
+var fs = window.smolder.frames, name = arguments[0], sib = arguments[1];
+var f = fs.filter(function (x) { return x.name === name; })
+          .sort(function (a, b) { return a.depth - b.depth; })[0];
+if (!f) return null;
+var s = fs.filter(function (x) { return x.name === sib && x.parent === f.parent; })[0];
+return [f.rect, s ? s.rect : null, f.parent ? f.parent.g : null, f.title];
+"""
+
+
+def check_load(s, svg_url):
+    s.get(svg_url)
+    out("loaded", s.script("return !!(window.smolder && window.smolder.frames.length);"))
+    out("frames", s.script("return document.querySelectorAll('#frames > g').length;"))
+    errors = [e for e in s.console() if e.get("level") == "SEVERE"]
+    out("console_errors", len(errors))
+    out("console_first", errors[0].get("message", "")[:300] if errors else "")
+
+
+def check_zoom(s, zoom, sibling, width):
+    found = s.script(FIND_FRAMES, zoom, sibling)
+    if not found or not found[1]:
+        raise WebDriverError("no frame %r with sibling %r" % (zoom, sibling))
+    rect, sib, parent, title = found[0][ELEMENT], found[1][ELEMENT], found[2][ELEMENT], found[3]
+    out("plot_width", width)
+    out("before_zoom_width", s.attr(rect, "width"))
+    s.hover(rect)
+    out("hover_details", s.text(s.find("#details")))
+    out("hover_want", title)
+    s.click(rect)
+    out("zoom_x", s.attr(rect, "x"))
+    out("zoom_width", s.attr(rect, "width"))
+    out("zoom_sibling_displayed", s.displayed(sib))
+    out("zoom_parent_class", s.attr(parent, "class"))
+    out("zoom_reset_displayed", s.displayed(s.find("#unzoom")))
+    s.click(s.find("#unzoom"))
+    out("unzoom_width", s.attr(rect, "width"))
+    out("unzoom_sibling_displayed", s.displayed(sib))
+    out("unzoom_reset_displayed", s.displayed(s.find("#unzoom")))
+
+
+def check_search(s, regex, svg_url):
+    s.click(s.find("#search"))
+    out("prompt_text", s.cmd("GET", "/alert/text"))
+    s.cmd("POST", "/alert/text", {"text": regex})
+    s.cmd("POST", "/alert/accept")
+    matched = s.find("#matched")
+    out("matched", s.text(matched))
+    out("highlighted", s.script(
+        "return document.querySelectorAll('#frames rect[fill=\"rgb(230,0,230)\"]').length;"))
+    s.click(s.find("#resetsearch"))
+    out("reset_matched_displayed", s.displayed(matched))
+    out("reset_highlighted", s.script(
+        "return document.querySelectorAll('#frames rect[fill=\"rgb(230,0,230)\"]').length;"))
+    s.get(svg_url + "?s=" + urllib.parse.quote(regex, safe=""))
+    out("url_matched", s.text(s.find("#matched")))
+
+
+def png_size(data):
+    """(width, height) from a PNG's IHDR, or (0, 0) if it is not one."""
+    if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
+        return 0, 0
+    return struct.unpack(">II", data[16:24])
+
+
+def check_screenshot(s, path):
+    data = base64.b64decode(s.cmd("GET", "/screenshot"))
+    pathlib.Path(path).write_bytes(data)
+    w, h = png_size(data)
+    out("screenshot_png", data[:8] == b"\x89PNG\r\n\x1a\n")
+    out("screenshot_bytes", len(data))
+    out("screenshot_size", "%dx%d" % (w, h))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--driver", required=True)
+    ap.add_argument("--svg", required=True)
+    ap.add_argument("--regex", required=True)
+    ap.add_argument("--zoom", required=True)
+    ap.add_argument("--sibling", required=True)
+    ap.add_argument("--screenshot", required=True)
+    a = ap.parse_args()
+    svg = pathlib.Path(a.svg).resolve()
+    url = svg.as_uri()
+    s = None
+    try:
+        s = Session(a.driver, CHROME_ARGS)
+        check_load(s, url)
+        width = float(s.script("return parseFloat(document.documentElement.getAttribute('width'))"
+                               " - 2 * parseFloat(document.documentElement.dataset.xpad);"))
+        check_zoom(s, a.zoom, a.sibling, "%.3f" % width)
+        check_search(s, a.regex, url)
+        check_screenshot(s, a.screenshot)
+    except (WebDriverError, OSError, ValueError, KeyError, TypeError) as e:
+        out("error", "%s: %s" % (type(e).__name__, e))
+        return 1
+    finally:
+        if s:
+            s.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+#!/bin/bash
+# The SVG flame graph in a real browser: Debian's chromium, headless,
+# driven through chromedriver by tests/browser/flamegraph_check.py (a
+# WebDriver client on Python's standard library).  On a folded file with
+# nested and recursive matches, and on a capture of cpu_split (75% burn_a):
+# loads without console errors, hovering shows a frame's title, clicking a
+# frame zooms (full width, siblings hidden, ancestors faded), Reset Zoom
+# undoes it, Search asks through a prompt and shows the share of samples
+# under matching frames counted once, ?s=REGEX searches at load, and a
+# screenshot is a PNG.
+source "$(dirname "$0")/../lib.sh"
+
+PY=/usr/bin/python3
+CHECKER="$TOP/tests/browser/flamegraph_check.py"
+
+for b in /usr/bin/chromium /usr/bin/chromedriver; do
+	[ -x "$b" ] || { fail svg_browser_deps "missing $b (scripts/deps.sh installs it)"; exit 0; }
+done
+if ! "$SMOLDER" flamegraph --help >/dev/null 2>&1; then
+	fail svg_browser_flamegraph_command "smolder has no 'flamegraph' subcommand"
+	exit 0
+fi
+
+# chromedriver on a free port, in its own process group so that the
+# browsers it starts go with it.
+PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+setsid /usr/bin/chromedriver --port="$PORT" >"$TMP/chromedriver.log" 2>&1 &
+CD_PID=$!
+at_exit "kill -- -$CD_PID 2>/dev/null"
+driver_up() {
+	"$PY" -c 'import json, sys, urllib.request
+sys.exit(0 if json.load(urllib.request.urlopen(sys.argv[1] + "/status", timeout=2))["value"]["ready"] else 1)' \
+		"http://127.0.0.1:$PORT" 2>/dev/null
+}
+for _ in $(seq 100); do driver_up && break; sleep 0.1; done
+if ! driver_up; then
+	fail svg_browser_chromedriver "chromedriver did not start: $(head -c 300 "$TMP/chromedriver.log")"
+	exit 0
+fi
+
+# browse NAME SVG REGEX ZOOM SIBLING: what the browser saw, in $TMP/NAME.obs.
+browse() {
+	local name=$1 svg=$2 re=$3 zoom=$4 sib=$5
+	timeout 120 "$PY" "$CHECKER" --driver "http://127.0.0.1:$PORT" --svg "$svg" --regex "$re" \
+		--zoom "$zoom" --sibling "$sib" --screenshot "$TMP/$name.png" >"$TMP/$name.obs" 2>&1
+	check "${name}_webdriver" equals "$(obs "$name" error)" ""
+}
+# obs NAME KEY: one observation.
+obs() { sed -n "s/^$2=//p" "$TMP/$1.obs" | head -n 1; }
+# png_ok NAME: the screenshot is a PNG of a sane size.
+png_ok() {
+	local size
+	[ "$(obs "$1" screenshot_png)" = True ] || { echo "not a PNG: $(head -c 8 "$TMP/$1.png" | od -An -c)"; return 1; }
+	size=$(obs "$1" screenshot_size)
+	within "$(obs "$1" screenshot_bytes)" 2000 20000000 >/dev/null &&
+		within "${size%x*}" 800 4000 >/dev/null && within "${size#*x}" 100 4000 >/dev/null && return 0
+	echo "screenshot ${size}, $(obs "$1" screenshot_bytes) bytes"
+	return 1
+}
+# plus A B: A + B.
+plus() { awk -v a="$1" -v b="$2" 'BEGIN { print a + b }'; }
+# browser_checks NAME SVG: the checks every page passes.
+browser_checks() {
+	local n=$1 w
+	check "${n}_loaded" equals "$(obs "$n" loaded)" True
+	check "${n}_all_frames_read" equals "$(obs "$n" frames)" "$(grep -c '^<g><title>' "$2")"
+	check "${n}_console_clean" equals "$(obs "$n" console_errors) $(obs "$n" console_first)" "0 "
+	check "${n}_hover_details" equals "$(obs "$n" hover_details)" "$(obs "$n" hover_want)"
+	check "${n}_zoom_full_width" equals "$(obs "$n" zoom_x) $(obs "$n" zoom_width)" "10.000 $(obs "$n" plot_width)"
+	check "${n}_zoom_sibling_hidden" equals "$(obs "$n" zoom_sibling_displayed)" False
+	check "${n}_zoom_ancestor_faded" equals "$(obs "$n" zoom_parent_class)" parent
+	check "${n}_zoom_reset_shown" equals "$(obs "$n" zoom_reset_displayed)" True
+	w=$(obs "$n" before_zoom_width)
+	check "${n}_unzoom_width" within "$(obs "$n" unzoom_width)" "$(plus "$w" -0.01)" "$(plus "$w" 0.01)"
+	check "${n}_unzoom_sibling_shown" equals "$(obs "$n" unzoom_sibling_displayed)" True
+	check "${n}_unzoom_reset_hidden" equals "$(obs "$n" unzoom_reset_displayed)" False
+	check "${n}_search_prompt" equals "$(obs "$n" prompt_text)" "Search for (regular expression):"
+	check "${n}_reset_search" equals "$(obs "$n" reset_matched_displayed) $(obs "$n" reset_highlighted)" "False 0"
+	check "${n}_screenshot" png_ok "$n"
+}
+
+# ---- nested and recursive matches: a frame "a" inside an "a" adds nothing ----
+F=$TMP/nested.folded
+printf '%s\n' 'main;a;a;b 10' 'main;a;c 5' 'main;a;b 3' 'main;d;a 4' 'main;e 8' \
+	'main;a;b;a;a 6' >"$F"
+run_sm nested flamegraph -o "$TMP/nested.svg" "$F"
+check browser_nested_svg equals "$RC" 0
+browse browser_nested "$TMP/nested.svg" '^a$' d e
+browser_checks browser_nested "$TMP/nested.svg"
+# 28 of 36 samples are under a frame "a"; counting nested ones twice would
+# say more than 100%.
+want=$(share "$F" '(^|;)a(;| )')
+check browser_nested_matched equals "$(obs browser_nested matched)" "Matched: $want%"
+check browser_nested_highlighted equals "$(obs browser_nested highlighted)" "$(grep -c '^<g><title>a (' "$TMP/nested.svg")"
+check browser_nested_url_search equals "$(obs browser_nested url_matched)" "Matched: $want%"
+
+# ---- a real capture: cpu_split spends 75% in burn_a ----
+# Only its samples (-p): other work on the machine would change the share.
+start_wl cpu_split 5 || exit 1
+sleep 0.3
+run_sm cap -F 499 -p "$WL_PID" -o "$TMP/cap.svg" 2
+check browser_capture_exit_0 equals "$RC" 0
+browse browser_capture "$TMP/cap.svg" burn_a burn_a burn_b
+browser_checks browser_capture "$TMP/cap.svg"
+m=$(obs browser_capture matched)
+m=${m#Matched: }
+check browser_capture_burn_a_share within "${m%\%}" 65 85
