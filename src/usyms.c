@@ -7,6 +7,12 @@
  * of frames.  Files are reached through /proc/PID/map_files or
  * /proc/PID/root, never by bare path, so that files in other mount
  * namespaces and deleted files resolve to what the process really maps.
+ *
+ * Bounds (continuous captures, usyms__end_interval): every image and file
+ * entry records the interval it was last used in; each mapping slot of an
+ * image holds a reference on its file entry, so a table an image maps is
+ * never freed under it, and the rest are freed least recently used first.
+ * Bytes are tracked as entries come and go, so the check is cheap.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,6 +53,9 @@ struct file_ent {
 	uint64_t dev, ino, mtime_sec, mtime_nsec;
 	int64_t size;
 	struct elf_syms *es; /* NULL: not ELF or unreadable, remembered */
+	size_t refs;         /* mapping slots of held images pointing here */
+	uint64_t last_used;  /* interval of the last lookup, for LRU eviction */
+	size_t bytes;        /* this entry, its table and demangled names */
 	/*
 	 * Demangled forms of es's names: per file, so they are freed with es
 	 * (a global cache keyed by address could hand a freed name's form to
@@ -63,6 +72,9 @@ struct pid_ent {
 	struct proc_maps *pm;    /* NULL: the process was gone */
 	struct file_ent **files; /* per mapping; NULL until first needed */
 	uint64_t loaded_ns;
+	uint64_t start_time;     /* of the process pm was read from; 0 unknown */
+	uint64_t last_used;      /* interval of the last preload or name */
+	size_t maps_bytes;       /* what pm and files cost */
 	struct perfmap *jit;     /* /tmp/perf-PID.map, if trusted */
 	bool jit_tried;
 };
@@ -79,6 +91,12 @@ struct usyms {
 	usyms_validator validate;
 	void *validate_arg;
 	bool demangle;
+	/* Bounds, applied only by usyms__end_interval. */
+	uint64_t interval;  /* the current one, from 1 (0: never used) */
+	size_t cache_limit; /* for file_bytes + jit_bytes */
+	unsigned idle_limit;
+	size_t file_bytes, jit_bytes, image_bytes;
+	uint64_t images_dropped, files_evicted, jit_evicted;
 };
 
 static uint64_t mix64(uint64_t x)
@@ -118,6 +136,9 @@ struct usyms *usyms__new(void)
 	if (!u)
 		return NULL;
 	u->pid_buckets = u->file_buckets = INITIAL_BUCKETS;
+	u->interval = 1;
+	u->cache_limit = USYMS_CACHE_LIMIT;
+	u->idle_limit = USYMS_IDLE_LIMIT;
 	u->pids = calloc(u->pid_buckets, sizeof(*u->pids));
 	u->files = calloc(u->file_buckets, sizeof(*u->files));
 	if (!u->pids || !u->files) {
@@ -166,20 +187,35 @@ static void grow_files(struct usyms *u)
 	u->file_buckets = nb;
 }
 
+/* A mapping slot takes a reference: its table is not evicted under it. */
+static void file_hold(struct usyms *u, struct file_ent *f)
+{
+	if (f && f != &u->no_file)
+		f->refs++;
+}
+
+static void file_release(struct usyms *u, struct file_ent *f)
+{
+	if (f && f != &u->no_file)
+		f->refs--;
+}
+
 /*
  * Keeps the symbol tables already resolved for mappings that are unchanged
  * in a re-read, so a file parsed while the process lived stays named.
  */
-static void carry_over_files(const struct pid_ent *e, const struct proc_maps *pm,
-			     struct file_ent **files)
+static void carry_over_files(struct usyms *u, const struct pid_ent *e,
+			     const struct proc_maps *pm, struct file_ent **files)
 {
 	for (size_t i = 0; e->pm && i < pm->nr; i++) {
 		const struct proc_map *n = &pm->maps[i];
 		const struct proc_map *o = proc_maps__find(e->pm, n->start);
 
 		if (o && o->start == n->start && o->end == n->end && o->pgoff == n->pgoff &&
-		    o->ino == n->ino && o->dev == n->dev)
+		    o->ino == n->ino && o->dev == n->dev) {
 			files[i] = e->files[o - e->pm->maps];
+			file_hold(u, files[i]);
+		}
 	}
 }
 
@@ -190,6 +226,85 @@ void usyms__set_validator(struct usyms *u, usyms_validator fn, void *arg)
 }
 
 /*
+ * The start time of process pid (field 22 of /proc/PID/stat, clock ticks
+ * since boot): with the PID it names one process for good.  0 when the
+ * process is gone.  A zombie still counts (its leader thread may have
+ * exited while other threads run on); it stays until reaped.
+ */
+static uint64_t proc_start_time(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long start;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* the command name may hold spaces and ')': skip to the last ')' */
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ')
+		return 0;
+	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+		   "%*d %*d %*d %*d %llu", &start) != 1)
+		return 0;
+	return start;
+}
+
+/*
+ * Roughly what an image's mappings cost: proc_maps keeps the whole text it
+ * read (each line's fields before the path take about this much), the
+ * parsed table, and our per-mapping file slots.
+ */
+#define MAPS_LINE_FIELDS 74
+
+static size_t maps_bytes(const struct proc_maps *pm)
+{
+	size_t b = sizeof(*pm) + pm->nr * (MAPS_LINE_FIELDS + sizeof(*pm->maps) +
+					  sizeof(struct file_ent *));
+
+	for (size_t i = 0; i < pm->nr; i++)
+		if (pm->maps[i].path)
+			b += strlen(pm->maps[i].path) + 1;
+	return b;
+}
+
+static void drop_maps(struct usyms *u, struct pid_ent *e)
+{
+	for (size_t i = 0; e->pm && i < e->pm->nr; i++)
+		file_release(u, e->files[i]);
+	proc_maps__free(e->pm);
+	free(e->files);
+	e->pm = NULL;
+	e->files = NULL;
+	u->image_bytes -= e->maps_bytes;
+	e->maps_bytes = 0;
+}
+
+/*
+ * Whether a fresh read of e->pid's maps is e's image; *start gets the
+ * process's start time.  Tracked images ask the validator (exact), and a
+ * re-read must come from the process read before, so that a reused PID is
+ * refused even where no validator was set (start times count 10 ms ticks;
+ * PIDs wrap far slower unless forced).
+ */
+static bool read_is_image(struct usyms *u, const struct pid_ent *e, uint64_t *start)
+{
+	*start = proc_start_time(e->pid);
+	if (!e->gen)
+		return true; /* untracked: whatever pid maps now */
+	if (u->validate && !u->validate(e->pid, e->gen, u->validate_arg))
+		return false;
+	return !e->start_time || *start == e->start_time;
+}
+
+/*
  * Replaces e's maps with a fresh read; keeps the old ones if that fails or
  * if the process no longer runs e's image (checked after the read).
  */
@@ -197,9 +312,10 @@ static void load_maps(struct usyms *u, struct pid_ent *e)
 {
 	struct proc_maps *pm = proc_maps__load(e->pid);
 	struct file_ent **files;
+	uint64_t start;
 
 	e->loaded_ns = now_ns();
-	if (pm && e->gen && u->validate && !u->validate(e->pid, e->gen, u->validate_arg)) {
+	if (pm && !read_is_image(u, e, &start)) {
 		debug("pid %d left image %u before its maps were read", (int)e->pid, e->gen);
 		proc_maps__free(pm);
 		pm = NULL;
@@ -211,13 +327,16 @@ static void load_maps(struct usyms *u, struct pid_ent *e)
 		proc_maps__free(pm);
 		return;
 	}
-	carry_over_files(e, pm, files);
-	proc_maps__free(e->pm);
-	free(e->files);
+	carry_over_files(u, e, pm, files);
+	drop_maps(u, e);
 	e->pm = pm;
 	e->files = files;
+	e->start_time = start;
+	e->maps_bytes = maps_bytes(pm);
+	u->image_bytes += e->maps_bytes;
 }
 
+/* The image (pid, gen), created (its maps read) if new; marked used. */
 static struct pid_ent *pid_get(struct usyms *u, pid_t pid, uint32_t gen)
 {
 	size_t b = pid_hash(pid, u->pid_buckets);
@@ -225,25 +344,37 @@ static struct pid_ent *pid_get(struct usyms *u, pid_t pid, uint32_t gen)
 
 	for (e = u->pids[b]; e; e = e->next)
 		if (e->pid == pid && e->gen == gen)
-			return e;
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		return NULL;
-	e->pid = pid;
-	e->gen = gen;
-	load_maps(u, e);
-	e->next = u->pids[b];
-	u->pids[b] = e;
-	u->nr_pids++;
-	grow_pids(u);
+			break;
+	if (!e) {
+		e = calloc(1, sizeof(*e));
+		if (!e)
+			return NULL;
+		e->pid = pid;
+		e->gen = gen;
+		u->image_bytes += sizeof(*e);
+		load_maps(u, e);
+		e->next = u->pids[b];
+		u->pids[b] = e;
+		u->nr_pids++;
+		grow_pids(u);
+	}
+	e->last_used = u->interval;
 	return e;
 }
 
-static void pid_ent_free(struct pid_ent *e)
+static void set_jit(struct usyms *u, struct pid_ent *e, struct perfmap *pm)
 {
+	u->jit_bytes -= perfmap__bytes(e->jit);
 	perfmap__free(e->jit);
-	proc_maps__free(e->pm);
-	free(e->files);
+	e->jit = pm;
+	u->jit_bytes += perfmap__bytes(pm);
+}
+
+static void pid_ent_free(struct usyms *u, struct pid_ent *e)
+{
+	set_jit(u, e, NULL);
+	drop_maps(u, e);
+	u->image_bytes -= sizeof(*e);
 	free(e);
 }
 
@@ -256,7 +387,7 @@ void usyms__forget_pid(struct usyms *u, pid_t pid)
 	for (pp = &u->pids[pid_hash(pid, u->pid_buckets)]; (e = *pp);) {
 		if (e->pid == pid) {
 			*pp = e->next;
-			pid_ent_free(e);
+			pid_ent_free(u, e);
 			u->nr_pids--;
 		} else {
 			pp = &e->next;
@@ -307,6 +438,8 @@ static struct file_ent *file_get(struct usyms *u, const struct stat *st, int fd,
 	f->es = elf_syms__open_debug(fd, root, m->deleted ? NULL : m->path);
 	if (!f->es)
 		debug("no symbols in dev %" PRIu64 " inode %" PRIu64, f->dev, f->ino);
+	f->bytes = sizeof(*f) + elf_syms__bytes(f->es);
+	u->file_bytes += f->bytes;
 	f->next = u->files[b];
 	u->files[b] = f;
 	u->nr_files++;
@@ -356,7 +489,7 @@ static const char *base_name(const char *path)
 }
 
 /* Grows f's demangle cache when it is half full; false if out of memory. */
-static bool dm_reserve(struct file_ent *f)
+static bool dm_reserve(struct usyms *u, struct file_ent *f)
 {
 	size_t cap = f->dm_cap ? f->dm_cap * 2 : DM_INITIAL;
 	struct demangled *n;
@@ -377,6 +510,8 @@ static bool dm_reserve(struct file_ent *f)
 	}
 	free(f->dm);
 	f->dm = n;
+	f->bytes += (cap - f->dm_cap) * sizeof(*n);
+	u->file_bytes += (cap - f->dm_cap) * sizeof(*n);
 	f->dm_cap = cap;
 	return true;
 }
@@ -398,7 +533,7 @@ static const char *demangled(struct usyms *u, struct file_ent *f, const char *ra
 		if (f->dm[j].raw == raw)
 			return f->dm[j].name;
 	d = demangle(raw, buf, sizeof(buf));
-	if (d == raw || !dm_reserve(f))
+	if (d == raw || !dm_reserve(u, f))
 		return raw; /* not mangled; or no memory, where raw is still right */
 	j = mix64((uintptr_t)raw) & (f->dm_cap - 1);
 	while (f->dm[j].raw)
@@ -410,6 +545,8 @@ static const char *demangled(struct usyms *u, struct file_ent *f, const char *ra
 	memcpy(f->dm[j].name, d, n);
 	f->dm[j].raw = raw;
 	f->dm_nr++;
+	f->bytes += n;
+	u->file_bytes += n;
 	return f->dm[j].name;
 }
 
@@ -426,8 +563,11 @@ static size_t name_file(struct usyms *u, struct pid_ent *e,
 	uint64_t off = addr - m->start + m->pgoff;
 	const char *name;
 
-	if (!*slot)
+	if (!*slot) {
 		*slot = resolve_file(u, e->pid, m);
+		file_hold(u, *slot);
+	}
+	(*slot)->last_used = u->interval;
 	name = elf_syms__map_offset((*slot)->es, off, NULL, NULL);
 	if (name) {
 		name = demangled(u, *slot, name);
@@ -507,7 +647,7 @@ static int read_status(pid_t pid, pid_t *inner, uid_t *euid)
  * file owned by the process's user or by root, never followed through a
  * symlink, read in the process's own mount namespace.
  */
-static void load_jit_map(struct pid_ent *e)
+static void load_jit_map(struct usyms *u, struct pid_ent *e)
 {
 	const char *why = NULL;
 	struct perfmap *pm;
@@ -526,17 +666,16 @@ static void load_jit_map(struct pid_ent *e)
 			     why ? why : "unreadable");
 		return;
 	}
-	perfmap__free(e->jit);
-	e->jit = pm;
+	set_jit(u, e, pm);
 }
 
-static size_t name_anon(struct pid_ent *e, const struct proc_map *m, uint64_t addr,
-			char *buf, size_t len, bool *jit)
+static size_t name_anon(struct usyms *u, struct pid_ent *e, const struct proc_map *m,
+			uint64_t addr, char *buf, size_t len, bool *jit)
 {
 	const char *name;
 
 	if (!e->jit_tried)
-		load_jit_map(e);
+		load_jit_map(u, e);
 	name = e->jit ? perfmap__lookup(e->jit, addr, NULL) : NULL;
 	if (name) {
 		*jit = true;
@@ -556,14 +695,19 @@ int usyms__preload(struct usyms *u, pid_t pid, uint32_t gen)
 		return -ENOMEM;
 	if (u->nr_pids == before)
 		load_maps(u, e); /* known image: its mappings changed */
-	load_jit_map(e); /* a JIT appends to its map as it maps code */
+	load_jit_map(u, e); /* a JIT appends to its map as it maps code */
 	if (!e->pm)
 		return -ESRCH;
 	for (size_t i = 0; i < e->pm->nr; i++) {
 		const struct proc_map *m = &e->pm->maps[i];
 
-		if (m->exec && m->kind == PROC_MAP_FILE && !e->files[i])
+		if (!m->exec || m->kind != PROC_MAP_FILE)
+			continue;
+		if (!e->files[i]) {
 			e->files[i] = resolve_file(u, pid, m);
+			file_hold(u, e->files[i]);
+		}
+		e->files[i]->last_used = u->interval;
 	}
 	return 0;
 }
@@ -594,14 +738,14 @@ size_t usyms__name(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr, char
 	case PROC_MAP_VDSO:
 		return name_vdso(u, m, addr, buf, len);
 	case PROC_MAP_HEAP:
-		return name_anon(e, m, addr, buf, len, jit);
+		return name_anon(u, e, m, addr, buf, len, jit);
 	case PROC_MAP_STACK:
 		return put(buf, len, "[stack]");
 	case PROC_MAP_SPECIAL:
 		return put(buf, len, "%s", m->path ? m->path : "[unknown]");
 	case PROC_MAP_ANON:
 	default:
-		return name_anon(e, m, addr, buf, len, jit);
+		return name_anon(u, e, m, addr, buf, len, jit);
 	}
 }
 
@@ -614,6 +758,159 @@ static void file_free(struct file_ent *f)
 	free(f);
 }
 
+/* Frees f, which no mapping slot points to (refs 0). */
+static void file_evict(struct usyms *u, struct file_ent *f)
+{
+	struct file_ent **pp = &u->files[file_hash(f, u->file_buckets)];
+
+	while (*pp != f)
+		pp = &(*pp)->next;
+	*pp = f->next;
+	u->file_bytes -= f->bytes;
+	u->nr_files--;
+	u->files_evicted++;
+	file_free(f);
+}
+
+/*
+ * Whether e is kept past the interval that just ended: used in it, or its
+ * process still runs it and it has not been idle for the idle limit.
+ */
+static bool keep_image(struct usyms *u, const struct pid_ent *e)
+{
+	if (e->last_used == u->interval)
+		return true;
+	if (!e->pm)
+		return false; /* the process was gone when asked: nothing to keep */
+	if (u->idle_limit && u->interval - e->last_used >= u->idle_limit)
+		return false;
+	if (e->gen && u->validate)
+		return u->validate(e->pid, e->gen, u->validate_arg);
+	/* untracked, or no validator: the same process, still running */
+	return e->start_time && proc_start_time(e->pid) == e->start_time;
+}
+
+static void drop_images(struct usyms *u)
+{
+	struct pid_ent **pp, *e;
+
+	for (size_t b = 0; b < u->pid_buckets; b++) {
+		for (pp = &u->pids[b]; (e = *pp);) {
+			if (keep_image(u, e)) {
+				pp = &e->next;
+				continue;
+			}
+			*pp = e->next;
+			pid_ent_free(u, e);
+			u->nr_pids--;
+			u->images_dropped++;
+		}
+	}
+}
+
+/* What trimming may free: a file no image maps, or an idle image's JIT map. */
+struct victim {
+	uint64_t last_used;
+	struct file_ent *f;
+	struct pid_ent *e;
+};
+
+static int victim_cmp(const void *a, const void *b)
+{
+	const struct victim *x = a, *y = b;
+
+	return x->last_used < y->last_used ? -1 : x->last_used > y->last_used;
+}
+
+static size_t collect_victims(struct usyms *u, struct victim *v)
+{
+	size_t n = 0, b;
+
+	for (b = 0; b < u->file_buckets; b++)
+		for (struct file_ent *f = u->files[b]; f; f = f->next)
+			if (!f->refs)
+				v[n++] = (struct victim){ .last_used = f->last_used, .f = f };
+	for (b = 0; b < u->pid_buckets; b++)
+		for (struct pid_ent *e = u->pids[b]; e; e = e->next)
+			if (e->jit && e->last_used != u->interval)
+				v[n++] = (struct victim){ .last_used = e->last_used, .e = e };
+	return n;
+}
+
+/*
+ * Frees what no held image maps, and JIT maps of images idle this interval
+ * (re-read if they are sampled again), least recently used first, until
+ * the cache is within its limit.
+ */
+static void trim_cache(struct usyms *u)
+{
+	struct victim *v;
+	size_t n, i;
+
+	if (u->file_bytes + u->jit_bytes <= u->cache_limit)
+		return;
+	v = malloc((u->nr_files + u->nr_pids + 1) * sizeof(*v));
+	if (!v)
+		return; /* tried again at the next interval */
+	n = collect_victims(u, v);
+	qsort(v, n, sizeof(*v), victim_cmp);
+	for (i = 0; i < n && u->file_bytes + u->jit_bytes > u->cache_limit; i++) {
+		if (v[i].f) {
+			file_evict(u, v[i].f);
+			continue;
+		}
+		set_jit(u, v[i].e, NULL);
+		v[i].e->jit_tried = false;
+		u->jit_evicted++;
+	}
+	free(v);
+}
+
+void usyms__end_interval(struct usyms *u)
+{
+	if (!u)
+		return;
+	/* images first: dropping them releases the files they pinned */
+	drop_images(u);
+	trim_cache(u);
+	u->interval++;
+}
+
+void usyms__set_cache_limit(struct usyms *u, size_t bytes)
+{
+	u->cache_limit = bytes;
+}
+
+void usyms__set_idle_limit(struct usyms *u, unsigned intervals)
+{
+	u->idle_limit = intervals;
+}
+
+void usyms__stats(const struct usyms *u, struct usyms_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!u)
+		return;
+	for (size_t b = 0; b < u->file_buckets; b++)
+		for (const struct file_ent *f = u->files[b]; f; f = f->next)
+			out->files_pinned += f->refs > 0;
+	for (size_t b = 0; b < u->pid_buckets; b++)
+		for (const struct pid_ent *e = u->pids[b]; e; e = e->next)
+			out->jit_maps += e->jit != NULL;
+	out->images = u->nr_pids;
+	out->files = u->nr_files;
+	out->cache_bytes = u->file_bytes + u->jit_bytes;
+	out->cache_limit = u->cache_limit;
+	out->image_bytes = u->image_bytes;
+	out->bytes = sizeof(*u) + out->cache_bytes + out->image_bytes +
+		     u->pid_buckets * sizeof(*u->pids) + u->file_buckets * sizeof(*u->files) +
+		     elf_syms__bytes(u->vdso);
+	out->intervals = u->interval - 1;
+	out->images_dropped = u->images_dropped;
+	out->files_evicted = u->files_evicted;
+	out->jit_maps_evicted = u->jit_evicted;
+}
+
 void usyms__free(struct usyms *u)
 {
 	struct pid_ent *pe, *pn;
@@ -622,10 +919,11 @@ void usyms__free(struct usyms *u)
 
 	if (!u)
 		return;
+	/* images first: they release their files */
 	for (i = 0; u->pids && i < u->pid_buckets; i++)
 		for (pe = u->pids[i]; pe; pe = pn) {
 			pn = pe->next;
-			pid_ent_free(pe);
+			pid_ent_free(u, pe);
 		}
 	for (i = 0; u->files && i < u->file_buckets; i++)
 		for (fe = u->files[i]; fe; fe = fn) {

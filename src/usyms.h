@@ -5,6 +5,14 @@
  * /proc/PID/root (so files inside containers and deleted files resolve), and
  * caches symbol tables by file identity (dev, inode, size, mtime) so that a
  * binary shared by many processes is parsed once.
+ *
+ * Memory: a one-shot capture keeps everything until usyms__free.  A
+ * continuous capture calls usyms__end_interval after each interval's
+ * profile is written; only then are images of exited (or exec'd) processes
+ * dropped, images idle for usyms__set_idle_limit intervals dropped (re-read
+ * on demand while their process lives), and cached symbol tables, their
+ * demangled names and JIT maps trimmed, least recently used first, to
+ * usyms__set_cache_limit bytes.  What a held image maps is never evicted.
  */
 #ifndef SMOLDER_USYMS_H
 #define SMOLDER_USYMS_H
@@ -49,6 +57,49 @@ size_t usyms__name(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr, char
 void usyms__set_demangle(struct usyms *u, bool on);
 /* Drops what is cached for pid (all its images), keeping shared symbol tables. */
 void usyms__forget_pid(struct usyms *u, pid_t pid);
+
+/*
+ * Ends an interval of a continuous capture: call it after the interval's
+ * samples are named (its profile written), while the validator still
+ * answers.  An image neither preloaded nor named during the interval is
+ * dropped when its process is gone or runs another image (the validator
+ * for tracked images, else /proc/PID/stat's start time), or when it has
+ * been idle for the idle limit.  Then symbol tables no held image maps, and
+ * JIT maps of images idle this interval, are freed least recently used
+ * first until the cache is within its limit.  Anything dropped is read
+ * again if asked for later (a live process's maps, a file mapped again).
+ */
+void usyms__end_interval(struct usyms *u);
+/*
+ * Bytes kept by the cache of symbol tables (with their demangled names) and
+ * JIT maps after each usyms__end_interval; default USYMS_CACHE_LIMIT.  The
+ * tables that held images map stay even beyond it.
+ */
+#define USYMS_CACHE_LIMIT (64u << 20)
+void usyms__set_cache_limit(struct usyms *u, size_t bytes);
+/*
+ * Intervals an image of a live process may go unused before it is dropped
+ * (its maps re-read if it is sampled again); default USYMS_IDLE_LIMIT,
+ * 0 keeps it as long as its process runs it.
+ */
+#define USYMS_IDLE_LIMIT 10
+void usyms__set_idle_limit(struct usyms *u, unsigned intervals);
+
+struct usyms_stats {
+	size_t images;        /* process images held */
+	size_t files;         /* files held, each with its symbols or none */
+	size_t files_pinned;  /* of those, mapped by held images */
+	size_t jit_maps;      /* perf maps held */
+	size_t cache_bytes;   /* symbol tables, demangled names, perf maps */
+	size_t cache_limit;   /* what cache_bytes is trimmed to */
+	size_t image_bytes;   /* mappings of the held images */
+	size_t bytes;         /* all of it, hash tables and the vDSO included */
+	uint64_t intervals;   /* usyms__end_interval calls */
+	uint64_t images_dropped, files_evicted, jit_maps_evicted; /* totals */
+};
+
+/* Sizes for a status line; cheap enough to call every interval. */
+void usyms__stats(const struct usyms *u, struct usyms_stats *out);
 void usyms__free(struct usyms *u);
 
 #endif
