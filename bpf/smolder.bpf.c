@@ -5,6 +5,10 @@
  * each stack once by content, and counts the sample under its key.  Nothing
  * per sample crosses to user space; whatever cannot be stored is counted by
  * reason in the "counters" map.
+ *
+ * Stacks, counts and counters come in two banks (see SMOLDER_BANKS): a run
+ * reads live_bank once and puts everything of its sample in that bank, so
+ * the loader can drain the other one while sampling goes on.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -24,19 +28,48 @@ const volatile __u32 idle_mode = IDLE_EXCLUDE;
 const volatile __u32 pidns_inum = 0xeffffffcU; /* our PID namespace */
 const volatile __u64 thread_size = 16384; /* THREAD_SIZE of the running kernel */
 
-struct {
+/*
+ * The bank samples go to; the loader flips it (capture__rotate) and then
+ * waits until no run that read the old value is still going.
+ */
+__u32 live_bank = 0;
+
+/*
+ * Outer maps with one count map and one stack map per bank.  The inner maps
+ * are created and sized by the loader; these definitions are only their
+ * shape, which the kernel checks every inner map against.  Going through an
+ * array of maps costs one inlined array lookup per run, and keeps every
+ * helper call on an inner map a direct one (all inner maps share one shape,
+ * so the verifier still knows which functions to call).
+ */
+struct count_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, struct sample_key);
-	__type(value, __u64);
-	__uint(max_entries, 1); /* sized by the loader */
-} counts SEC(".maps");
+	/* sizes, not types: clang leaves types this deep as forward declarations */
+	__uint(key_size, sizeof(struct sample_key));
+	__uint(value_size, sizeof(__u64));
+	__uint(max_entries, 1);
+};
+
+struct stack_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(key_size, sizeof(struct stack_chunk_key));
+	__uint(value_size, sizeof(struct stack_chunk));
+	__uint(max_entries, 1);
+};
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, struct stack_chunk_key);
-	__type(value, struct stack_chunk);
-	__uint(max_entries, 1); /* sized by the loader */
-} stacks SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__type(key, __u32);
+	__uint(max_entries, SMOLDER_BANKS);
+	__array(values, struct count_map);
+} count_banks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__type(key, __u32);
+	__uint(max_entries, SMOLDER_BANKS);
+	__array(values, struct stack_map);
+} stack_banks SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -49,7 +82,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
 	__type(value, __u64);
-	__uint(max_entries, CNT__MAX);
+	__uint(max_entries, SMOLDER_BANKS * CNT__MAX); /* bank * CNT__MAX + counter */
 } counters SEC(".maps");
 
 struct {
@@ -90,9 +123,36 @@ __u32 next_gen = 0;
 #define PF_KTHREAD 0x00200000
 #define EEXIST 17
 
-static __always_inline void count(enum counter c)
+/* The maps one run writes to: those of the bank it found live. */
+struct bank {
+	__u32 idx;
+	__u32 counter0; /* index of the bank's first counter */
+	void *counts;   /* set by open_bank_maps */
+	void *stacks;
+};
+
+/*
+ * Reads live_bank once: every map of the run must be of the same bank, or a
+ * sample's count and its stacks or counters could land on either side of a
+ * rotation.
+ */
+static __always_inline void open_bank(struct bank *b)
 {
-	__u32 idx = c;
+	b->idx = *(volatile __u32 *)&live_bank & (SMOLDER_BANKS - 1);
+	b->counter0 = b->idx * CNT__MAX;
+}
+
+/* Only for samples that are kept: idle and filtered runs skip these lookups. */
+static __always_inline bool open_bank_maps(struct bank *b)
+{
+	b->counts = bpf_map_lookup_elem(&count_banks, &b->idx);
+	b->stacks = bpf_map_lookup_elem(&stack_banks, &b->idx);
+	return b->counts && b->stacks;
+}
+
+static __always_inline void count(const struct bank *b, enum counter c)
+{
+	__u32 idx = b->counter0 + c;
 	__u64 *v = bpf_map_lookup_elem(&counters, &idx);
 
 	if (v)
@@ -184,7 +244,7 @@ static __always_inline __u64 hash_stack(const struct stack_trace *st)
  * Writes the chunks of a new stack, the last first so that chunk 0 marks a
  * complete stack.  On a full table the chunks already written are removed.
  */
-static __always_inline bool write_chunks(const struct stack_trace *st, __u64 id)
+static __always_inline bool write_chunks(void *stacks, const struct stack_trace *st, __u64 id)
 {
 	struct stack_chunk_key key = { .id = id };
 	struct stack_chunk chunk = { .nr = st->nr };
@@ -196,13 +256,13 @@ static __always_inline bool write_chunks(const struct stack_trace *st, __u64 id)
 			continue;
 		__builtin_memcpy(chunk.ip, &st->ip[i * STACK_CHUNK_FRAMES], sizeof(chunk.ip));
 		key.idx = i;
-		err = bpf_map_update_elem(&stacks, &key, &chunk, BPF_NOEXIST);
+		err = bpf_map_update_elem(stacks, &key, &chunk, BPF_NOEXIST);
 		if (err && err != -EEXIST) {
 			for (int j = i + 1; j < STACK_CHUNKS; j++) {
 				if (j > last)
 					break;
 				key.idx = j;
-				bpf_map_delete_elem(&stacks, &key);
+				bpf_map_delete_elem(stacks, &key);
 			}
 			return false;
 		}
@@ -215,8 +275,8 @@ static __always_inline bool write_chunks(const struct stack_trace *st, __u64 id)
  * Returns its id, or 0 for an empty stack and for one that could not be
  * walked or stored, which sets err_flag or lost_flag in *flags.
  */
-static __always_inline __u64 store_stack(void *ctx, __u64 walk_flags, __u32 *flags,
-					 __u32 lost_flag, __u32 err_flag)
+static __always_inline __u64 store_stack(void *ctx, void *stacks, __u64 walk_flags,
+					 __u32 *flags, __u32 lost_flag, __u32 err_flag)
 {
 	struct stack_chunk_key key = {};
 	__u32 zero = 0;
@@ -233,45 +293,46 @@ static __always_inline __u64 store_stack(void *ctx, __u64 walk_flags, __u32 *fla
 	}
 	st->nr = len / sizeof(__u64);
 	key.id = hash_stack(st);
-	if (bpf_map_lookup_elem(&stacks, &key))
+	if (bpf_map_lookup_elem(stacks, &key))
 		return key.id;
-	if (!write_chunks(st, key.id)) {
+	if (!write_chunks(stacks, st, key.id)) {
 		*flags |= lost_flag;
 		return 0;
 	}
 	return key.id;
 }
 
-static __always_inline void count_sample(struct sample_key *key)
+static __always_inline void count_sample(const struct bank *b, struct sample_key *key)
 {
 	__u64 one = 1, *v;
 	long err;
 
-	v = bpf_map_lookup_elem(&counts, key);
+	v = bpf_map_lookup_elem(b->counts, key);
 	if (v) {
 		__sync_fetch_and_add(v, 1);
 		return;
 	}
-	err = bpf_map_update_elem(&counts, key, &one, BPF_NOEXIST);
+	err = bpf_map_update_elem(b->counts, key, &one, BPF_NOEXIST);
 	if (err == -EEXIST) {
-		v = bpf_map_lookup_elem(&counts, key);
+		v = bpf_map_lookup_elem(b->counts, key);
 		if (v)
 			__sync_fetch_and_add(v, 1);
 	} else if (err) {
-		count(CNT_COUNT_MAP_FULL);
+		count(b, CNT_COUNT_MAP_FULL);
 	}
 }
 
 /* Idle loop, or not; returns false when the idle mode leaves it out. */
-static __always_inline bool classify(struct bpf_perf_event_data *ctx, struct task_struct *task,
-				     struct sample_key *key, bool idle_task)
+static __always_inline bool classify(struct bpf_perf_event_data *ctx, const struct bank *b,
+				     struct task_struct *task, struct sample_key *key,
+				     bool idle_task)
 {
 	if (idle_task)
 		key->flags |= interrupted_irq_work(ctx, task) ? SAMPLE_IRQ : SAMPLE_IDLE;
 
 	if (key->flags & SAMPLE_IDLE) {
 		if (idle_mode == IDLE_EXCLUDE) {
-			count(CNT_IDLE_SKIPPED);
+			count(b, CNT_IDLE_SKIPPED);
 			return false;
 		}
 	} else if (idle_mode == IDLE_ONLY) {
@@ -286,7 +347,8 @@ static __always_inline bool classify(struct bpf_perf_event_data *ctx, struct tas
  * loading libraries, dlopen, JIT code), so it reads the maps while the
  * process still lives.
  */
-static __always_inline __u32 image_gen(struct task_struct *task, __u32 tgid)
+static __always_inline __u32 image_gen(const struct bank *b, struct task_struct *task,
+					__u32 tgid)
 {
 	struct image_event ev = { .tgid = tgid };
 	struct mm_struct *mm = BPF_CORE_READ(task, mm);
@@ -311,13 +373,13 @@ static __always_inline __u32 image_gen(struct task_struct *task, __u32 tgid)
 		if (bpf_map_update_elem(&procs, &tgid, &fresh, img ? BPF_EXIST : BPF_NOEXIST)) {
 			img = bpf_map_lookup_elem(&procs, &tgid); /* another CPU won */
 			if (!img)
-				count(CNT_IMAGES_UNTRACKED);
+				count(b, CNT_IMAGES_UNTRACKED);
 			return img ? img->gen : 0;
 		}
 		ev.gen = fresh.gen;
 	}
 	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
-		count(CNT_EVENTS_LOST);
+		count(b, CNT_EVENTS_LOST);
 	return ev.gen;
 }
 
@@ -353,47 +415,60 @@ int BPF_PROG(on_exit, struct task_struct *task)
 	return 0;
 }
 
+/* Walks and stores the sample's stacks; their ids and flags go into key. */
+static __always_inline void store_stacks(struct bpf_perf_event_data *ctx, const struct bank *b,
+					 struct task_struct *task, struct sample_key *key)
+{
+	/* Kernel addresses have the top bit set on every 64-bit arch we build for. */
+	if (kernel_stacks && (long)PT_REGS_IP(&ctx->regs) < 0)
+		key->kstack = store_stack(ctx, b->stacks, 0, &key->flags, SAMPLE_KSTACK_LOST,
+					  SAMPLE_KSTACK_ERR);
+	if (BPF_CORE_READ(task, flags) & PF_KTHREAD)
+		key->flags |= SAMPLE_KTHREAD;
+	else if (user_stacks)
+		key->ustack = store_stack(ctx, b->stacks, BPF_F_USER_STACK, &key->flags,
+					  SAMPLE_USTACK_LOST, SAMPLE_USTACK_ERR);
+	if (key->ustack && key->tgid)
+		key->gen = image_gen(b, task, key->tgid);
+
+	if (key->flags & (SAMPLE_KSTACK_LOST | SAMPLE_USTACK_LOST))
+		count(b, CNT_STACK_MAP_FULL);
+	if (key->flags & SAMPLE_KSTACK_ERR)
+		count(b, CNT_KSTACK_ERR);
+	if (key->flags & SAMPLE_USTACK_ERR)
+		count(b, CNT_USTACK_ERR);
+}
+
 SEC("perf_event")
 int do_sample(struct bpf_perf_event_data *ctx)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	struct sample_key key = {};
 	bool idle_task = (__u32)bpf_get_current_pid_tgid() == 0;
+	struct bank b;
 
+	open_bank(&b);
 	if (!task_ids(task, &key)) {
-		count(CNT_PIDNS_MISS);
+		count(&b, CNT_PIDNS_MISS);
 		key.flags |= SAMPLE_FOREIGN_PID;
 	}
 	if (filter_tgid && !bpf_map_lookup_elem(&tgids, &key.tgid))
 		return 0;
 	if (filter_tid && !bpf_map_lookup_elem(&tids, &key.pid))
 		return 0;
-	if (!classify(ctx, task, &key, idle_task))
+	if (!classify(ctx, &b, task, &key, idle_task))
 		return 0;
 
-	count(CNT_SAMPLES);
+	count(&b, CNT_SAMPLES);
+	if (!open_bank_maps(&b)) {
+		/* never: the loader fills a bank's slots before it goes live */
+		count(&b, CNT_COUNT_MAP_FULL);
+		return 0;
+	}
 	if (per_cpu)
 		key.cpu = bpf_get_smp_processor_id();
 	bpf_get_current_comm(&key.comm, sizeof(key.comm));
-
-	/* Kernel addresses have the top bit set on every 64-bit arch we build for. */
-	if (kernel_stacks && (long)PT_REGS_IP(&ctx->regs) < 0)
-		key.kstack = store_stack(ctx, 0, &key.flags, SAMPLE_KSTACK_LOST,
-					 SAMPLE_KSTACK_ERR);
-	if (BPF_CORE_READ(task, flags) & PF_KTHREAD)
-		key.flags |= SAMPLE_KTHREAD;
-	else if (user_stacks)
-		key.ustack = store_stack(ctx, BPF_F_USER_STACK, &key.flags,
-					 SAMPLE_USTACK_LOST, SAMPLE_USTACK_ERR);
-	if (key.ustack && key.tgid)
-		key.gen = image_gen(task, key.tgid);
-
-	if (key.flags & (SAMPLE_KSTACK_LOST | SAMPLE_USTACK_LOST))
-		count(CNT_STACK_MAP_FULL);
-	if (key.flags & SAMPLE_KSTACK_ERR)
-		count(CNT_KSTACK_ERR);
-	if (key.flags & SAMPLE_USTACK_ERR)
-		count(CNT_USTACK_ERR);
-	count_sample(&key);
+	store_stacks(ctx, &b, task, &key);
+	count_sample(&b, &key);
 	return 0;
 }

@@ -74,7 +74,15 @@ struct sample_key {
 	char comm[SMOLDER_COMM_LEN];
 };
 
-/* Index into the per-CPU "counters" array. */
+/*
+ * Double buffering for continuous mode: the count map, the stack map and
+ * the counters exist once per bank.  The sampler puts each sample wholly in
+ * the bank that is live when it starts; the loader makes the other bank
+ * live, waits for the runs still using the old one, and drains it.
+ */
+#define SMOLDER_BANKS 2
+
+/* Index into the per-CPU "counters" array, after bank * CNT__MAX. */
 enum counter {
 	CNT_SAMPLES,         /* every sample that passed the filters */
 	CNT_IDLE_SKIPPED,    /* idle-loop samples left out by the idle mode */

@@ -1,11 +1,24 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Capture: owns the BPF skeleton and the perf events.  Configuration goes
- * into the object's read-only data between open and load; map sizes are set
- * before load; one cpu-clock event per selected CPU carries the program.
- * Errors are printed here, once, as one line naming the fix.
+ * Capture: owns the BPF skeleton, the perf events and the banks of count
+ * and stack maps.  Configuration goes into the object's read-only data
+ * between open and load; the banks' maps are created here, sized per
+ * capture, and put in the outer maps before any event is attached; one
+ * cpu-clock event per selected CPU carries the program.  Errors are printed
+ * here, once, as one line naming the fix.
+ *
+ * Rotation (continuous mode): the sampler reads live_bank once per run and
+ * writes the whole sample (stacks, count, counters) into that bank.
+ * capture__rotate flips live_bank, then updates a slot of an array of maps:
+ * for map-in-map types the bpf(2) update returns only after synchronize_rcu()
+ * (kernel/bpf/syscall.c, maybe_wait_bpf_programs), and perf_event programs
+ * run under rcu_read_lock() in interrupt context, so every run that read the
+ * old live_bank has ended by then and every later run sees the new one.  The
+ * old bank is then complete and still: no sample is lost or split, and
+ * release empties it before it can go live again, so none counts twice.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +43,12 @@ struct capture {
 	struct bpf_link **links;
 	int *perf_fds;
 	size_t nr_events;
+	int counts_fd[SMOLDER_BANKS], stacks_fd[SMOLDER_BANKS]; /* -1: not created */
+	uint32_t stack_chunks, count_entries;
+	unsigned int live;     /* bank the sampler writes to */
+	unsigned int read;     /* bank the readers see */
+	bool drained;          /* between rotate and release: read != live */
+	uint64_t released[CNT__MAX]; /* counters of released banks */
 };
 
 static const char *fix_for(int error)
@@ -124,9 +143,7 @@ static int configure(struct smolder_bpf *skel, const struct capture_opts *o)
 	ro->idle_mode = o->idle_mode;
 	ro->pidns_inum = inum;
 	ro->thread_size = kernel_thread_size();
-	if ((e = bpf_map__set_max_entries(skel->maps.stacks, o->stack_chunks)) ||
-	    (e = bpf_map__set_max_entries(skel->maps.counts, o->count_entries)) ||
-	    (e = bpf_map__set_max_entries(skel->maps.tgids, o->nr_tgids ? o->nr_tgids : 1)) ||
+	if ((e = bpf_map__set_max_entries(skel->maps.tgids, o->nr_tgids ? o->nr_tgids : 1)) ||
 	    (e = bpf_map__set_max_entries(skel->maps.tids, o->nr_tids ? o->nr_tids : 1)))
 		return e;
 	return 0;
@@ -184,6 +201,81 @@ static int attach_events(struct capture *c, const struct capture_opts *o)
 	return 0;
 }
 
+/* One inner map to put in a slot of an outer map. */
+struct slot {
+	int outer, inner;
+	uint32_t idx;
+	int err;
+};
+
+static void *set_slot(void *arg)
+{
+	struct slot *s = arg;
+
+	s->err = bpf_map_update_elem(s->outer, &s->idx, &s->inner, BPF_ANY);
+	return NULL;
+}
+
+/*
+ * Fills slots.  Every update waits for an RCU grace period (see
+ * capture__rotate), needless before the sampler runs but not skippable:
+ * made from one thread each, the waits overlap, and the open takes about
+ * one grace period instead of one per slot.
+ */
+static int set_slots(struct slot *s, size_t n)
+{
+	pthread_t tid[2 * SMOLDER_BANKS];
+	bool threaded[2 * SMOLDER_BANKS] = { false };
+
+	for (size_t i = 1; i < n; i++)
+		threaded[i] = !pthread_create(&tid[i], NULL, set_slot, &s[i]);
+	for (size_t i = 0; i < n; i++)
+		if (!threaded[i])
+			set_slot(&s[i]);
+	for (size_t i = 1; i < n; i++)
+		if (threaded[i])
+			pthread_join(tid[i], NULL);
+	for (size_t i = 0; i < n; i++)
+		if (s[i].err)
+			return s[i].err;
+	return 0;
+}
+
+/*
+ * Creates the count and stack maps of banks first .. first + n - 1, sized
+ * per capture (each bank takes that memory again), and puts them in the
+ * outer maps' slots.
+ */
+static int create_banks(struct capture *c, unsigned int first, unsigned int n)
+{
+	int count_banks = bpf_map__fd(c->skel->maps.count_banks);
+	int stack_banks = bpf_map__fd(c->skel->maps.stack_banks);
+	struct slot s[2 * SMOLDER_BANKS];
+	size_t ns = 0;
+	int e = 0;
+
+	for (unsigned int b = first; b < first + n && !e; b++) {
+		c->counts_fd[b] = bpf_map_create(BPF_MAP_TYPE_HASH, "counts", sizeof(struct sample_key),
+						 sizeof(__u64), c->count_entries, NULL);
+		c->stacks_fd[b] = bpf_map_create(BPF_MAP_TYPE_HASH, "stacks",
+						 sizeof(struct stack_chunk_key),
+						 sizeof(struct stack_chunk), c->stack_chunks, NULL);
+		e = c->counts_fd[b] < 0 ? c->counts_fd[b] : c->stacks_fd[b] < 0 ? c->stacks_fd[b] : 0;
+		s[ns++] = (struct slot){ .outer = count_banks, .inner = c->counts_fd[b], .idx = b };
+		s[ns++] = (struct slot){ .outer = stack_banks, .inner = c->stacks_fd[b], .idx = b };
+	}
+	if (!e)
+		e = set_slots(s, ns);
+	for (unsigned int b = first; e && b < first + n; b++) {
+		if (c->counts_fd[b] >= 0)
+			close(c->counts_fd[b]);
+		if (c->stacks_fd[b] >= 0)
+			close(c->stacks_fd[b]);
+		c->counts_fd[b] = c->stacks_fd[b] = -1;
+	}
+	return e;
+}
+
 static int load(struct capture *c, const struct capture_opts *o)
 {
 	int e;
@@ -211,6 +303,11 @@ static int load(struct capture *c, const struct capture_opts *o)
 	if ((e = fill_filter(c->skel->maps.tgids, o->tgids, o->nr_tgids)) ||
 	    (e = fill_filter(c->skel->maps.tids, o->tids, o->nr_tids))) {
 		err("cannot fill pid filter: %s (%s)", errstr(-e), fix_for(-e));
+		return -1;
+	}
+	e = create_banks(c, 0, o->rotate ? SMOLDER_BANKS : 1);
+	if (e) {
+		err("cannot create BPF maps: %s (%s)", errstr(-e), fix_for(-e));
 		return -1;
 	}
 	return 0;
@@ -264,6 +361,10 @@ struct capture *capture__open(const struct capture_opts *o)
 	}
 	c->on_image = o->on_image;
 	c->arg = o->arg;
+	c->stack_chunks = o->stack_chunks;
+	c->count_entries = o->count_entries;
+	for (int b = 0; b < SMOLDER_BANKS; b++)
+		c->counts_fd[b] = c->stacks_fd[b] = -1;
 	if (load(c, o) || attach_image_tracking(c) || attach_events(c, o)) {
 		capture__free(c);
 		return NULL;
@@ -282,7 +383,7 @@ void capture__stop(struct capture *c)
 
 int capture__for_each_sample(struct capture *c, sample_fn fn, void *arg)
 {
-	int fd = bpf_map__fd(c->skel->maps.counts);
+	int fd = c->counts_fd[c->read];
 	struct sample_key key, next;
 	void *prev = NULL;
 	uint64_t count;
@@ -302,7 +403,7 @@ int capture__for_each_sample(struct capture *c, sample_fn fn, void *arg)
 
 int capture__stack(struct capture *c, uint64_t id, struct stack_trace *out)
 {
-	int fd = bpf_map__fd(c->skel->maps.stacks);
+	int fd = c->stacks_fd[c->read];
 	struct stack_chunk_key key = { .id = id };
 	struct stack_chunk chunk;
 	uint32_t nr = 0;
@@ -320,22 +421,126 @@ int capture__stack(struct capture *c, uint64_t id, struct stack_trace *out)
 	return 0;
 }
 
-void capture__counters(struct capture *c, uint64_t *out)
+/*
+ * Adds bank b's counters, summed over CPUs, to out[CNT__MAX].  With zero
+ * set (the bank is still) it also zeroes each one, adding only those it
+ * zeroed: a failed release can be retried without counting twice.
+ */
+static int bank_counters(struct capture *c, unsigned int b, uint64_t *out, bool zero)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	int fd = bpf_map__fd(c->skel->maps.counters);
-	uint64_t *vals;
+	uint64_t *vals, sum;
+	int e = 0;
 
-	memset(out, 0, CNT__MAX * sizeof(*out));
 	if (ncpu <= 0 || !(vals = calloc(ncpu, sizeof(*vals))))
-		return;
-	for (uint32_t i = 0; i < CNT__MAX; i++) {
-		if (bpf_map_lookup_elem(fd, &i, vals))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < CNT__MAX && !e; i++) {
+		uint32_t idx = b * CNT__MAX + i;
+
+		if (bpf_map_lookup_elem(fd, &idx, vals))
 			continue;
+		sum = 0;
 		for (int cpu = 0; cpu < ncpu; cpu++)
-			out[i] += vals[cpu];
+			sum += vals[cpu];
+		if (zero) {
+			memset(vals, 0, ncpu * sizeof(*vals));
+			if (bpf_map_update_elem(fd, &idx, vals, BPF_EXIST)) {
+				e = -errno;
+				break;
+			}
+		}
+		out[i] += sum;
 	}
 	free(vals);
+	return e;
+}
+
+void capture__counters(struct capture *c, uint64_t *out)
+{
+	memset(out, 0, CNT__MAX * sizeof(*out));
+	bank_counters(c, c->read, out, false);
+}
+
+void capture__counters_total(struct capture *c, uint64_t *out)
+{
+	memcpy(out, c->released, CNT__MAX * sizeof(*out));
+	for (unsigned int b = 0; b < SMOLDER_BANKS; b++)
+		bank_counters(c, b, out, false);
+}
+
+int capture__rotate(struct capture *c)
+{
+	unsigned int old = c->live, next = (c->live + 1) % SMOLDER_BANKS;
+	int e;
+
+	if (c->drained)
+		return -EBUSY;
+	if (c->counts_fd[next] < 0 && (e = create_banks(c, next, 1)))
+		return e;
+	__atomic_store_n(&c->skel->bss->live_bank, next, __ATOMIC_SEQ_CST);
+	/*
+	 * Putting the old bank's map back in its own slot changes nothing for
+	 * the sampler, but the update waits for a grace period: afterwards no
+	 * run that read the old live_bank is still going.
+	 */
+	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.count_banks), &old,
+				&c->counts_fd[old], BPF_ANY)) {
+		e = -errno;
+		/* Not waited for: keep sampling into both; samples already in
+		 * next stay there for the interval after, none are lost. */
+		__atomic_store_n(&c->skel->bss->live_bank, old, __ATOMIC_SEQ_CST);
+		return e;
+	}
+	c->live = next;
+	c->read = old;
+	c->drained = true;
+	return 0;
+}
+
+/* Deletes every entry of a hash map nobody writes to, a batch at a time. */
+static int clear_map(int fd, size_t key_size, size_t value_size)
+{
+	const uint32_t batch = 1024; /* more than any one bucket holds */
+	void *keys = malloc(batch * key_size), *vals = malloc(batch * value_size);
+	uint64_t in = 0, out = 0; /* htab batch tokens are bucket numbers */
+	bool first = true;
+	uint32_t n;
+	int e;
+
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		return -ENOMEM;
+	}
+	do {
+		n = batch;
+		e = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &in, &out, keys, vals,
+						    &n, NULL);
+		e = e ? -errno : 0;
+		in = out;
+		first = false;
+	} while (!e);
+	free(keys);
+	free(vals);
+	return e == -ENOENT ? 0 : e;
+}
+
+int capture__release(struct capture *c)
+{
+	unsigned int b = c->read;
+	int e;
+
+	if (!c->drained)
+		return 0;
+	if ((e = clear_map(c->counts_fd[b], sizeof(struct sample_key), sizeof(__u64))) ||
+	    (e = clear_map(c->stacks_fd[b], sizeof(struct stack_chunk_key),
+			   sizeof(struct stack_chunk))) ||
+	    (e = bank_counters(c, b, c->released, true)))
+		return e;
+	c->drained = false;
+	c->read = c->live;
+	return 0;
 }
 
 /* A "name: value" line of /proc/self/fdinfo/FD, 0 if absent. */
@@ -373,6 +578,12 @@ uint64_t capture__map_bytes(struct capture *c)
 	bpf_object__for_each_map(m, c->skel->obj)
 		if (bpf_map__fd(m) >= 0)
 			sum += fdinfo_field(bpf_map__fd(m), "memlock");
+	for (int b = 0; b < SMOLDER_BANKS; b++) {
+		if (c->counts_fd[b] >= 0)
+			sum += fdinfo_field(c->counts_fd[b], "memlock");
+		if (c->stacks_fd[b] >= 0)
+			sum += fdinfo_field(c->stacks_fd[b], "memlock");
+	}
 	return sum;
 }
 
@@ -386,6 +597,12 @@ void capture__free(struct capture *c)
 	bpf_link__destroy(c->exit_link);
 	ring_buffer__free(c->events);
 	smolder_bpf__destroy(c->skel);
+	for (int b = 0; b < SMOLDER_BANKS; b++) {
+		if (c->counts_fd[b] >= 0)
+			close(c->counts_fd[b]);
+		if (c->stacks_fd[b] >= 0)
+			close(c->stacks_fd[b]);
+	}
 	free(c->links);
 	free(c->perf_fds);
 	free(c);

@@ -1,8 +1,19 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Capture: loads the BPF sampler, attaches it to one cpu-clock perf event per
- * selected CPU, and after stopping hands out the aggregated samples, the
- * stacks they reference and the drop counters.
+ * selected CPU, and hands out the aggregated samples, the stacks they
+ * reference and the drop counters: after stopping (one-shot), or one
+ * interval at a time while sampling goes on (continuous mode).
+ *
+ * Continuous mode:
+ *
+ *	c = capture__open(&opts);              opts.rotate = true
+ *	loop: sleep; capture__rotate(c);       sampling goes on into the other bank
+ *	      capture__for_each_sample / capture__stack / capture__counters
+ *	                                       read exactly the interval just ended
+ *	      capture__release(c);             clears it for the next rotate
+ *	end:  capture__stop(c); capture__rotate(c); read; capture__release(c);
+ *	      capture__counters_total(c, ...)  for the whole run
  */
 #ifndef SMOLDER_CAPTURE_H
 #define SMOLDER_CAPTURE_H
@@ -28,8 +39,11 @@ struct capture_opts {
 	size_t nr_tids;
 	const int *cpus; /* CPUs to sample */
 	size_t nr_cpus;
+	/* Sizes of one bank; continuous mode has two banks, so twice the kernel
+	 * memory, but needs room only for the samples of one interval. */
 	uint32_t stack_chunks;  /* 16-frame chunks the stack table holds */
 	uint32_t count_entries; /* distinct sample keys the count map holds */
+	bool rotate;            /* create the second bank now (else at the first rotate) */
 	image_fn on_image;      /* may be NULL */
 	void *arg;
 };
@@ -47,13 +61,33 @@ bool capture__image_current(struct capture *c, uint32_t tgid, uint32_t gen);
 /* Detaches every perf event: no sample is taken after this returns.  Exec
  * and exit tracking stays until capture__free. */
 void capture__stop(struct capture *c);
-/* Calls fn for every sample key and its count (after capture__stop). */
+/*
+ * The readers below see the drained bank between capture__rotate and
+ * capture__release, else the live one: the samples since the last rotate,
+ * or with none, all of them (after capture__stop, the one-shot result).
+ */
+/* Calls fn for every sample key and its count. */
 int capture__for_each_sample(struct capture *c, sample_fn fn, void *arg);
 /* Copies the stack with this id; -ENOENT if the table has no such stack. */
 int capture__stack(struct capture *c, uint64_t id, struct stack_trace *out);
 /* Sums the per-CPU drop and sample counters into out[CNT__MAX]. */
 void capture__counters(struct capture *c, uint64_t *out);
-/* Kernel memory charged for the BPF maps, in bytes (from fdinfo memlock). */
+/*
+ * Ends an interval: samples go to the other bank from here on, and once
+ * this returns no sample is still being written to the old one, which the
+ * readers now see, complete.  Works before and after capture__stop.
+ * -EBUSY if the last drained bank was not released; on other errors
+ * nothing changed.
+ */
+int capture__rotate(struct capture *c);
+/* Empties the drained bank (samples, stacks, counters; their counters go
+ * into the totals) for the next rotate.  No-op without a drained bank.
+ * On error the bank stays drained and capture__rotate refuses. */
+int capture__release(struct capture *c);
+/* Counters since the open: released intervals, the drained and the live bank. */
+void capture__counters_total(struct capture *c, uint64_t *out);
+/* Kernel memory charged for the BPF maps (both banks when there are two),
+ * in bytes (from fdinfo memlock). */
 uint64_t capture__map_bytes(struct capture *c);
 /* Run time and runs of the BPF program (non-zero with kernel.bpf_stats_enabled=1). */
 void capture__prog_stats(struct capture *c, uint64_t *run_ns, uint64_t *runs);
