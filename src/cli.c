@@ -20,12 +20,17 @@
 
 static const char usage_text[] =
 "usage: smolder [options] [duration]\n"
+"       smolder flamegraph [options] [FILE...]\n"
+"       smolder diff [options] BEFORE AFTER\n"
 "\n"
 "Samples on-CPU stacks of the whole machine (or the selected processes,\n"
 "threads and CPUs) with a BPF program on cpu-clock perf events, counts them\n"
-"in the kernel, and prints them at the end: readable, or folded for\n"
-"flamegraph.pl with -f.  Runs for duration seconds, or until Ctrl-C or\n"
-"SIGTERM; both still print everything collected.\n"
+"in the kernel, and writes them at the end: a readable report, folded\n"
+"stacks (-f), or a picture chosen by the output file's name: an\n"
+"interactive flame graph (.svg), speedscope (.speedscope.json) or pprof\n"
+"(.pb.gz).  Runs for duration seconds, or until Ctrl-C or SIGTERM; both\n"
+"still write everything collected.  `smolder flamegraph --help` and\n"
+"`smolder diff --help` describe the two commands that draw folded files.\n"
 "\n"
 "What to sample:\n"
 "  -p, --pid PID[,PID...]     only these processes\n"
@@ -44,7 +49,7 @@ static const char usage_text[] =
 "                             take more room; a sample whose stack finds no\n"
 "                             room is counted as lost and reported)\n"
 "\n"
-"How to print it:\n"
+"How to write it:\n"
 "  -f, --folded               folded stacks: comm;user...;kernel... COUNT\n"
 "  -d, --delimited            a \"-\" frame between user and kernel frames\n"
 "  -a, --annotations          append _[k] to kernel frames, _[j] to JIT frames\n"
@@ -52,7 +57,27 @@ static const char usage_text[] =
 "      --per-cpu              a cpu_N frame before the process\n"
 "      --per-pid              the process frame is comm-PID\n"
 "      --per-thread           the process frame is comm-PID/TID\n"
-"  -o, --output FILE          write to FILE instead of standard output\n"
+"  -o, --output FILE          write to FILE instead of standard output; the\n"
+"                             name picks the format: .folded or .txt folded,\n"
+"                             .svg flame graph, .speedscope.json speedscope,\n"
+"                             .pb.gz pprof; other names: the report, or\n"
+"                             folded with -f.  Give -o up to 8 times to\n"
+"                             write several formats of one capture\n"
+"      --format FORMAT        report, folded, svg, speedscope or pprof,\n"
+"                             whatever the names say\n"
+"%s"
+"\n"
+"Continuous mode (leave it running; a profile per interval):\n"
+"      --continuous           sample until SIGINT/SIGTERM (default 19 Hz)\n"
+"                             and write DIR/smolder-<UTC time>.<ext> every\n"
+"                             interval, each with exactly that interval's\n"
+"                             samples; SIGUSR1 ends the interval at once,\n"
+"                             SIGINT/SIGTERM write the last partial one\n"
+"      --interval SECONDS     the interval (default 60)\n"
+"      --output-dir DIR       where profiles go (created if missing)\n"
+"      --keep N               keep the newest N profiles (default 1440)\n"
+"      --max-size MB          and at most MB megabytes of them\n"
+"                             (--format picks the format, default folded)\n"
 "\n"
 "Other:\n"
 "  -v, --verbose              more detail on stderr (twice: libbpf's log)\n"
@@ -63,15 +88,106 @@ static const char usage_text[] =
 "Examples:\n"
 "  smolder -dfK 10 > out.folded         kernel stacks of the machine, 10 s\n"
 "  smolder -F 999 -p 181 -f -o app.folded 30\n"
+"  smolder -da -o out.svg -o out.pb.gz 30   a flame graph and a pprof file\n"
 "  smolder -I --per-cpu -f 5            idle time too, split by CPU\n"
 "\n"
 "At exit smolder prints how many samples it took and how many were lost,\n"
 "by reason.  It needs root, or CAP_BPF and CAP_PERFMON.\n";
 
+/* The drawing options, shared by a capture and both commands. */
+static const char render_text[] =
+"\n"
+"How to draw a flame graph (.svg):\n"
+"      --title TEXT           the title (default \"Flame Graph\")\n"
+"      --subtitle TEXT        a second line under the title\n"
+"      --width PX             the image width (default 1200)\n"
+"      --minwidth PX|N%       leave out frames narrower than PX pixels, or\n"
+"                             than N% of all samples (default 0.1 pixels):\n"
+"                             this keeps huge profiles light\n"
+"      --colors PALETTE       hot (default), mem, io, kernel (user warm,\n"
+"                             kernel _[k] frames and those after \"-\" blue,\n"
+"                             JIT _[j] green, \"-\" grey; alias java), red,\n"
+"                             green, blue, aqua, yellow, purple, orange.\n"
+"                             Colors follow the name: equal in every graph\n"
+"      --countname NAME       what counts are (default \"samples\")\n"
+"      --inverted             an icicle graph: roots at the top\n"
+"      --reverse              merge stacks from the leaf: what calls the\n"
+"                             hottest functions\n"
+"      --flamechart           keep stacks in input order and merge only\n"
+"                             neighbours: x is time, not alphabetical\n";
+
+static const char flamegraph_text[] =
+"usage: smolder flamegraph [options] [FILE...]\n"
+"\n"
+"Reads folded stacks (from the files, or standard input when none or -)\n"
+"as written by smolder -f, bcc's profile -f, stackcollapse-perf.pl and\n"
+"others: a stack per line, frames separated by ';', root first, then\n"
+"whitespace and a sample count (whole or decimal).  Frame names may hold\n"
+"spaces.  Lines with two counts (BEFORE AFTER, as difffolded.pl writes)\n"
+"draw a differential graph.  Writes an interactive SVG flame graph to\n"
+"standard output, or what -o names.\n"
+"\n"
+"  -o, --output FILE          write FILE; .svg, .folded/.txt,\n"
+"                             .speedscope.json or .pb.gz by its name (other\n"
+"                             names: svg); up to 8 times\n"
+"      --format FORMAT        svg, folded, speedscope or pprof\n"
+"%s"
+"\n"
+"  -q, --quiet                no warnings\n"
+"  -h, --help                 this help\n"
+"\n"
+"Examples:\n"
+"  smolder flamegraph out.folded > out.svg\n"
+"  perf script | stackcollapse-perf.pl | smolder flamegraph -o perf.svg\n"
+"  smolder flamegraph --colors kernel --title \"boot\" -o x.pb.gz x.folded\n"
+"\n"
+"A line without a count is an error that names the file and line (exit 2).\n";
+
+static const char diff_text[] =
+"usage: smolder diff [options] BEFORE AFTER\n"
+"\n"
+"Draws a differential flame graph of two folded-stack files: frame widths\n"
+"from AFTER, red where AFTER spent more samples than BEFORE, blue where it\n"
+"spent fewer, the deeper the color the larger the change.  A frame's\n"
+"tooltip gives the change in samples and percent.\n"
+"\n"
+"  -n, --normalize            scale BEFORE's counts so both have the same\n"
+"                             total (compare shares, not sample counts)\n"
+"  -o, --output FILE          write FILE (default: standard output); .svg,\n"
+"                             .folded (\"stack BEFORE AFTER\" lines)...\n"
+"      --format FORMAT        svg or folded\n"
+"%s"
+"\n"
+"  -q, --quiet                no warnings\n"
+"  -h, --help                 this help\n"
+"\n"
+"Example:\n"
+"  smolder -f -o before.folded 30; (change); smolder -f -o after.folded 30\n"
+"  smolder diff -n before.folded after.folded -o diff.svg\n";
+
 enum {
 	OPT_IDLE_ONLY = 1000, OPT_STACK_STORAGE, OPT_PER_CPU, OPT_PER_PID,
-	OPT_PER_THREAD, OPT_VERSION, OPT_NO_DEMANGLE,
+	OPT_PER_THREAD, OPT_VERSION, OPT_NO_DEMANGLE, OPT_FORMAT, OPT_TITLE,
+	OPT_SUBTITLE, OPT_WIDTH, OPT_MINWIDTH, OPT_COLORS, OPT_COUNTNAME,
+	OPT_INVERTED, OPT_REVERSE, OPT_FLAMECHART, OPT_CONTINUOUS, OPT_INTERVAL,
+	OPT_OUTPUT_DIR, OPT_KEEP, OPT_MAX_SIZE,
 };
+
+#define RENDER_OPTIONS                                                        \
+	{ "output", required_argument, NULL, 'o' },                           \
+	{ "format", required_argument, NULL, OPT_FORMAT },                    \
+	{ "title", required_argument, NULL, OPT_TITLE },                      \
+	{ "subtitle", required_argument, NULL, OPT_SUBTITLE },                \
+	{ "width", required_argument, NULL, OPT_WIDTH },                      \
+	{ "minwidth", required_argument, NULL, OPT_MINWIDTH },                \
+	{ "colors", required_argument, NULL, OPT_COLORS },                    \
+	{ "countname", required_argument, NULL, OPT_COUNTNAME },              \
+	{ "inverted", no_argument, NULL, OPT_INVERTED },                      \
+	{ "reverse", no_argument, NULL, OPT_REVERSE },                        \
+	{ "flamechart", no_argument, NULL, OPT_FLAMECHART },                  \
+	{ "verbose", no_argument, NULL, 'v' },                                \
+	{ "quiet", no_argument, NULL, 'q' },                                  \
+	{ "help", no_argument, NULL, 'h' }
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -84,6 +200,11 @@ static const struct option long_opts[] = {
 	{ "user-stacks-only", no_argument, NULL, 'U' },
 	{ "kernel-stacks-only", no_argument, NULL, 'K' },
 	{ "stack-storage-size", required_argument, NULL, OPT_STACK_STORAGE },
+	{ "continuous", no_argument, NULL, OPT_CONTINUOUS },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "output-dir", required_argument, NULL, OPT_OUTPUT_DIR },
+	{ "keep", required_argument, NULL, OPT_KEEP },
+	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 	{ "folded", no_argument, NULL, 'f' },
 	{ "delimited", no_argument, NULL, 'd' },
 	{ "annotations", no_argument, NULL, 'a' },
@@ -91,12 +212,25 @@ static const struct option long_opts[] = {
 	{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
 	{ "per-pid", no_argument, NULL, OPT_PER_PID },
 	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
-	{ "output", required_argument, NULL, 'o' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	RENDER_OPTIONS,
 	{ 0 },
+};
+
+static const struct option flamegraph_opts[] = {
+	RENDER_OPTIONS,
+	{ 0 },
+};
+
+static const struct option diff_opts[] = {
+	{ "normalize", no_argument, NULL, 'n' },
+	RENDER_OPTIONS,
+	{ 0 },
+};
+
+static const char *const palettes[] = {
+	"hot", "mem", "io", "kernel", "java", "red", "green", "blue", "aqua",
+	"yellow", "purple", "orange", NULL,
 };
 
 /* A decimal number in [lo, hi], else a usage error naming the option. */
@@ -145,7 +279,7 @@ static int parse_ids(const char *s, const char *what, uint32_t **ids, size_t *nr
 	return 0;
 }
 
-static int parse_duration(const char *s, double *out)
+static int parse_seconds(const char *s, const char *what, double *out)
 {
 	char *end;
 	double v;
@@ -153,7 +287,7 @@ static int parse_duration(const char *s, double *out)
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || *end || end == s || !isfinite(v) || v <= 0 || v > 1e9) {
-		err("invalid duration '%s' (expected seconds, e.g. 10 or 0.5)", s);
+		err("invalid %s '%s' (expected seconds, e.g. 10 or 0.5)", what, s);
 		return -1;
 	}
 	*out = v;
@@ -171,6 +305,84 @@ static uint64_t max_sample_rate(void)
 		fclose(f);
 	}
 	return v;
+}
+
+static int add_output(const char *path, struct env *env)
+{
+	if (!*path) {
+		err("empty output file name (give -o FILE)");
+		return -1;
+	}
+	if (env->nr_outputs == MAX_OUTPUTS) {
+		err("too many -o options (at most %d)", MAX_OUTPUTS);
+		return -1;
+	}
+	env->outputs[env->nr_outputs++].path = path;
+	return 0;
+}
+
+/* "1.5" pixels, or "2%" of all samples (stored negative). */
+static int parse_minwidth(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v < 0 || (*end && strcmp(end, "%")) ||
+	    (*end == '%' && v > 100)) {
+		err("invalid minimum width '%s' (expected pixels like 0.5, or a percentage like 1%%)", s);
+		return -1;
+	}
+	*out = *end == '%' ? -v : v;
+	if (!v) /* 0 means "the default" to the renderer; this keeps every frame */
+		*out = 1e-12;
+	return 0;
+}
+
+static int parse_palette(const char *s, struct env *env)
+{
+	for (size_t i = 0; palettes[i]; i++)
+		if (!strcmp(s, palettes[i])) {
+			env->render.colors = palettes[i];
+			return 0;
+		}
+	err("unknown palette '%s' (expected hot, mem, io, kernel, java, red, green, blue, aqua, yellow, purple or orange)", s);
+	return -1;
+}
+
+/* Options shared by a capture and the two drawing commands. */
+static int parse_render_option(int c, const char *arg, struct env *env)
+{
+	struct render_opts *r = &env->render;
+	uint64_t v;
+
+	switch (c) {
+	case 'o': return add_output(arg, env);
+	case OPT_FORMAT:
+		if (!outputs__parse_format(arg, &env->format) &&
+		    (env->cmd == CMD_CAPTURE || env->format != FMT_REPORT))
+			return 0;
+		err("unknown format '%s' (expected %sfolded, svg, speedscope or pprof)", arg,
+		    env->cmd == CMD_CAPTURE ? "report, " : "");
+		return -1;
+	case OPT_TITLE: r->title = arg; return 0;
+	case OPT_SUBTITLE: r->subtitle = arg; return 0;
+	case OPT_COUNTNAME: r->countname = arg; return 0;
+	case OPT_COLORS: return parse_palette(arg, env);
+	case OPT_WIDTH:
+		if (parse_u64(arg, "width", 100, 100000, &v))
+			return -1;
+		r->width = v;
+		return 0;
+	case OPT_MINWIDTH: return parse_minwidth(arg, &r->minwidth);
+	case OPT_INVERTED: r->inverted = true; return 0;
+	case OPT_REVERSE: r->reverse = true; return 0;
+	case OPT_FLAMECHART: r->flamechart = true; return 0;
+	case 'v': env->verbosity++; return 0;
+	case 'q': env->verbosity = 0; return 0;
+	}
+	return -1;
 }
 
 static int parse_option(int c, const char *arg, struct env *env)
@@ -192,6 +404,25 @@ static int parse_option(int c, const char *arg, struct env *env)
 	}
 	case 'F': return parse_u64(arg, "frequency", 1, max_sample_rate(), &env->freq);
 	case 'c': return parse_u64(arg, "sample period", 10000, UINT64_MAX / 2, &env->period);
+	case OPT_CONTINUOUS: env->continuous = true; return 0;
+	case OPT_INTERVAL: return parse_seconds(arg, "interval", &env->interval);
+	case OPT_OUTPUT_DIR:
+		if (!*arg) {
+			err("empty output directory (give --output-dir DIR)");
+			return -1;
+		}
+		env->output_dir = arg;
+		return 0;
+	case OPT_KEEP:
+		if (parse_u64(arg, "number of profiles to keep", 1, 1000000000, &v))
+			return -1;
+		env->keep = v;
+		return 0;
+	case OPT_MAX_SIZE:
+		if (parse_u64(arg, "maximum size in MB", 1, 1ull << 40, &v))
+			return -1;
+		env->max_bytes = v << 20;
+		return 0;
 	case OPT_STACK_STORAGE:
 		if (parse_u64(arg, "stack storage size", 16, 1u << 24, &v))
 			return -1;
@@ -208,11 +439,8 @@ static int parse_option(int c, const char *arg, struct env *env)
 	case OPT_PER_CPU: env->per_cpu = true; return 0;
 	case OPT_PER_PID: env->per_pid = true; return 0;
 	case OPT_PER_THREAD: env->per_thread = true; return 0;
-	case 'o': env->output = arg; return 0;
-	case 'v': env->verbosity++; return 0;
-	case 'q': env->verbosity = 0; return 0;
 	}
-	return -1;
+	return parse_render_option(c, arg, env);
 }
 
 static int check_conflicts(const struct env *env)
@@ -223,11 +451,46 @@ static int check_conflicts(const struct env *env)
 		err("-F and -c exclude each other (give a frequency or a period)");
 	else if (env->per_pid && env->per_thread)
 		err("--per-pid and --per-thread exclude each other (drop one)");
-	else if (env->output && !*env->output)
-		err("empty output file name (give -o FILE)");
+	else if (env->continuous && !env->output_dir)
+		err("--continuous needs --output-dir DIR (where the profiles go)");
+	else if (env->continuous && env->nr_outputs)
+		err("--continuous writes to --output-dir, not -o (drop -o)");
+	else if (!env->continuous && (env->output_dir || env->interval || env->keep || env->max_bytes))
+		err("--output-dir, --interval, --keep and --max-size need --continuous");
 	else
 		return 0;
 	return -1;
+}
+
+/* Continuous mode's defaults and its output directory, made if missing. */
+static int setup_continuous(struct env *env)
+{
+	const char *why = NULL;
+	struct stat st;
+
+	if (!env->freq && !env->period)
+		env->freq = DEFAULT_CONTINUOUS_FREQ;
+	if (!env->interval)
+		env->interval = DEFAULT_INTERVAL;
+	if (!env->keep)
+		env->keep = DEFAULT_KEEP;
+	if (!env->format)
+		env->format = FMT_FOLDED;
+	if (mkdir(env->output_dir, 0755) && errno != EEXIST) {
+		err("cannot create %s: %s (check the parent directory)", env->output_dir, errstr(errno));
+		return -1;
+	}
+	if (stat(env->output_dir, &st))
+		why = errstr(errno);
+	else if (!S_ISDIR(st.st_mode))
+		why = "not a directory";
+	else if (access(env->output_dir, W_OK | X_OK))
+		why = errstr(errno);
+	if (why) {
+		err("cannot write in %s: %s (give a writable directory)", env->output_dir, why);
+		return -1;
+	}
+	return 0;
 }
 
 /* The output's directory must take a new file before we spend a capture. */
@@ -266,8 +529,10 @@ static int check_system(struct env *env)
 			return 1;
 		}
 	}
-	if (env->output && strcmp(env->output, "-") && check_output(env->output))
-		return 1;
+	for (size_t i = 0; i < env->nr_outputs; i++)
+		if (env->outputs[i].path && strcmp(env->outputs[i].path, "-") &&
+		    check_output(env->outputs[i].path))
+			return 1;
 	if (n < 0) {
 		err("cannot read /sys/devices/system/cpu/online (mount sysfs)");
 		return 1;
@@ -290,32 +555,80 @@ static int check_system(struct env *env)
 	return 0;
 }
 
-int cli__parse(int argc, char **argv, struct env *env)
+/*
+ * Each output's format: --format, else what its name says, else the
+ * command's default: a capture's report (folded with -f), a drawing
+ * command's SVG.  With no -o, one output: standard output.
+ */
+static void resolve_formats(struct env *env)
 {
+	enum out_format dflt = env->cmd != CMD_CAPTURE ? FMT_SVG
+			       : env->folded ? FMT_FOLDED : FMT_REPORT;
+
+	if (!env->nr_outputs)
+		env->nr_outputs = 1; /* outputs[0].path NULL: standard output */
+	for (size_t i = 0; i < env->nr_outputs; i++) {
+		struct out_spec *o = &env->outputs[i];
+
+		o->fmt = env->format ? env->format : outputs__format_of(o->path);
+		if (o->fmt == FMT_AUTO)
+			o->fmt = dflt;
+	}
+}
+
+static int show_help(const struct env *env)
+{
+	const char *text = env->cmd == CMD_FLAMEGRAPH ? flamegraph_text
+			   : env->cmd == CMD_DIFF ? diff_text : usage_text;
+
+	printf(text, render_text);
+	return 0;
+}
+
+/* getopt over argv with the command's options; -1 to go on, else exit code. */
+static int parse_options(int argc, char **argv, struct env *env)
+{
+	static const char *const optstrings[] = {
+		[CMD_CAPTURE] = ":p:L:C:F:c:IUKfdao:vqh",
+		[CMD_FLAMEGRAPH] = ":o:vqh",
+		[CMD_DIFF] = ":no:vqh",
+	};
+	static const struct option *const longs[] = {
+		[CMD_CAPTURE] = long_opts,
+		[CMD_FLAMEGRAPH] = flamegraph_opts,
+		[CMD_DIFF] = diff_opts,
+	};
 	int c;
 
-	memset(env, 0, sizeof(*env));
-	env->verbosity = 1;
-	env->stack_entries = DEFAULT_STACK_ENTRIES;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:L:C:F:c:IUKfdao:vqh", long_opts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(usage_text, stdout);
-			return 0;
-		}
+	optind = 1;
+	while ((c = getopt_long(argc, argv, optstrings[env->cmd], longs[env->cmd], NULL)) != -1) {
+		if (c == 'h')
+			return show_help(env);
 		if (c == OPT_VERSION) {
 			printf("smolder %s\n", SMOLDER_VERSION);
 			return 0;
 		}
 		if (c == '?' || c == ':') {
-			err("%s '%s' (see smolder --help)",
-			    c == '?' ? "unknown option" : "missing argument for", argv[optind - 1]);
+			err("%s '%s' (see smolder%s --help)",
+			    c == '?' ? "unknown option" : "missing argument for", argv[optind - 1],
+			    env->cmd == CMD_FLAMEGRAPH ? " flamegraph" : env->cmd == CMD_DIFF ? " diff" : "");
 			return 2;
 		}
-		if (parse_option(c, optarg, env))
+		if (c == 'n') {
+			env->normalize = true;
+			continue;
+		}
+		if ((env->cmd == CMD_CAPTURE ? parse_option : parse_render_option)(c, optarg, env))
 			return 2;
 	}
-	if (optind < argc && parse_duration(argv[optind++], &env->duration))
+	return -1;
+}
+
+/* The rest of a capture's command line: [duration]. */
+static int parse_capture(int argc, char **argv, struct env *env)
+{
+	if (optind < argc && parse_seconds(argv[optind++], "duration", &env->duration))
 		return 2;
 	if (optind < argc) {
 		err("unexpected argument '%s' (the only operand is the duration)", argv[optind]);
@@ -323,10 +636,58 @@ int cli__parse(int argc, char **argv, struct env *env)
 	}
 	if (check_conflicts(env))
 		return 2;
+	if (env->continuous && setup_continuous(env))
+		return 1;
 	if (!env->freq && !env->period)
 		env->freq = DEFAULT_FREQ;
+	resolve_formats(env);
 	log_verbosity = env->verbosity;
 	return check_system(env) ? 1 : -1;
+}
+
+/* The rest of flamegraph's or diff's command line: the input files. */
+static int parse_inputs(int argc, char **argv, struct env *env)
+{
+	env->inputs = argv + optind;
+	env->nr_inputs = argc - optind;
+	if (env->cmd == CMD_DIFF && env->nr_inputs != 2) {
+		err("diff needs two folded files, BEFORE and AFTER (see smolder diff --help)");
+		return 2;
+	}
+	resolve_formats(env);
+	for (size_t i = 0; i < env->nr_outputs; i++)
+		if (env->cmd == CMD_DIFF && env->outputs[i].fmt != FMT_SVG &&
+		    env->outputs[i].fmt != FMT_FOLDED) {
+			err("diff writes svg or folded, not %s (name the file .svg or .folded)",
+			    outputs__format_name(env->outputs[i].fmt));
+			return 2;
+		}
+	log_verbosity = env->verbosity;
+	for (size_t i = 0; i < env->nr_outputs; i++)
+		if (env->outputs[i].path && strcmp(env->outputs[i].path, "-") &&
+		    check_output(env->outputs[i].path))
+			return 1;
+	return -1;
+}
+
+int cli__parse(int argc, char **argv, struct env *env)
+{
+	int rc;
+
+	memset(env, 0, sizeof(*env));
+	env->verbosity = 1;
+	env->stack_entries = DEFAULT_STACK_ENTRIES;
+	if (argc > 1 && !strcmp(argv[1], "flamegraph"))
+		env->cmd = CMD_FLAMEGRAPH;
+	else if (argc > 1 && !strcmp(argv[1], "diff"))
+		env->cmd = CMD_DIFF;
+	if (env->cmd != CMD_CAPTURE)
+		argc--, argv++;
+	rc = parse_options(argc, argv, env);
+	if (rc >= 0)
+		return rc;
+	return env->cmd == CMD_CAPTURE ? parse_capture(argc, argv, env)
+				       : parse_inputs(argc, argv, env);
 }
 
 void cli__free(struct env *env)

@@ -10,12 +10,23 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "cpus.h"
+#include "outputs.h"
 #include "smolder.h"
 
 #define DEFAULT_FREQ 49
+#define DEFAULT_CONTINUOUS_FREQ 19 /* the fleet profilers' rate */
+#define DEFAULT_INTERVAL 60
+#define DEFAULT_KEEP 1440          /* a day of 1-minute profiles */
 #define DEFAULT_STACK_ENTRIES 32768
 
+enum command {
+	CMD_CAPTURE,    /* smolder [options] [duration] */
+	CMD_FLAMEGRAPH, /* smolder flamegraph [options] [FILE...] */
+	CMD_DIFF,       /* smolder diff [options] BEFORE AFTER */
+};
+
 struct env {
+	enum command cmd;
 	uint64_t freq;     /* -F */
 	uint64_t period;   /* -c, ns */
 	double duration;   /* seconds, 0 = until SIGINT/SIGTERM */
@@ -34,7 +45,18 @@ struct env {
 	int cpus[MAX_CPUS]; /* -C, else all online */
 	size_t nr_cpus;
 	uint32_t stack_entries; /* --stack-storage-size */
-	const char *output;     /* -o */
+	struct out_spec outputs[MAX_OUTPUTS]; /* -o, each with its format */
+	size_t nr_outputs;      /* 0: standard output, outputs[0].fmt */
+	enum out_format format; /* --format, else by name */
+	struct render_opts render; /* --title, --width, ... */
+	char **inputs;          /* flamegraph: FILE...; diff: BEFORE AFTER */
+	size_t nr_inputs;
+	bool normalize;         /* diff -n */
+	bool continuous;        /* --continuous */
+	double interval;        /* --interval, seconds */
+	const char *output_dir; /* --output-dir */
+	uint64_t keep;          /* --keep */
+	uint64_t max_bytes;     /* --max-size, 0: no limit */
 	int verbosity;
 };
 

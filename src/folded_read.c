@@ -40,7 +40,7 @@ static int line_error(char *errbuf, size_t errlen, const char *name, size_t line
 		      const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(errbuf, errlen, "%s:%zu: ", name, lineno);
+	int n = snprintf(errbuf, errlen, "line %zu of %s: ", lineno, name);
 
 	va_start(ap, fmt);
 	if (n >= 0 && (size_t)n < errlen)

@@ -17,7 +17,7 @@
 
 /*
  * Appends in's stacks to p, in input order (identical stacks are not merged
- * here).  Returns 0, or -EINVAL with "NAME:LINE: what is wrong" in errbuf
+ * here).  Returns 0, or -EINVAL with "line N of NAME: what is wrong" in errbuf
  * for a malformed line, -EIO (errno-style message) when in failed, -ENOMEM.
  */
 int folded_read(FILE *in, const char *name, struct profile *p, char *errbuf, size_t errlen);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * smolder: parse the command line, capture until the duration ends or a
- * signal arrives, then read the counted samples, name their frames, fold
- * them and write the chosen output.  Data flows one way:
- * capture -> stacks -> symbols -> folded stacks -> output.
+ * smolder: parse the command line and run its command.  The default one
+ * captures until the duration ends or a signal arrives, then reads the
+ * counted samples, names their frames, folds them and writes the chosen
+ * outputs.  Data flows one way:
+ * capture -> stacks -> symbols -> folded stacks -> outputs.
+ * `smolder flamegraph` and `smolder diff` (convert.c) draw folded files.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,10 +22,12 @@
 #include <sys/stat.h>
 #include "capture.h"
 #include "cli.h"
+#include "convert.h"
 #include "fold.h"
 #include "ksyms.h"
 #include "log.h"
-#include "output.h"
+#include "outputs.h"
+#include "profile.h"
 #include "usyms.h"
 
 struct fold_ctx {
@@ -129,38 +133,28 @@ static struct fold *fold_capture(const struct env *env, struct capture *cap,
 	return f;
 }
 
-/* Writes to a temporary file beside path, then renames: never a half file,
- * and a symlink planted at path is replaced, not followed. */
-static int write_output(const struct env *env, struct fold *f)
+/* Every -o of the capture; pictures get a profile of the folded stacks. */
+static int write_outputs(const struct env *env, struct fold *f)
 {
-	const struct folded *st;
-	char tmp[4096];
-	FILE *out = stdout;
-	size_t nr;
-	int fd = -1, e;
+	struct out_data d = { .capture = true, .render = &env->render };
+	struct profile *prof = NULL;
+	int rc = 0;
 
-	st = fold__sorted(f, &nr);
-	if (env->output && strcmp(env->output, "-")) {
-		snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", env->output);
-		fd = mkstemp(tmp);
-		if (fd < 0 || !(out = fdopen(fd, "w"))) {
-			err("cannot write %s: %s (check the directory exists and is writable)",
-			    env->output, errstr(errno));
-			if (fd >= 0)
-				close(fd), unlink(tmp);
-			return -1;
+	d.stacks = fold__sorted(f, &d.nr);
+	for (size_t i = 0; i < env->nr_outputs && !rc; i++) {
+		if (env->outputs[i].fmt > FMT_FOLDED && !prof) {
+			prof = profile__from_folded(d.stacks, d.nr, env->freq ? 1000000000 / env->freq
+									  : env->period);
+			if (!prof) {
+				err("out of memory");
+				return -1;
+			}
+			d.prof = prof;
 		}
-		fchmod(fd, 0644);
+		rc = outputs__write(&env->outputs[i], &d);
 	}
-	e = env->folded ? output_folded(out, st, nr) : output_report(out, st, nr);
-	if (out == stdout)
-		return fflush(out) || e ? -1 : 0;
-	if (fclose(out) || e || rename(tmp, env->output)) {
-		err("cannot write %s: %s (check free space)", env->output, errstr(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	profile__free(prof);
+	return rc;
 }
 
 static void print_summary(const struct env *env, struct capture *cap)
@@ -234,7 +228,7 @@ static int report(const struct env *env, struct capture *cap, struct usyms *us)
 			warn("kernel addresses are hidden (set sysctl kernel.kptr_restrict=0)");
 	}
 	f = fold_capture(env, cap, ks, us);
-	if (f && !write_output(env, f))
+	if (f && !write_outputs(env, f))
 		rc = 0;
 	if (f)
 		fold__sorted(f, &nr);
@@ -246,19 +240,14 @@ static int report(const struct env *env, struct capture *cap, struct usyms *us)
 	return rc;
 }
 
-int main(int argc, char **argv)
+/* smolder [options] [duration]: sample, then name, fold and write. */
+static int cmd_capture(struct env *env)
 {
 	struct capture *cap;
 	struct usyms *us;
-	struct env env;
 	sigset_t sigs;
 	int rc;
 
-	rc = cli__parse(argc, argv, &env);
-	if (rc >= 0) {
-		cli__free(&env);
-		return rc;
-	}
 	/* Blocked before the capture starts: a signal just after start still
 	 * ends it cleanly instead of killing us with the maps unread. */
 	sigemptyset(&sigs);
@@ -267,26 +256,42 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 
 	us = usyms__new();
-	cap = us ? start_capture(&env, us) : NULL;
+	cap = us ? start_capture(env, us) : NULL;
 	if (!cap) {
 		if (!us)
 			err("out of memory");
 		usyms__free(us);
-		cli__free(&env);
 		return 1;
 	}
 	usyms__set_validator(us, image_current, cap);
-	usyms__set_demangle(us, !env.no_demangle);
-	info("sampling %zu cpus at %" PRIu64 " %s", env.nr_cpus,
-	     env.freq ? env.freq : env.period, env.freq ? "Hz" : "ns period");
-	run_capture(cap, &sigs, env.duration);
+	usyms__set_demangle(us, !env->no_demangle);
+	info("sampling %zu cpus at %" PRIu64 " %s", env->nr_cpus,
+	     env->freq ? env->freq : env->period, env->freq ? "Hz" : "ns period");
+	run_capture(cap, &sigs, env->duration);
 	capture__stop(cap);
 	capture__poll(cap, 0); /* images that started just before the stop */
 
-	rc = report(&env, cap, us);
-	print_summary(&env, cap);
+	rc = report(env, cap, us);
+	print_summary(env, cap);
 	capture__free(cap);
 	usyms__free(us);
+	return rc;
+}
+
+static int (*const commands[])(struct env *) = {
+	[CMD_CAPTURE] = cmd_capture,
+	[CMD_FLAMEGRAPH] = cmd_flamegraph,
+	[CMD_DIFF] = cmd_diff,
+};
+
+int main(int argc, char **argv)
+{
+	struct env env;
+	int rc;
+
+	rc = cli__parse(argc, argv, &env);
+	if (rc < 0)
+		rc = commands[env.cmd](&env);
 	cli__free(&env);
 	return rc;
 }

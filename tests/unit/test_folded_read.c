@@ -61,15 +61,15 @@ TEST(line_without_count_names_its_line)
 	struct profile *p = profile__new();
 
 	CHECK(read_text("a;b 1\n\na;c\n", p) == -EINVAL);
-	CHECK(strstr(errbuf, "in:3: no sample count") != NULL);
+	CHECK(strstr(errbuf, "line 3 of in: no sample count") != NULL);
 	CHECK(read_text("a;b 1\nx .5\n", p) == -EINVAL);
-	CHECK(strstr(errbuf, "in:2:") != NULL);
+	CHECK(strstr(errbuf, "line 2 of in:") != NULL);
 	CHECK(read_text("a;b 1x\n", p) == -EINVAL);
 	CHECK(read_text("a;b -1\n", p) == -EINVAL);
 	CHECK(read_text("a;b 1.2.3\n", p) == -EINVAL);
 	CHECK(read_text("7\n", p) == -EINVAL);
 	CHECK(read_text(" 7\n", p) == -EINVAL);
-	CHECK(strstr(errbuf, "in:1: a count without a stack") != NULL);
+	CHECK(strstr(errbuf, "line 1 of in: a count without a stack") != NULL);
 	profile__free(p);
 }
 
@@ -80,7 +80,7 @@ TEST(nul_byte_is_rejected)
 	FILE *f = fmemopen((void *)bin, sizeof(bin) - 1, "r");
 
 	CHECK(folded_read(f, "bin", p, errbuf, sizeof(errbuf)) == -EINVAL);
-	CHECK(strstr(errbuf, "bin:2: a NUL byte") != NULL);
+	CHECK(strstr(errbuf, "line 2 of bin: a NUL byte") != NULL);
 	fclose(f);
 	profile__free(p);
 }
@@ -103,7 +103,7 @@ TEST(two_counts_are_before_and_after)
 	CHECK(p->stacks[0].before == 3 && p->stacks[0].count == 5);
 	CHECK(profile__total_before(p) == 7 && profile__total(p) == 5);
 	CHECK(read_text("a;d 1\n", p) == -EINVAL);
-	CHECK(strstr(errbuf, "in:1: one sample count, but the first line had two") != NULL);
+	CHECK(strstr(errbuf, "line 1 of in: one sample count, but the first line had two") != NULL);
 	profile__free(p);
 }
 

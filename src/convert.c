@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * smolder flamegraph [FILE...] and smolder diff BEFORE AFTER: read folded
+ * stacks from any profiler (folded_read) and write every requested output.
+ * Input that does not parse is exit code 2 with the file and line named.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "convert.h"
+#include "folded_read.h"
+#include "log.h"
+
+/* Reads one file ("-": standard input) into p.  0, or the exit code. */
+static int read_input(const char *path, struct profile *p)
+{
+	bool is_stdin = !strcmp(path, "-");
+	FILE *in = is_stdin ? stdin : fopen(path, "re");
+	const char *name = is_stdin ? "stdin" : path;
+	char msg[512];
+	int e;
+
+	if (!in) {
+		err("cannot read %s: %s (check the file name)", path, errstr(errno));
+		return 2;
+	}
+	e = folded_read(in, name, p, msg, sizeof(msg));
+	if (!is_stdin)
+		fclose(in);
+	if (e) {
+		err("%s", msg);
+		return e == -EINVAL ? 2 : 1;
+	}
+	return 0;
+}
+
+/* All inputs into one profile; stdin when there are none. */
+static int read_inputs(char **paths, size_t nr, struct profile *p)
+{
+	static char *const dash[] = { "-" };
+	int rc = 0;
+
+	if (!nr)
+		paths = (char **)dash, nr = 1;
+	for (size_t i = 0; i < nr && !rc; i++)
+		rc = read_input(paths[i], p);
+	if (!rc && !p->nr) {
+		err("no stacks in %s (expected lines of \"frame;frame;... COUNT\")",
+		    nr == 1 && strcmp(paths[0], "-") ? paths[0] : nr == 1 ? "standard input" : "the input files");
+		rc = 2;
+	}
+	return rc;
+}
+
+static int write_all(const struct env *env, const struct profile *p)
+{
+	struct out_data d = { .prof = p, .render = &env->render };
+
+	for (size_t i = 0; i < env->nr_outputs; i++)
+		if (outputs__write(&env->outputs[i], &d))
+			return 1;
+	return 0;
+}
+
+int cmd_flamegraph(struct env *env)
+{
+	struct profile *p = profile__new();
+	int rc;
+
+	if (!p) {
+		err("out of memory");
+		return 1;
+	}
+	rc = read_inputs(env->inputs, env->nr_inputs, p);
+	if (!rc)
+		rc = write_all(env, p);
+	profile__free(p);
+	return rc;
+}
+
+int cmd_diff(struct env *env)
+{
+	struct profile *before = profile__new(), *after = profile__new(), *d = NULL;
+	int rc = 1;
+
+	if (!before || !after)
+		err("out of memory");
+	else if (!(rc = read_inputs(&env->inputs[0], 1, before)) &&
+		 !(rc = read_inputs(&env->inputs[1], 1, after))) {
+		if (before->diff || after->diff) {
+			err("%s already holds two counts per line (give two profiles of one count)",
+			    before->diff ? env->inputs[0] : env->inputs[1]);
+			rc = 2;
+		} else if (!(d = profile__diff(before, after, env->normalize))) {
+			err("out of memory");
+			rc = 1;
+		} else {
+			rc = write_all(env, d);
+		}
+	}
+	profile__free(d);
+	profile__free(before);
+	profile__free(after);
+	return rc;
+}

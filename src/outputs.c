@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Output files: formats by name, temporary file and rename (see outputs.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "log.h"
+#include "outputs.h"
+
+static const struct {
+	const char *name, *suffix, *suffix2;
+} formats[] = {
+	[FMT_AUTO] = { "auto", NULL, NULL },
+	[FMT_REPORT] = { "report", NULL, NULL },
+	[FMT_FOLDED] = { "folded", ".folded", ".txt" },
+	[FMT_SVG] = { "svg", ".svg", NULL },
+	[FMT_SPEEDSCOPE] = { "speedscope", ".speedscope.json", NULL },
+	[FMT_PPROF] = { "pprof", ".pb.gz", NULL },
+};
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = suffix ? strlen(suffix) : 0;
+
+	return m && n > m && !strcmp(s + n - m, suffix);
+}
+
+enum out_format outputs__format_of(const char *path)
+{
+	for (size_t i = 0; path && i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (ends_with(path, formats[i].suffix) || ends_with(path, formats[i].suffix2))
+			return i;
+	return FMT_AUTO;
+}
+
+int outputs__parse_format(const char *name, enum out_format *out)
+{
+	for (size_t i = FMT_REPORT; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (!strcmp(name, formats[i].name)) {
+			*out = i;
+			return 0;
+		}
+	return -1;
+}
+
+const char *outputs__format_name(enum out_format fmt)
+{
+	return formats[fmt].name;
+}
+
+static int write_format(FILE *out, const struct out_spec *o, const struct out_data *d)
+{
+	switch (o->fmt) {
+	case FMT_REPORT:
+		return output_report(out, d->stacks, d->nr);
+	case FMT_FOLDED:
+		return d->capture ? output_folded(out, d->stacks, d->nr)
+				 : output_folded_profile(out, d->prof);
+	case FMT_SVG:
+		return output_svg(out, d->prof, d->render);
+	case FMT_SPEEDSCOPE:
+		return output_speedscope(out, d->prof, d->render);
+	case FMT_PPROF:
+		return output_pprof(out, d->prof, d->render);
+	default:
+		errno = EINVAL;
+		return -1;
+	}
+}
+
+static int write_stdout(const struct out_spec *o, const struct out_data *d)
+{
+	if (o->fmt == FMT_PPROF && isatty(STDOUT_FILENO)) {
+		err("will not write pprof's compressed data to a terminal (use -o FILE.pb.gz)");
+		return -1;
+	}
+	if (write_format(stdout, o, d) || fflush(stdout)) {
+		err("cannot write to standard output: %s", errstr(errno ? errno : EIO));
+		return -1;
+	}
+	return 0;
+}
+
+/* A temporary file beside the target, then rename: never a half file, and
+ * a symlink planted at path is replaced, not followed. */
+int outputs__write(const struct out_spec *o, const struct out_data *d)
+{
+	char tmp[4096];
+	FILE *out;
+	int fd, e;
+
+	if (!o->path || !strcmp(o->path, "-"))
+		return write_stdout(o, d);
+	snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", o->path);
+	fd = mkstemp(tmp);
+	if (fd < 0 || !(out = fdopen(fd, "w"))) {
+		err("cannot write %s: %s (check the directory exists and is writable)",
+		    o->path, errstr(errno));
+		if (fd >= 0)
+			close(fd), unlink(tmp);
+		return -1;
+	}
+	fchmod(fd, 0644);
+	errno = 0;
+	e = write_format(out, o, d);
+	if (e == -ENOMEM)
+		errno = ENOMEM;
+	if (fclose(out) || e || rename(tmp, o->path)) {
+		err("cannot write %s: %s (check free space)", o->path, errstr(errno ? errno : EIO));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}

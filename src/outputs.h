@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Where results go: the format each output file asks for (by --format, else
+ * by its name), and writing every output of one run, each to a temporary
+ * file renamed into place so that no reader ever sees half a file.
+ */
+#ifndef SMOLDER_OUTPUTS_H
+#define SMOLDER_OUTPUTS_H
+
+#include <stdbool.h>
+#include "output.h"
+
+#define MAX_OUTPUTS 8
+
+struct out_spec {
+	const char *path; /* NULL or "-": standard output */
+	enum out_format fmt;
+};
+
+/* What a name asks for: .folded/.txt, .svg, .speedscope.json, .pb.gz;
+ * FMT_AUTO when the name says nothing. */
+enum out_format outputs__format_of(const char *path);
+/* "folded", "report", "svg", "speedscope", "pprof": 0, or -1 if unknown. */
+int outputs__parse_format(const char *name, enum out_format *out);
+const char *outputs__format_name(enum out_format fmt);
+
+/* What one run has to write: a capture's folded stacks (needed by the
+ * folded and report formats of a capture), and the profile (needed by the
+ * pictures, and by folded output of converted files). */
+struct out_data {
+	bool capture;              /* stacks/nr are a capture's */
+	const struct folded *stacks;
+	size_t nr;
+	const struct profile *prof;
+	const struct render_opts *render;
+};
+
+/* Writes one output.  0, or -1 after printing why. */
+int outputs__write(const struct out_spec *o, const struct out_data *d);
+
+#endif
