@@ -67,18 +67,6 @@ static const char usage_text[] =
 "                             whatever the names say\n"
 "%s"
 "\n"
-"Continuous mode (leave it running; a profile per interval):\n"
-"      --continuous           sample until SIGINT/SIGTERM (default 19 Hz)\n"
-"                             and write DIR/smolder-<UTC time>.<ext> every\n"
-"                             interval, each with exactly that interval's\n"
-"                             samples; SIGUSR1 ends the interval at once,\n"
-"                             SIGINT/SIGTERM write the last partial one\n"
-"      --interval SECONDS     the interval (default 60)\n"
-"      --output-dir DIR       where profiles go (created if missing)\n"
-"      --keep N               keep the newest N profiles (default 1440)\n"
-"      --max-size MB          and at most MB megabytes of them\n"
-"                             (--format picks the format, default folded)\n"
-"\n"
 "Other:\n"
 "  -v, --verbose              more detail on stderr (twice: libbpf's log)\n"
 "  -q, --quiet                no summary line on stderr\n"
@@ -169,8 +157,7 @@ enum {
 	OPT_IDLE_ONLY = 1000, OPT_STACK_STORAGE, OPT_PER_CPU, OPT_PER_PID,
 	OPT_PER_THREAD, OPT_VERSION, OPT_NO_DEMANGLE, OPT_FORMAT, OPT_TITLE,
 	OPT_SUBTITLE, OPT_WIDTH, OPT_MINWIDTH, OPT_COLORS, OPT_COUNTNAME,
-	OPT_INVERTED, OPT_REVERSE, OPT_FLAMECHART, OPT_CONTINUOUS, OPT_INTERVAL,
-	OPT_OUTPUT_DIR, OPT_KEEP, OPT_MAX_SIZE,
+	OPT_INVERTED, OPT_REVERSE, OPT_FLAMECHART,
 };
 
 #define RENDER_OPTIONS                                                        \
@@ -200,11 +187,6 @@ static const struct option long_opts[] = {
 	{ "user-stacks-only", no_argument, NULL, 'U' },
 	{ "kernel-stacks-only", no_argument, NULL, 'K' },
 	{ "stack-storage-size", required_argument, NULL, OPT_STACK_STORAGE },
-	{ "continuous", no_argument, NULL, OPT_CONTINUOUS },
-	{ "interval", required_argument, NULL, OPT_INTERVAL },
-	{ "output-dir", required_argument, NULL, OPT_OUTPUT_DIR },
-	{ "keep", required_argument, NULL, OPT_KEEP },
-	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 	{ "folded", no_argument, NULL, 'f' },
 	{ "delimited", no_argument, NULL, 'd' },
 	{ "annotations", no_argument, NULL, 'a' },
@@ -404,25 +386,6 @@ static int parse_option(int c, const char *arg, struct env *env)
 	}
 	case 'F': return parse_u64(arg, "frequency", 1, max_sample_rate(), &env->freq);
 	case 'c': return parse_u64(arg, "sample period", 10000, UINT64_MAX / 2, &env->period);
-	case OPT_CONTINUOUS: env->continuous = true; return 0;
-	case OPT_INTERVAL: return parse_seconds(arg, "interval", &env->interval);
-	case OPT_OUTPUT_DIR:
-		if (!*arg) {
-			err("empty output directory (give --output-dir DIR)");
-			return -1;
-		}
-		env->output_dir = arg;
-		return 0;
-	case OPT_KEEP:
-		if (parse_u64(arg, "number of profiles to keep", 1, 1000000000, &v))
-			return -1;
-		env->keep = v;
-		return 0;
-	case OPT_MAX_SIZE:
-		if (parse_u64(arg, "maximum size in MB", 1, 1ull << 40, &v))
-			return -1;
-		env->max_bytes = v << 20;
-		return 0;
 	case OPT_STACK_STORAGE:
 		if (parse_u64(arg, "stack storage size", 16, 1u << 24, &v))
 			return -1;
@@ -451,46 +414,9 @@ static int check_conflicts(const struct env *env)
 		err("-F and -c exclude each other (give a frequency or a period)");
 	else if (env->per_pid && env->per_thread)
 		err("--per-pid and --per-thread exclude each other (drop one)");
-	else if (env->continuous && !env->output_dir)
-		err("--continuous needs --output-dir DIR (where the profiles go)");
-	else if (env->continuous && env->nr_outputs)
-		err("--continuous writes to --output-dir, not -o (drop -o)");
-	else if (!env->continuous && (env->output_dir || env->interval || env->keep || env->max_bytes))
-		err("--output-dir, --interval, --keep and --max-size need --continuous");
 	else
 		return 0;
 	return -1;
-}
-
-/* Continuous mode's defaults and its output directory, made if missing. */
-static int setup_continuous(struct env *env)
-{
-	const char *why = NULL;
-	struct stat st;
-
-	if (!env->freq && !env->period)
-		env->freq = DEFAULT_CONTINUOUS_FREQ;
-	if (!env->interval)
-		env->interval = DEFAULT_INTERVAL;
-	if (!env->keep)
-		env->keep = DEFAULT_KEEP;
-	if (!env->format)
-		env->format = FMT_FOLDED;
-	if (mkdir(env->output_dir, 0755) && errno != EEXIST) {
-		err("cannot create %s: %s (check the parent directory)", env->output_dir, errstr(errno));
-		return -1;
-	}
-	if (stat(env->output_dir, &st))
-		why = errstr(errno);
-	else if (!S_ISDIR(st.st_mode))
-		why = "not a directory";
-	else if (access(env->output_dir, W_OK | X_OK))
-		why = errstr(errno);
-	if (why) {
-		err("cannot write in %s: %s (give a writable directory)", env->output_dir, why);
-		return -1;
-	}
-	return 0;
 }
 
 /* The output's directory must take a new file before we spend a capture. */
@@ -636,8 +562,6 @@ static int parse_capture(int argc, char **argv, struct env *env)
 	}
 	if (check_conflicts(env))
 		return 2;
-	if (env->continuous && setup_continuous(env))
-		return 1;
 	if (!env->freq && !env->period)
 		env->freq = DEFAULT_FREQ;
 	resolve_formats(env);

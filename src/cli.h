@@ -14,9 +14,6 @@
 #include "smolder.h"
 
 #define DEFAULT_FREQ 49
-#define DEFAULT_CONTINUOUS_FREQ 19 /* the fleet profilers' rate */
-#define DEFAULT_INTERVAL 60
-#define DEFAULT_KEEP 1440          /* a day of 1-minute profiles */
 #define DEFAULT_STACK_ENTRIES 32768
 
 enum command {
@@ -52,11 +49,6 @@ struct env {
 	char **inputs;          /* flamegraph: FILE...; diff: BEFORE AFTER */
 	size_t nr_inputs;
 	bool normalize;         /* diff -n */
-	bool continuous;        /* --continuous */
-	double interval;        /* --interval, seconds */
-	const char *output_dir; /* --output-dir */
-	uint64_t keep;          /* --keep */
-	uint64_t max_bytes;     /* --max-size, 0: no limit */
 	int verbosity;
 };
 
