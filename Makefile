@@ -37,7 +37,7 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all clean deps test demo bench unit workloads test-kernels fuzzers fuzz
+.PHONY: all clean deps test demo bench bench-flamegraph unit workloads test-kernels fuzzers fuzz
 all: smolder
 
 $(OUT)/smolder.bpf.o: bpf/smolder.bpf.c include/smolder.h | $(OUT)
@@ -196,6 +196,13 @@ demo: deps
 bench: deps
 	$(Q)$(MAKE) --no-print-directory smolder workloads
 	$(Q)scripts/bench.sh
+	$(Q)scripts/bench-flamegraph.sh
+
+# smolder flamegraph against flamegraph.pl (which it finds or is told of:
+# see the script), on 10,000 and 100,000 generated folded lines.
+bench-flamegraph:
+	$(Q)$(MAKE) --no-print-directory smolder
+	$(Q)scripts/bench-flamegraph.sh
 
 # Boots Debian's 6.1 and 6.12 kernels under qemu and profiles there.
 test-kernels: deps
