@@ -183,7 +183,8 @@ static void pal_color(const struct palette *pal, const struct flame_frame *fr, i
 		rgb[i] = pal->base[i] + (int)(pal->range[i] * v[pal->src[i]]);
 }
 
-/* "kernel": user frames warm, kernel ones orange, JIT green, "-" grey. */
+/* "kernel": user frames warm, kernel ones blue (as `smolder flamegraph
+ * --help` says; far from the warm hues), JIT green, "-" grey. */
 static void kernel_color(const struct flame_frame *fr, int rgb[3])
 {
 	if (fr->flags & FLAME_DELIM) {
@@ -193,7 +194,7 @@ static void kernel_color(const struct flame_frame *fr, int rgb[3])
 	if (fr->flags & FLAME_JIT)
 		pal_color(&palettes[PAL_GREEN], fr, rgb);
 	else if (fr->flags & FLAME_KERNEL)
-		pal_color(&palettes[PAL_ORANGE], fr, rgb);
+		pal_color(&palettes[PAL_BLUE], fr, rgb);
 	else
 		pal_color(&palettes[PAL_RED], fr, rgb);
 }

@@ -166,9 +166,10 @@ printf '%s\n' 'app;main;-;entry_SYSCALL_64;ksys_read 10' 'app;main;compute 10' \
 	'app;vfs_read_[k] 10' 'app;jitted_fn_[j] 10' >"$TMP/k.folded"
 svg_of kern --colors kernel "$TMP/k.folded"
 kc() { field "$TMP/kern.frames" "$1" 4 | sed -E 's/rgb\(([0-9]+),([0-9]+),([0-9]+)\)/\1 \2 \3/'; }
-# Kernel frames orange (no blue), JIT green, user red, "-" grey.
-check svg_kernel_frames_orange awk -v c="$(kc ksys_read) $(kc "vfs_read_[k]")" 'BEGIN { split(c, v, " "); exit !(v[3] == 0 && v[6] == 0) }'
-check svg_kernel_user_not_orange awk -v c="$(kc compute)" 'BEGIN { split(c, v, " "); exit !(v[3] > 0 && v[1] >= 200) }'
+# Kernel frames ("_[k]", and above "-") blue, JIT green, user red, "-" grey.
+check svg_kernel_frames_blue awk -v c="$(kc ksys_read) $(kc entry_SYSCALL_64) $(kc "vfs_read_[k]")" \
+	'BEGIN { split(c, v, " "); exit !(v[3] >= 200 && v[1] < 150 && v[6] >= 200 && v[4] < 150 && v[9] >= 200 && v[7] < 150) }'
+check svg_kernel_user_warm awk -v c="$(kc compute) $(kc main)" 'BEGIN { split(c, v, " "); exit !(v[1] >= 200 && v[3] < 150 && v[4] >= 200 && v[6] < 150) }'
 check svg_kernel_jit_green awk -v c="$(kc "jitted_fn_[j]")" 'BEGIN { split(c, v, " "); exit !(v[2] >= 200 && v[1] < 120) }'
 check svg_kernel_delim_grey equals "$(field "$TMP/kern.frames" - 4)" "rgb(160,160,160)"
 check svg_kernel_suffix_dropped some_line "$TMP/kern.svg" '">vfs_read</text>'
