@@ -67,6 +67,18 @@ static const char usage_text[] =
 "                             whatever the names say\n"
 "%s"
 "\n"
+"Continuous mode (leave it running; a profile per interval):\n"
+"      --continuous           sample until SIGINT/SIGTERM (default 19 Hz)\n"
+"                             and write DIR/smolder-<UTC time>.<ext> every\n"
+"                             interval, each with exactly that interval's\n"
+"                             samples; SIGUSR1 ends the interval at once,\n"
+"                             SIGINT/SIGTERM write the last partial one\n"
+"      --interval SECONDS     the interval (default 60)\n"
+"      --output-dir DIR       where profiles go (created if missing)\n"
+"      --keep N               keep the newest N profiles (default 1440)\n"
+"      --max-size MB          and at most MB megabytes of them\n"
+"                             (--format picks the format, default folded)\n"
+"\n"
 "Other:\n"
 "  -v, --verbose              more detail on stderr (twice: libbpf's log)\n"
 "  -q, --quiet                no summary line on stderr\n"
@@ -157,7 +169,8 @@ enum {
 	OPT_IDLE_ONLY = 1000, OPT_STACK_STORAGE, OPT_PER_CPU, OPT_PER_PID,
 	OPT_PER_THREAD, OPT_VERSION, OPT_NO_DEMANGLE, OPT_FORMAT, OPT_TITLE,
 	OPT_SUBTITLE, OPT_WIDTH, OPT_MINWIDTH, OPT_COLORS, OPT_COUNTNAME,
-	OPT_INVERTED, OPT_REVERSE, OPT_FLAMECHART,
+	OPT_INVERTED, OPT_REVERSE, OPT_FLAMECHART, OPT_CONTINUOUS, OPT_INTERVAL,
+	OPT_OUTPUT_DIR, OPT_KEEP, OPT_MAX_SIZE,
 };
 
 #define RENDER_OPTIONS                                                        \
@@ -187,6 +200,11 @@ static const struct option long_opts[] = {
 	{ "user-stacks-only", no_argument, NULL, 'U' },
 	{ "kernel-stacks-only", no_argument, NULL, 'K' },
 	{ "stack-storage-size", required_argument, NULL, OPT_STACK_STORAGE },
+	{ "continuous", no_argument, NULL, OPT_CONTINUOUS },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "output-dir", required_argument, NULL, OPT_OUTPUT_DIR },
+	{ "keep", required_argument, NULL, OPT_KEEP },
+	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 	{ "folded", no_argument, NULL, 'f' },
 	{ "delimited", no_argument, NULL, 'd' },
 	{ "annotations", no_argument, NULL, 'a' },
@@ -386,6 +404,25 @@ static int parse_option(int c, const char *arg, struct env *env)
 	}
 	case 'F': return parse_u64(arg, "frequency", 1, max_sample_rate(), &env->freq);
 	case 'c': return parse_u64(arg, "sample period", 10000, UINT64_MAX / 2, &env->period);
+	case OPT_CONTINUOUS: env->continuous = true; return 0;
+	case OPT_INTERVAL: return parse_seconds(arg, "interval", &env->interval);
+	case OPT_OUTPUT_DIR:
+		if (!*arg) {
+			err("empty output directory (give --output-dir DIR)");
+			return -1;
+		}
+		env->output_dir = arg;
+		return 0;
+	case OPT_KEEP:
+		if (parse_u64(arg, "number of profiles to keep", 1, 1000000000, &v))
+			return -1;
+		env->keep = v;
+		return 0;
+	case OPT_MAX_SIZE:
+		if (parse_u64(arg, "maximum size in MB", 1, 1ull << 40, &v))
+			return -1;
+		env->max_bytes = v << 20;
+		return 0;
 	case OPT_STACK_STORAGE:
 		if (parse_u64(arg, "stack storage size", 16, 1u << 24, &v))
 			return -1;
@@ -414,9 +451,71 @@ static int check_conflicts(const struct env *env)
 		err("-F and -c exclude each other (give a frequency or a period)");
 	else if (env->per_pid && env->per_thread)
 		err("--per-pid and --per-thread exclude each other (drop one)");
+	else if (env->continuous && !env->output_dir)
+		err("continuous mode needs --output-dir DIR (where the profiles go)");
+	else if (env->continuous && env->nr_outputs)
+		err("continuous mode writes to --output-dir, not -o (drop -o)");
+	else if (!env->continuous && (env->output_dir || env->interval || env->keep || env->max_bytes))
+		err("options --output-dir, --interval, --keep and --max-size need --continuous");
 	else
 		return 0;
 	return -1;
+}
+
+/*
+ * Map sizes.  A one-shot capture keeps --stack-storage-size stacks and 3/8
+ * as many sample keys (under 16 MiB of kernel memory by default).  A
+ * continuous one holds one interval per bank, so its default follows the
+ * samples an interval can take (rate x interval x CPUs, plus a quarter),
+ * from 1024 up to the one-shot default: at 19 Hz, 60 s and 2 CPUs, 2,850
+ * stacks instead of 32,768, in each of its two banks.
+ */
+static void size_maps(struct env *env)
+{
+	double hz = env->freq ? (double)env->freq : 1e9 / env->period;
+	double want = hz * env->interval * env->nr_cpus * 1.25;
+
+	if (!env->stack_entries) {
+		env->stack_entries = DEFAULT_STACK_ENTRIES;
+		if (env->continuous && want < DEFAULT_STACK_ENTRIES)
+			env->stack_entries = want < 1024 ? 1024 : (uint32_t)want;
+	}
+	env->count_entries = env->stack_entries / 8 * 3;
+	if (env->continuous)
+		env->count_entries = want > 65536 ? 65536 : (uint32_t)want;
+	if (env->count_entries < 1024)
+		env->count_entries = 1024;
+}
+
+/* Continuous mode's defaults and its output directory, made if missing. */
+static int setup_continuous(struct env *env)
+{
+	const char *why = NULL;
+	struct stat st;
+
+	if (!env->freq && !env->period)
+		env->freq = DEFAULT_CONTINUOUS_FREQ;
+	if (!env->interval)
+		env->interval = DEFAULT_INTERVAL;
+	if (!env->keep)
+		env->keep = DEFAULT_KEEP;
+	if (!env->format)
+		env->format = FMT_FOLDED;
+	if (mkdir(env->output_dir, 0755) && errno != EEXIST) {
+		err("cannot create %s: %s (check the parent directory)", env->output_dir, errstr(errno));
+		return -1;
+	}
+	if (stat(env->output_dir, &st))
+		why = errstr(errno);
+	else if (!S_ISDIR(st.st_mode))
+		why = "not a directory";
+	else if (access(env->output_dir, W_OK | X_OK))
+		why = errstr(errno);
+	if (why) {
+		err("cannot write in %s: %s (give a writable directory)", env->output_dir, why);
+		return -1;
+	}
+	return 0;
 }
 
 /* The output's directory must take a new file before we spend a capture. */
@@ -562,11 +661,16 @@ static int parse_capture(int argc, char **argv, struct env *env)
 	}
 	if (check_conflicts(env))
 		return 2;
+	if (env->continuous && setup_continuous(env))
+		return 1;
 	if (!env->freq && !env->period)
 		env->freq = DEFAULT_FREQ;
 	resolve_formats(env);
 	log_verbosity = env->verbosity;
-	return check_system(env) ? 1 : -1;
+	if (check_system(env))
+		return 1;
+	size_maps(env);
+	return -1;
 }
 
 /* The rest of flamegraph's or diff's command line: the input files. */
@@ -600,7 +704,6 @@ int cli__parse(int argc, char **argv, struct env *env)
 
 	memset(env, 0, sizeof(*env));
 	env->verbosity = 1;
-	env->stack_entries = DEFAULT_STACK_ENTRIES;
 	if (argc > 1 && !strcmp(argv[1], "flamegraph"))
 		env->cmd = CMD_FLAMEGRAPH;
 	else if (argc > 1 && !strcmp(argv[1], "diff"))

@@ -14,6 +14,9 @@
 #include "smolder.h"
 
 #define DEFAULT_FREQ 49
+#define DEFAULT_CONTINUOUS_FREQ 19 /* the fleet profilers' rate */
+#define DEFAULT_INTERVAL 60
+#define DEFAULT_KEEP 1440          /* a day of 1-minute profiles */
 #define DEFAULT_STACK_ENTRIES 32768
 
 enum command {
@@ -42,6 +45,7 @@ struct env {
 	int cpus[MAX_CPUS]; /* -C, else all online */
 	size_t nr_cpus;
 	uint32_t stack_entries; /* --stack-storage-size */
+	uint32_t count_entries; /* distinct sample keys kept (from the above) */
 	struct out_spec outputs[MAX_OUTPUTS]; /* -o, each with its format */
 	size_t nr_outputs;      /* 0: standard output, outputs[0].fmt */
 	enum out_format format; /* --format, else by name */
@@ -49,6 +53,11 @@ struct env {
 	char **inputs;          /* flamegraph: FILE...; diff: BEFORE AFTER */
 	size_t nr_inputs;
 	bool normalize;         /* diff -n */
+	bool continuous;        /* --continuous */
+	double interval;        /* --interval, seconds */
+	const char *output_dir; /* --output-dir */
+	uint64_t keep;          /* --keep */
+	uint64_t max_bytes;     /* --max-size, 0: no limit */
 	int verbosity;
 };
 

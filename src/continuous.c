@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Continuous mode.  Each interval ends with a rotation of the capture's two
+ * map banks (capture__rotate: sampling goes on into the other bank, and the
+ * drained one holds exactly the interval's samples), then the drained bank
+ * is named, folded and written as DIR/smolder-<start>.<ext> through a
+ * temporary file, released, and old profiles are pruned.  Symbol caches are
+ * trimmed after each interval (usyms__end_interval), so memory stays
+ * bounded for any uptime.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "continuous.h"
+#include "log.h"
+#include "profile_dir.h"
+#include "report.h"
+
+struct interval {
+	struct timespec start; /* CLOCK_REALTIME, for the file name */
+	double start_mono;
+	unsigned nr;           /* intervals written */
+};
+
+static long rss_kib(void)
+{
+	long pages = 0, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "re");
+
+	if (f) {
+		if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
+			resident = 0;
+		fclose(f);
+	}
+	return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/* One line per interval, on a terminal (or with -vv anywhere). */
+static void print_status(const struct env *env, const struct interval *iv, const uint64_t *c,
+			 size_t stacks, size_t processes, const char *path)
+{
+	struct tm tm;
+
+	if (env->verbosity < 1 || (env->verbosity < 2 && !isatty(STDERR_FILENO)))
+		return;
+	gmtime_r(&iv->start.tv_sec, &tm);
+	fprintf(stderr, "smolder: %02d:%02d:%02dZ +%.0fs: %" PRIu64 " samples, %" PRIu64
+		" lost, %zu stacks, %zu processes, RSS %ld KiB -> %s\n", tm.tm_hour, tm.tm_min,
+		tm.tm_sec, sampler__now() - iv->start_mono, c[CNT_SAMPLES],
+		c[CNT_STACK_MAP_FULL] + c[CNT_COUNT_MAP_FULL], stacks, processes, rss_kib(),
+		strrchr(path, '/') + 1);
+}
+
+/* Names, folds and writes the drained bank; 0, or -1 after printing why. */
+static int write_interval(const struct env *env, struct sampler *s, const struct ksyms *ks,
+			  const struct interval *iv)
+{
+	struct out_spec out = { .fmt = env->format };
+	struct fold_stats st;
+	uint64_t c[CNT__MAX];
+	char path[4096];
+	struct fold *f;
+	size_t nr = 0;
+	int rc = -1;
+
+	if (profile_dir__name(path, sizeof(path), env->output_dir, &iv->start, env->format)) {
+		err("output directory name too long: %s", env->output_dir);
+		return -1;
+	}
+	out.path = path;
+	f = report__fold(env, s->cap, ks, s->us, &st);
+	if (f && !report__write(env, f, &out, 1)) {
+		rc = 0;
+		fold__sorted(f, &nr);
+		capture__counters(s->cap, c);
+		print_status(env, iv, c, nr, st.processes, path);
+	}
+	fold__free(f);
+	return rc;
+}
+
+/* Ends the interval: rotate, write, release, trim caches, prune files.
+ * -1 only when the maps cannot be switched or cleared: a profile that
+ * cannot be written (a full disk) is reported and the run goes on. */
+static int end_interval(const struct env *env, struct sampler *s, const struct ksyms *ks,
+			struct interval *iv)
+{
+	int e, rc;
+
+	capture__poll(s->cap, 0); /* images that started just before the end */
+	e = capture__rotate(s->cap);
+	if (e) {
+		err("cannot switch the sample maps: %s (run with -v)", errstr(-e));
+		return -1;
+	}
+	rc = write_interval(env, s, ks, iv);
+	if (rc)
+		warn("the samples of this interval are not saved; sampling goes on");
+	e = capture__release(s->cap);
+	if (e) {
+		err("cannot clear the sample maps: %s (run with -v)", errstr(-e));
+		return -1;
+	}
+	usyms__end_interval(s->us);
+	e = profile_dir__prune(env->output_dir, env->format, env->keep, env->max_bytes);
+	if (e < 0)
+		warn("cannot prune %s: %s (old profiles stay)", env->output_dir, errstr(-e));
+	iv->nr += !rc;
+	return 0;
+}
+
+static void start_interval(struct interval *iv)
+{
+	clock_gettime(CLOCK_REALTIME, &iv->start);
+	iv->start_mono = sampler__now();
+}
+
+int run_continuous(const struct env *env, struct sampler *s, const sigset_t *sigs)
+{
+	double end = env->duration > 0 ? sampler__now() + env->duration : 0;
+	struct ksyms *ks = report__load_ksyms(env);
+	struct interval iv = { 0 };
+	uint64_t c[CNT__MAX];
+	int sig = 0, rc = 0;
+
+	info("writing a profile every %g s to %s", env->interval, env->output_dir);
+	start_interval(&iv);
+	while (!rc && sig != SIGINT && sig != SIGTERM) {
+		double until = iv.start_mono + env->interval;
+
+		if (end && end < until)
+			until = end;
+		sig = sampler__wait(s, sigs, until);
+		if (!sig && end && sampler__now() >= end)
+			sig = SIGTERM; /* the duration is over: the last interval */
+		if (sig == SIGINT || sig == SIGTERM)
+			capture__stop(s->cap);
+		rc = end_interval(env, s, ks, &iv) ? 1 : 0;
+		start_interval(&iv);
+	}
+	capture__counters_total(s->cap, c);
+	report__summary(env, s->cap, c);
+	info("%u profiles written to %s", iv.nr, env->output_dir);
+	ksyms__free(ks);
+	sampler__close(s);
+	return rc;
+}

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Naming, folding and writing what a capture counted (see report.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include "log.h"
+#include "outputs.h"
+#include "profile.h"
+#include "report.h"
+
+#define TGID_SET_SIZE 4096 /* open addressing; more processes are capped */
+
+struct fold_ctx {
+	struct capture *cap;
+	struct fold *fold;
+	struct fold_stats *stats;
+	uint32_t tgids[TGID_SET_SIZE]; /* seen tgids + 1 (0: empty slot) */
+	struct stack_trace kst, ust;
+};
+
+static void count_tgid(struct fold_ctx *c, uint32_t tgid)
+{
+	size_t j = (tgid * 2654435761u) % TGID_SET_SIZE;
+
+	for (size_t n = 0; n < TGID_SET_SIZE; n++, j = (j + 1) % TGID_SET_SIZE) {
+		if (c->tgids[j] == tgid + 1)
+			return;
+		if (!c->tgids[j]) {
+			c->tgids[j] = tgid + 1;
+			c->stats->processes++;
+			return;
+		}
+	}
+}
+
+static int fold_sample(const struct sample_key *key, uint64_t count, void *arg)
+{
+	struct fold_ctx *c = arg;
+	bool have_k = key->kstack && !capture__stack(c->cap, key->kstack, &c->kst);
+	bool have_u = key->ustack && !capture__stack(c->cap, key->ustack, &c->ust);
+
+	c->stats->samples += count;
+	count_tgid(c, key->tgid);
+	return fold__add(c->fold, key, count, have_k ? &c->kst : NULL, have_u ? &c->ust : NULL);
+}
+
+struct fold *report__fold(const struct env *env, struct capture *cap, const struct ksyms *ks,
+			  struct usyms *us, struct fold_stats *stats)
+{
+	struct fold_opts fo = {
+		.user = !env->kernel_only,
+		.kernel = !env->user_only,
+		.delimiter = env->delimited,
+		.annotate = env->annotate,
+		.module_names = !env->folded,
+		.per_cpu = env->per_cpu,
+		.proc = env->per_thread ? PROC_THREAD : env->per_pid ? PROC_PID : PROC_COMM,
+		.by_process = !env->folded,
+	};
+	struct fold_ctx *ctx = calloc(1, sizeof(*ctx));
+	struct fold *f = fold__new(&fo, ks, us);
+	struct fold_stats unused;
+	int e = -ENOMEM;
+
+	if (ctx && f) {
+		ctx->cap = cap;
+		ctx->fold = f;
+		ctx->stats = stats ? stats : &unused;
+		*ctx->stats = (struct fold_stats){ 0 };
+		e = capture__for_each_sample(cap, fold_sample, ctx);
+	}
+	free(ctx);
+	if (e) {
+		err("cannot read samples: %s (run with -v)", errstr(-e));
+		fold__free(f);
+		return NULL;
+	}
+	return f;
+}
+
+int report__write(const struct env *env, struct fold *f, const struct out_spec *outs,
+		  size_t nr_outs)
+{
+	struct out_data d = { .capture = true, .render = &env->render };
+	uint64_t period = env->freq ? 1000000000 / env->freq : env->period;
+	struct profile *prof = NULL;
+	int rc = 0;
+
+	d.stacks = fold__sorted(f, &d.nr);
+	for (size_t i = 0; i < nr_outs && !rc; i++) {
+		if (outs[i].fmt > FMT_FOLDED && !prof) {
+			prof = profile__from_folded(d.stacks, d.nr, period);
+			if (!prof) {
+				err("out of memory");
+				return -1;
+			}
+			d.prof = prof;
+		}
+		rc = outputs__write(&outs[i], &d);
+	}
+	profile__free(prof);
+	return rc;
+}
+
+struct ksyms *report__load_ksyms(const struct env *env)
+{
+	struct ksyms *ks;
+
+	if (env->user_only)
+		return NULL;
+	ks = ksyms__load();
+	if (!ks)
+		warn("cannot read /proc/kallsyms: %s (kernel frames stay unnamed)", errstr(errno));
+	else if (ksyms__addresses_hidden(ks))
+		warn("kernel addresses are hidden (set sysctl kernel.kptr_restrict=0)");
+	return ks;
+}
+void report__summary(const struct env *env, struct capture *cap, const uint64_t *c)
+{
+	uint64_t lost, run_ns, runs;
+
+	lost = c[CNT_STACK_MAP_FULL] + c[CNT_COUNT_MAP_FULL];
+	if (env->verbosity < 1)
+		return;
+	fprintf(stderr, "smolder: %" PRIu64 " samples, %" PRIu64 " lost (stack map full %" PRIu64
+		", count map full %" PRIu64 ")\n", c[CNT_SAMPLES], lost,
+		c[CNT_STACK_MAP_FULL], c[CNT_COUNT_MAP_FULL]);
+	if (lost)
+		warn("samples were lost: raise --stack-storage-size (now %u)", env->stack_entries);
+	info("%" PRIu64 " idle-loop samples left out, %" PRIu64 " kernel and %" PRIu64
+	     " user stacks unreadable, %" PRIu64 " samples of tasks outside our pid namespace",
+	     c[CNT_IDLE_SKIPPED], c[CNT_KSTACK_ERR], c[CNT_USTACK_ERR], c[CNT_PIDNS_MISS]);
+	if (c[CNT_EVENTS_LOST] || c[CNT_IMAGES_UNTRACKED])
+		warn("%" PRIu64 " process events lost, %" PRIu64 " samples of untracked processes:"
+		     " processes that exited early may stay unnamed", c[CNT_EVENTS_LOST],
+		     c[CNT_IMAGES_UNTRACKED]);
+	info("BPF maps use %" PRIu64 " KiB of kernel memory", capture__map_bytes(cap) / 1024);
+	capture__prog_stats(cap, &run_ns, &runs);
+	if (runs)
+		info("BPF program: %" PRIu64 " runs, %" PRIu64 " ns per run", runs, run_ns / runs);
+}
+

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Report: what a capture counted (all of it, or one drained interval) turned
+ * into named, folded stacks and written to the outputs; and the summary of
+ * samples and losses on stderr.  Used by one-shot and continuous captures.
+ */
+#ifndef SMOLDER_REPORT_H
+#define SMOLDER_REPORT_H
+
+#include "capture.h"
+#include "cli.h"
+#include "fold.h"
+#include "ksyms.h"
+#include "usyms.h"
+
+struct fold_stats {
+	uint64_t samples;   /* counted samples read */
+	size_t processes;   /* distinct tgids among them */
+};
+
+/* Names and folds every sample the capture's readers see now.  NULL after
+ * printing why.  stats may be NULL. */
+struct fold *report__fold(const struct env *env, struct capture *cap, const struct ksyms *ks,
+			  struct usyms *us, struct fold_stats *stats);
+/* Writes f to each of outs; pictures get a profile of the folded stacks.
+ * 0, or -1 after printing why. */
+int report__write(const struct env *env, struct fold *f, const struct out_spec *outs,
+		  size_t nr_outs);
+/* Kernel symbols for the run (NULL when not wanted or unreadable, warned). */
+struct ksyms *report__load_ksyms(const struct env *env);
+/* "smolder: N samples, M lost (...)" and, with -v, the details, from the
+ * counters c[CNT__MAX]. */
+void report__summary(const struct env *env, struct capture *cap, const uint64_t *c);
+
+#endif

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The sampling session (see sampler.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <time.h>
+#include "log.h"
+#include "sampler.h"
+
+double sampler__now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A process image had its first sample: read its mappings while it lives. */
+static void on_image(uint32_t tgid, uint32_t gen, void *arg)
+{
+	struct usyms *us = arg;
+
+	if (usyms__preload(us, tgid, gen))
+		debug("pid %u (image %u) was gone before its mappings were read", tgid, gen);
+}
+
+static bool image_current(pid_t pid, uint32_t gen, void *arg)
+{
+	return capture__image_current(arg, pid, gen);
+}
+
+int sampler__open(struct sampler *s, const struct env *env)
+{
+	struct capture_opts o = {
+		.freq = env->freq,
+		.period = env->period,
+		.kernel_stacks = !env->user_only,
+		.user_stacks = !env->kernel_only,
+		.per_cpu = env->per_cpu,
+		.idle_mode = env->idle,
+		.tgids = env->tgids,
+		.nr_tgids = env->nr_tgids,
+		.tids = env->tids,
+		.nr_tids = env->nr_tids,
+		.cpus = env->cpus,
+		.nr_cpus = env->nr_cpus,
+		/* room for stack_entries stacks of up to 32 frames */
+		.stack_chunks = env->stack_entries * 2,
+		.count_entries = env->count_entries,
+		.rotate = env->continuous,
+		.on_image = on_image,
+	};
+
+	s->events_ok = true;
+	s->cap = NULL;
+	s->us = usyms__new();
+	if (!s->us) {
+		err("out of memory");
+		return -1;
+	}
+	o.arg = s->us;
+	s->cap = capture__open(&o);
+	if (!s->cap) {
+		usyms__free(s->us);
+		return -1;
+	}
+	usyms__set_validator(s->us, image_current, s->cap);
+	usyms__set_demangle(s->us, !env->no_demangle);
+	info("sampling %zu cpus at %" PRIu64 " %s", env->nr_cpus,
+	     env->freq ? env->freq : env->period, env->freq ? "Hz" : "ns period");
+	return 0;
+}
+
+int sampler__wait(struct sampler *s, const sigset_t *sigs, double until)
+{
+	struct timespec ts;
+	int wait_ms, sig;
+
+	for (;;) {
+		wait_ms = 100;
+		if (until > 0) {
+			double left = until - sampler__now();
+
+			if (left <= 0)
+				return 0;
+			if (left * 1000 < wait_ms)
+				wait_ms = (int)(left * 1000) + 1;
+		}
+		if (s->events_ok && capture__poll(s->cap, wait_ms) < 0) {
+			warn("cannot read process events: %s (short-lived processes may stay unnamed)",
+			     errstr(errno));
+			s->events_ok = false;
+		}
+		/* after a poll, only look; without one, wait here instead */
+		ts.tv_sec = 0;
+		ts.tv_nsec = s->events_ok ? 0 : wait_ms * 1000000L;
+		sig = sigtimedwait(sigs, NULL, &ts);
+		if (sig > 0)
+			return sig;
+	}
+}
+
+void sampler__close(struct sampler *s)
+{
+	capture__free(s->cap);
+	usyms__free(s->us);
+	s->cap = NULL;
+	s->us = NULL;
+}
