@@ -13,11 +13,11 @@
 #include <string.h>
 #include "flame.h"
 
-/* One stack to merge: its text (the profile's, or reversed) and counts. */
+/* One stack to merge: its text (the profile's, or reversed) and which
+ * stack it is.  16 bytes: sorting moves these around. */
 struct key {
 	const char *s;
-	size_t len;
-	double count, before;
+	uint32_t len, idx;
 };
 
 /* A frame on the current path, not yet closed. */
@@ -29,6 +29,7 @@ struct open_frame {
 
 struct builder {
 	struct flame *f;
+	const struct pstack *stacks; /* the profile's, for the counts */
 	struct open_frame *open;
 	size_t nopen, capopen;
 	double cum, cumb; /* samples merged so far */
@@ -57,23 +58,46 @@ static double sane(double c)
 	return c > 0 && c < 1e300 ? c : 0;
 }
 
+/* Index of the first byte where a[0..n) and b[0..n) differ, or n.  Eight
+ * bytes at a time: sorted stacks share long prefixes, and comparing them
+ * was most of the time of a big graph. */
+static size_t first_difference(const char *a, const char *b, size_t n)
+{
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, y;
+
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			return i + __builtin_ctzll(x ^ y) / 8;
+#else
+			return i + __builtin_clzll(x ^ y) / 8;
+#endif
+	}
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
 /* Frame-wise order: the end of a frame (';') sorts before any byte, the
  * end of the stack before that, so "a;x" < "a b;x" as "a" < "a b". */
 static int cmp_keys(const void *pa, const void *pb)
 {
 	const struct key *a = pa, *b = pb;
 	size_t n = a->len < b->len ? a->len : b->len;
+	size_t i = first_difference(a->s, b->s, n);
+	int ca, cb;
 
-	for (size_t i = 0; i < n; i++) {
-		int ca = (unsigned char)a->s[i], cb = (unsigned char)b->s[i];
-
-		if (ca == cb)
-			continue;
-		ca = ca == ';' ? 0 : ca + 1;
-		cb = cb == ';' ? 0 : cb + 1;
-		return ca - cb;
-	}
-	return (a->len > n) - (b->len > n);
+	if (i == n)
+		return (a->len > n) - (b->len > n);
+	ca = (unsigned char)a->s[i];
+	cb = (unsigned char)b->s[i];
+	ca = ca == ';' ? 0 : ca + 1;
+	cb = cb == ';' ? 0 : cb + 1;
+	return ca - cb;
 }
 
 /* Writes s[0..len)'s frames to dst in reverse order; returns bytes written. */
@@ -106,7 +130,7 @@ static struct key *make_keys(const struct profile *p, struct flame *f, bool reve
 		return NULL;
 	if (reverse) {
 		for (size_t i = 0; i < p->nr; i++)
-			room += strlen(p->stacks[i].frames) + 1;
+			room += strnlen(p->stacks[i].frames, UINT32_MAX) + 1;
 		f->rev = malloc(room ? room : 1);
 		if (!f->rev) {
 			free(k);
@@ -114,17 +138,15 @@ static struct key *make_keys(const struct profile *p, struct flame *f, bool reve
 		}
 	}
 	for (size_t i = 0; i < p->nr; i++) {
-		const struct pstack *st = &p->stacks[i];
+		const char *s = p->stacks[i].frames;
+		size_t len = strnlen(s, UINT32_MAX); /* longer: cut (4 GB stacks) */
 
-		k[i].s = st->frames;
-		k[i].len = strlen(st->frames);
-		k[i].count = sane(st->count);
-		k[i].before = sane(st->before);
 		if (reverse) {
-			k[i].s = f->rev + off;
-			k[i].len = reverse_frames(f->rev + off, st->frames, k[i].len);
-			off += k[i].len + 1;
+			len = reverse_frames(f->rev + off, s, len);
+			s = f->rev + off;
+			off += len + 1;
 		}
+		k[i] = (struct key){ .s = s, .len = len, .idx = i };
 	}
 	return k;
 }
@@ -229,8 +251,8 @@ static int merge(struct builder *b, const struct key *k, bool reverse)
 	while (b->nopen > d)
 		if (close_top(b))
 			return -ENOMEM;
-	b->cum += k->count;
-	b->cumb += k->before;
+	b->cum += sane(b->stacks[k->idx].count);
+	b->cumb += sane(b->stacks[k->idx].before);
 	return 0;
 }
 
@@ -246,15 +268,17 @@ static void reverse_order(struct flame *f)
 	}
 }
 
-static int build(struct flame *f, struct key *k, size_t nr, const struct render_opts *o)
+static int build(struct flame *f, struct key *k, const struct profile *p,
+		 const struct render_opts *o)
 {
-	struct builder b = { .f = f };
+	struct builder b = { .f = f, .stacks = p->stacks };
 	bool reverse = o && o->reverse;
+	size_t nr = p->nr;
 	int err = 0;
 
 	for (size_t i = 0; i < nr; i++) {
-		f->total += k[i].count;
-		f->total_before += k[i].before;
+		f->total += sane(p->stacks[i].count);
+		f->total_before += sane(p->stacks[i].before);
 	}
 	b.min = flame__min_count(o, f->total);
 	if (!(o && o->flamechart))
@@ -277,7 +301,7 @@ struct flame *flame__build(const struct profile *p, const struct render_opts *o)
 	if (!f)
 		return NULL;
 	k = make_keys(p, f, o && o->reverse);
-	if (!k || build(f, k, p->nr, o)) {
+	if (!k || build(f, k, p, o)) {
 		free(k);
 		flame__free(f);
 		return NULL;

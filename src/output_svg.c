@@ -12,17 +12,25 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include "flame.h"
 #include "output.h"
 #include "flamegraph_js.h" /* build/: src/flamegraph.js as bytes */
 
 #define FRAME_H 16      /* a row: 15 px of frame and 1 px between rows */
+#define FRAME_H_PX 15    /* FRAME_H - 1, spelled out for the output */
+#define STR_(x) #x
+#define STR(x) STR_(x)
 #define FONT_SIZE 12
 #define FONT_WIDTH 0.59 /* average glyph width per px of font size */
 #define TEXT_Y 10.5     /* a label's baseline below its frame's top */
 #define TITLE_MAX 8192  /* characters of a name in a title; longer: "…" */
+#define OBUF_SIZE 65536
+
+_Static_assert(FRAME_H_PX == FRAME_H - 1, "a frame is a row less one pixel");
 
 struct palette {
 	const char *name;
@@ -46,8 +54,17 @@ static const struct palette palettes[] = {
 enum { PAL_HOT, PAL_MEM, PAL_IO, PAL_RED, PAL_GREEN, PAL_BLUE, PAL_YELLOW,
        PAL_PURPLE, PAL_AQUA, PAL_ORANGE };
 
-struct svg {
+/* Frames are written through this buffer with hand-made number
+ * formatting: fprintf's float conversion took most of the time of a big
+ * graph. */
+struct obuf {
 	FILE *out;
+	size_t len;
+	char buf[OBUF_SIZE];
+};
+
+struct svg {
+	struct obuf *out;
 	const struct flame *f;
 	const struct palette *pal; /* NULL: the kernel palette */
 	const char *title, *subtitle, *countname;
@@ -55,6 +72,75 @@ struct svg {
 	double plot, scale; /* plot width; pixels per sample */
 	bool inverted, diff;
 };
+
+/* ---- output ---- */
+
+static void ob_flush(struct obuf *b)
+{
+	if (b->len)
+		fwrite(b->buf, 1, b->len, b->out);
+	b->len = 0;
+}
+
+/* Room for n more bytes (n <= OBUF_SIZE). */
+static char *ob_room(struct obuf *b, size_t n)
+{
+	if (b->len + n > OBUF_SIZE)
+		ob_flush(b);
+	return b->buf + b->len;
+}
+
+static void ob_put(struct obuf *b, const void *s, size_t n)
+{
+	if (n > OBUF_SIZE) {
+		ob_flush(b);
+		fwrite(s, 1, n, b->out);
+		return;
+	}
+	memcpy(ob_room(b, n), s, n);
+	b->len += n;
+}
+
+static void ob_str(struct obuf *b, const char *s)
+{
+	ob_put(b, s, strlen(s));
+}
+
+__attribute__((format(printf, 2, 3)))
+static void ob_printf(struct obuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(ob_room(b, 1024), OBUF_SIZE - b->len, fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n < OBUF_SIZE - b->len) {
+		b->len += n;
+		return;
+	}
+	ob_flush(b);
+	va_start(ap, fmt);
+	vfprintf(b->out, fmt, ap);
+	va_end(ap);
+}
+
+/* v (>= 0, < 1e15) with the given decimals (at most 3), rounded. */
+static void ob_fixed(struct obuf *b, double v, int decimals)
+{
+	static const unsigned scale[] = { 1, 10, 100, 1000 };
+	char tmp[32], *e = tmp + sizeof(tmp), *q = e;
+	unsigned long long n = v > 0 && v < 1e15 ? (unsigned long long)(v * scale[decimals] + 0.5) : 0;
+
+	for (int i = 0; i < decimals; i++, n /= 10)
+		*--q = '0' + n % 10;
+	if (decimals)
+		*--q = '.';
+	do
+		*--q = '0' + n % 10;
+	while (n /= 10);
+	ob_put(b, q, e - q);
+}
 
 /* ---- text: escaped, valid UTF-8 ---- */
 
@@ -95,7 +181,7 @@ static size_t next_char(const unsigned char *s, size_t len, uint32_t *cp)
 
 /* Writes up to max characters of s[0..len) as XML text; returns the bytes
  * of s written. */
-static size_t put_text(FILE *out, const char *s, size_t len, size_t max)
+static size_t put_text(struct obuf *out, const char *s, size_t len, size_t max)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0;
@@ -105,20 +191,20 @@ static size_t put_text(FILE *out, const char *s, size_t len, size_t max)
 		size_t k = next_char(u + i, len - i, &cp);
 
 		switch (cp) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		case '\'': fputs("&apos;", out); break;
-		case 0xfffd: fputs("\xef\xbf\xbd", out); break;
-		default: fwrite(u + i, 1, k, out);
+		case '&': ob_put(out, "&amp;", 5); break;
+		case '<': ob_put(out, "&lt;", 4); break;
+		case '>': ob_put(out, "&gt;", 4); break;
+		case '"': ob_put(out, "&quot;", 6); break;
+		case '\'': ob_put(out, "&apos;", 6); break;
+		case 0xfffd: ob_put(out, "\xef\xbf\xbd", 3); break;
+		default: ob_put(out, u + i, k);
 		}
 		i += k;
 	}
 	return i;
 }
 
-static void put_str(FILE *out, const char *s)
+static void put_str(struct obuf *out, const char *s)
 {
 	put_text(out, s, strlen(s), SIZE_MAX);
 }
@@ -258,14 +344,19 @@ static void write_title(const struct svg *g, const struct flame_frame *fr)
 	double d = fr->count - fr->before;
 
 	if (done < fr->len)
-		fputs("\xe2\x80\xa6", g->out); /* "…": the rest is left out */
-	fprintf(g->out, " (%s %s, %.2f%%", fmt_count(buf, sizeof(buf), fr->count),
-		g->countname, pct(fr->count, g->f->total));
+		ob_str(g->out, "\xe2\x80\xa6"); /* "…": the rest is left out */
+	ob_str(g->out, " (");
+	ob_str(g->out, fmt_count(buf, sizeof(buf), fr->count));
+	ob_str(g->out, " ");
+	ob_str(g->out, g->countname);
+	ob_str(g->out, ", ");
+	ob_fixed(g->out, pct(fr->count, g->f->total), 2);
+	ob_str(g->out, "%");
 	if (g->diff)
-		fprintf(g->out, "; %s%s (%s%.2f%%)", d > 0 ? "+" : d < 0 ? "-" : "",
-			fmt_count(buf, sizeof(buf), fabs(d)), d > 0 ? "+" : d < 0 ? "-" : "",
-			pct(fabs(d), g->f->total));
-	fputc(')', g->out);
+		ob_printf(g->out, "; %s%s (%s%.2f%%)", d > 0 ? "+" : d < 0 ? "-" : "",
+			  fmt_count(buf, sizeof(buf), fabs(d)), d > 0 ? "+" : d < 0 ? "-" : "",
+			  pct(fabs(d), g->f->total));
+	ob_str(g->out, ")");
 }
 
 /* The name as drawn: the "kernel" palette says "_[k]" and "_[j]" by colour. */
@@ -288,14 +379,18 @@ static void write_label(const struct svg *g, const struct flame_frame *fr,
 
 	if (fit < 3)
 		return;
-	fprintf(g->out, "<text x=\"%.3f\" y=\"%.1f\">", x + 3, y + TEXT_Y);
+	ob_str(g->out, "<text x=\"");
+	ob_fixed(g->out, x + 3, 3);
+	ob_str(g->out, "\" y=\"");
+	ob_fixed(g->out, y + TEXT_Y, 1);
+	ob_str(g->out, "\">");
 	if (chars_upto(fr->name, len, fit) <= fit) {
 		put_text(g->out, fr->name, len, SIZE_MAX);
 	} else {
 		put_text(g->out, fr->name, len, fit - 2);
-		fputs("..", g->out);
+		ob_str(g->out, "..");
 	}
-	fputs("</text>", g->out);
+	ob_str(g->out, "</text>");
 }
 
 static void write_frame(const struct svg *g, const struct flame_frame *fr)
@@ -305,12 +400,21 @@ static void write_frame(const struct svg *g, const struct flame_frame *fr)
 	int rgb[3];
 
 	frame_color(g, fr, rgb);
-	fputs("<g><title>", g->out);
+	ob_str(g->out, "<g><title>");
 	write_title(g, fr);
-	fprintf(g->out, "</title><rect x=\"%.3f\" y=\"%.0f\" width=\"%.2f\" height=\"%d\" "
-		"fill=\"rgb(%d,%d,%d)\"/>", x, y, w, FRAME_H - 1, rgb[0], rgb[1], rgb[2]);
+	ob_str(g->out, "</title><rect x=\"");
+	ob_fixed(g->out, x, 3);
+	ob_str(g->out, "\" y=\"");
+	ob_fixed(g->out, y, 0);
+	ob_str(g->out, "\" width=\"");
+	ob_fixed(g->out, w, 2);
+	ob_str(g->out, "\" height=\"" STR(FRAME_H_PX) "\" fill=\"rgb(");
+	for (int i = 0; i < 3; i++) {
+		ob_fixed(g->out, rgb[i], 0);
+		ob_str(g->out, i < 2 ? "," : ")\"/>");
+	}
 	write_label(g, fr, x, y, w);
-	fputs("</g>\n", g->out);
+	ob_str(g->out, "</g>\n");
 }
 
 /* ---- the document ---- */
@@ -344,29 +448,29 @@ static const char *default_title(const struct render_opts *o, bool diff)
 
 static void write_head(const struct svg *g)
 {
-	FILE *out = g->out;
+	struct obuf *out = g->out;
 	unsigned w = g->width, h = g->height;
 
-	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+	ob_printf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" "
 		"height=\"%u\" viewBox=\"0 0 %u %u\" data-xpad=\"%d\" data-fh=\"%d\" "
 		"data-font=\"%d\" data-fontw=\"%.2f\" data-texty=\"%.1f\" data-strip=\"%d\">\n",
 		w, h, w, h, FLAME_XPAD, FRAME_H, FONT_SIZE, FONT_WIDTH, TEXT_Y, !g->pal);
-	fprintf(out, "<style>\n%s</style>\n", css);
-	fprintf(out, "<defs><linearGradient id=\"background\" x1=\"0\" y1=\"0\" x2=\"0\" y2=\"1\">"
+	ob_printf(out, "<style>\n%s</style>\n", css);
+	ob_printf(out, "<defs><linearGradient id=\"background\" x1=\"0\" y1=\"0\" x2=\"0\" y2=\"1\">"
 		"<stop stop-color=\"%s\" offset=\"5%%\"/><stop stop-color=\"%s\" offset=\"95%%\"/>"
 		"</linearGradient></defs>\n", "#eeeeee", g->diff ? "#e0e0ee" : "#eeeeb0");
-	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%u\" fill=\"url(#background)\"/>\n",
+	ob_printf(out, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%u\" fill=\"url(#background)\"/>\n",
 		w, h);
-	fprintf(out, "<text id=\"title\" x=\"%.1f\" y=\"%d\">", w / 2.0, FONT_SIZE * 2);
+	ob_printf(out, "<text id=\"title\" x=\"%.1f\" y=\"%d\">", w / 2.0, FONT_SIZE * 2);
 	put_str(out, g->title);
-	fputs("</text>\n", out);
+	ob_str(out, "</text>\n");
 	if (g->subtitle) {
-		fprintf(out, "<text id=\"subtitle\" x=\"%.1f\" y=\"%d\">", w / 2.0, FONT_SIZE * 4);
+		ob_printf(out, "<text id=\"subtitle\" x=\"%.1f\" y=\"%d\">", w / 2.0, FONT_SIZE * 4);
 		put_str(out, g->subtitle);
-		fputs("</text>\n", out);
+		ob_str(out, "</text>\n");
 	}
-	fprintf(out, "<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n"
+	ob_printf(out, "<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n"
 		"<text id=\"unzoom\" class=\"ctl hide\" x=\"%d\" y=\"%d\">Reset Zoom</text>\n"
 		"<text id=\"search\" class=\"ctl\" x=\"%d\" y=\"%d\">Search</text>\n"
 		"<text id=\"resetsearch\" class=\"ctl hide\" x=\"%d\" y=\"%d\">Reset Search</text>\n"
@@ -380,9 +484,10 @@ static void write_head(const struct svg *g)
  * checks). */
 static void write_tail(const struct svg *g)
 {
-	fputs("</g>\n<script type=\"text/ecmascript\"><![CDATA[\n", g->out);
-	fwrite(flamegraph_js, 1, sizeof(flamegraph_js), g->out);
-	fputs("]]></script>\n</svg>\n", g->out);
+	ob_str(g->out, "</g>\n<script type=\"text/ecmascript\"><![CDATA[\n");
+	ob_put(g->out, flamegraph_js, sizeof(flamegraph_js));
+	ob_str(g->out, "]]></script>\n</svg>\n");
+	ob_flush(g->out);
 }
 
 /* Counts read "N samples" in titles; the script finds the count by the
@@ -399,9 +504,10 @@ static void set_countname(char *dst, size_t size, const char *name)
 int output_svg(FILE *out, const struct profile *p, const struct render_opts *o)
 {
 	char countname[128];
-	struct flame *f = flame__build(p, o);
+	struct obuf *ob = malloc(sizeof(*ob));
+	struct flame *f = ob ? flame__build(p, o) : NULL;
 	struct svg g = {
-		.out = out, .f = f, .pal = find_palette(o ? o->colors : NULL),
+		.out = ob, .f = f, .pal = find_palette(o ? o->colors : NULL),
 		.title = default_title(o, p->diff), .diff = p->diff,
 		.subtitle = o && o->subtitle && *o->subtitle ? o->subtitle : NULL,
 		.width = o && o->width ? o->width : FLAME_DEFAULT_WIDTH,
@@ -409,18 +515,23 @@ int output_svg(FILE *out, const struct profile *p, const struct render_opts *o)
 		.countname = countname,
 	};
 
-	if (!f)
+	if (!f) {
+		free(ob);
 		return -ENOMEM;
+	}
+	ob->out = out;
+	ob->len = 0;
 	set_countname(countname, sizeof(countname), o ? o->countname : NULL);
 	g.scale = f->total > 0 ? g.plot / f->total : 0;
 	g.ypad1 = FONT_SIZE * 3 + (g.subtitle ? FONT_SIZE * 2 : 0);
 	g.ypad2 = FONT_SIZE * 2 + 10;
 	g.height = (f->max_depth + 1) * FRAME_H + g.ypad1 + g.ypad2;
 	write_head(&g);
-	fputs("<g id=\"frames\">\n", out);
+	ob_str(ob, "<g id=\"frames\">\n");
 	for (size_t i = 0; i < f->nr; i++)
 		write_frame(&g, &f->frames[i]);
 	write_tail(&g);
 	flame__free(f);
+	free(ob);
 	return ferror(out) ? -1 : 0;
 }
