@@ -23,6 +23,7 @@ import urllib.parse
 import urllib.request
 
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"  # W3C element reference key
+CONTROL = "\ue009"  # WebDriver's code for the Control key
 CHROME_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu",
                "--disable-dev-shm-usage", "--window-size=1400,1200"]
 
@@ -88,6 +89,13 @@ class Session:
             "type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
             "actions": [{"type": "pointerMove", "duration": 0, "x": 0, "y": 0,
                          "origin": {ELEMENT: el}}]}]})
+
+    def keys(self, *keys):
+        """Presses keys together (as Ctrl-F), then lets them go."""
+        down = [{"type": "keyDown", "value": k} for k in keys]
+        up = [{"type": "keyUp", "value": k} for k in reversed(keys)]
+        self.cmd("POST", "/actions", {"actions": [{"type": "key", "id": "keyboard",
+                                                   "actions": down + up}]})
 
     def console(self):
         """Browser console entries (chromedriver's log endpoint)."""
@@ -162,6 +170,9 @@ def check_search(s, regex, svg_url):
     out("reset_matched_displayed", s.displayed(matched))
     out("reset_highlighted", s.script(
         "return document.querySelectorAll('#frames rect[fill=\"rgb(230,0,230)\"]').length;"))
+    s.keys(CONTROL, "f")
+    out("ctrl_f_prompt", s.cmd("GET", "/alert/text"))
+    s.cmd("POST", "/alert/dismiss")
     s.get(svg_url + "?s=" + urllib.parse.quote(regex, safe=""))
     out("url_matched", s.text(s.find("#matched")))
 

@@ -5,9 +5,9 @@
 # nested and recursive matches, and on a capture of cpu_split (75% burn_a):
 # loads without console errors, hovering shows a frame's title, clicking a
 # frame zooms (full width, siblings hidden, ancestors faded), Reset Zoom
-# undoes it, Search asks through a prompt and shows the share of samples
-# under matching frames counted once, ?s=REGEX searches at load, and a
-# screenshot is a PNG.
+# undoes it, Search (and Ctrl-F) asks through a prompt and shows the share
+# of samples under matching frames counted once, ?s=REGEX searches at load,
+# and a screenshot is a PNG.
 source "$(dirname "$0")/../lib.sh"
 
 PY=/usr/bin/python3
@@ -75,6 +75,7 @@ browser_checks() {
 	check "${n}_unzoom_sibling_shown" equals "$(obs "$n" unzoom_sibling_displayed)" True
 	check "${n}_unzoom_reset_hidden" equals "$(obs "$n" unzoom_reset_displayed)" False
 	check "${n}_search_prompt" equals "$(obs "$n" prompt_text)" "Search for (regular expression):"
+	check "${n}_ctrl_f_prompt" equals "$(obs "$n" ctrl_f_prompt)" "Search for (regular expression):"
 	check "${n}_reset_search" equals "$(obs "$n" reset_matched_displayed) $(obs "$n" reset_highlighted)" "False 0"
 	check "${n}_screenshot" png_ok "$n"
 }
