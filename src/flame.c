@@ -13,13 +13,6 @@
 #include <string.h>
 #include "flame.h"
 
-/* One stack to merge: its text (the profile's, or reversed) and which
- * stack it is.  16 bytes: sorting moves these around. */
-struct key {
-	const char *s;
-	uint32_t len, idx;
-};
-
 /* A frame on the current path, not yet closed. */
 struct open_frame {
 	const char *name;
@@ -29,7 +22,6 @@ struct open_frame {
 
 struct builder {
 	struct flame *f;
-	const struct pstack *stacks; /* the profile's, for the counts */
 	struct open_frame *open;
 	size_t nopen, capopen;
 	double cum, cumb; /* samples merged so far */
@@ -58,9 +50,14 @@ static double sane(double c)
 	return c > 0 && c < 1e300 ? c : 0;
 }
 
+/* A stack to merge, 8 bytes (sorting moves these): which one, in the
+ * profile or the reversed copies, and its text's length. */
+struct ent {
+	uint32_t idx, len;
+};
+
 /* Index of the first byte where a[0..n) and b[0..n) differ, or n.  Eight
- * bytes at a time: sorted stacks share long prefixes, and comparing them
- * was most of the time of a big graph. */
+ * bytes at a time: sorted stacks share long prefixes. */
 static size_t first_difference(const char *a, const char *b, size_t n)
 {
 	size_t i = 0;
@@ -84,20 +81,106 @@ static size_t first_difference(const char *a, const char *b, size_t n)
 
 /* Frame-wise order: the end of a frame (';') sorts before any byte, the
  * end of the stack before that, so "a;x" < "a b;x" as "a" < "a b". */
-static int cmp_keys(const void *pa, const void *pb)
+static bool less(const struct pstack *base, struct ent a, struct ent b)
 {
-	const struct key *a = pa, *b = pb;
-	size_t n = a->len < b->len ? a->len : b->len;
-	size_t i = first_difference(a->s, b->s, n);
-	int ca, cb;
+	const char *x = base[a.idx].frames, *y = base[b.idx].frames;
+	size_t n = a.len < b.len ? a.len : b.len, i = first_difference(x, y, n);
+	int cx, cy;
 
 	if (i == n)
-		return (a->len > n) - (b->len > n);
-	ca = (unsigned char)a->s[i];
-	cb = (unsigned char)b->s[i];
-	ca = ca == ';' ? 0 : ca + 1;
-	cb = cb == ';' ? 0 : cb + 1;
-	return ca - cb;
+		return a.len < b.len;
+	cx = (unsigned char)x[i];
+	cy = (unsigned char)y[i];
+	return (cx == ';' ? 0 : cx + 1) < (cy == ';' ? 0 : cy + 1);
+}
+
+#define LESS(x, y) less(base, (x), (y))
+#define SWAP(x, y) do { struct ent t_ = (x); (x) = (y); (y) = t_; } while (0)
+
+/*
+ * The stacks are sorted in place by an introsort (quicksort, heapsort
+ * where it goes quadratic, insertion sort for short runs): qsort may
+ * allocate a copy of the array, and on big profiles the memory beside the
+ * profile's own text is what the graph costs.
+ */
+static void insertion_sort(const struct pstack *base, struct ent *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && LESS(v[j], v[j - 1]); j--)
+			SWAP(v[j], v[j - 1]);
+}
+
+static void sift_down(const struct pstack *base, struct ent *v, size_t root, size_t n)
+{
+	for (size_t child; (child = 2 * root + 1) < n; root = child) {
+		if (child + 1 < n && LESS(v[child], v[child + 1]))
+			child++;
+		if (!LESS(v[root], v[child]))
+			return;
+		SWAP(v[root], v[child]);
+	}
+}
+
+static void heap_sort(const struct pstack *base, struct ent *v, size_t n)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down(base, v, i, n);
+	for (size_t end = n; end-- > 1;) {
+		SWAP(v[0], v[end]);
+		sift_down(base, v, 0, end);
+	}
+}
+
+/* Hoare's partition around the median of the first, middle and last
+ * stacks; returns k with v[0..k) <= pivot <= v[k..n), both parts
+ * non-empty. */
+static size_t partition(const struct pstack *base, struct ent *v, size_t n)
+{
+	size_t mid = n / 2, i = 0, j = n - 1;
+	struct ent pivot;
+
+	if (LESS(v[mid], v[0]))
+		SWAP(v[mid], v[0]);
+	if (LESS(v[n - 1], v[mid])) {
+		SWAP(v[n - 1], v[mid]);
+		if (LESS(v[mid], v[0]))
+			SWAP(v[mid], v[0]);
+	}
+	pivot = v[mid];
+	for (;;) {
+		while (LESS(v[i], pivot))
+			i++;
+		while (LESS(pivot, v[j]))
+			j--;
+		if (i >= j)
+			return j + 1;
+		SWAP(v[i], v[j]);
+		i++;
+		j--;
+	}
+}
+
+static void sort_stacks(const struct pstack *base, struct ent *v, size_t n, unsigned depth)
+{
+	while (n > 16) {
+		size_t k;
+
+		if (depth-- == 0) {
+			heap_sort(base, v, n);
+			return;
+		}
+		k = partition(base, v, n);
+		/* Recurse into the smaller part: the stack stays O(log n). */
+		if (k < n - k) {
+			sort_stacks(base, v, k, depth);
+			v += k;
+			n -= k;
+		} else {
+			sort_stacks(base, v + k, n - k, depth);
+			n = k;
+		}
+	}
+	insertion_sort(base, v, n);
 }
 
 /* Writes s[0..len)'s frames to dst in reverse order; returns bytes written. */
@@ -121,34 +204,49 @@ static size_t reverse_frames(char *dst, const char *s, size_t len)
 	return out;
 }
 
-static struct key *make_keys(const struct profile *p, struct flame *f, bool reverse)
+/* The stacks in merging order: entries of base, the profile's stacks or,
+ * with reverse, copies whose text is the flame's reversed copy. */
+struct order {
+	struct ent *v;
+	const struct pstack *base;
+	struct pstack *rev;
+};
+
+static int reverse_all(const struct profile *p, struct flame *f, struct order *ord)
 {
-	struct key *k = calloc(p->nr ? p->nr : 1, sizeof(*k));
 	size_t room = 0, off = 0;
 
-	if (!k)
-		return NULL;
-	if (reverse) {
-		for (size_t i = 0; i < p->nr; i++)
-			room += strnlen(p->stacks[i].frames, UINT32_MAX) + 1;
-		f->rev = malloc(room ? room : 1);
-		if (!f->rev) {
-			free(k);
-			return NULL;
-		}
-	}
+	for (size_t i = 0; i < p->nr; i++)
+		room += ord->v[i].len + 1;
+	f->rev = malloc(room ? room : 1);
+	ord->rev = calloc(p->nr ? p->nr : 1, sizeof(*ord->rev));
+	if (!f->rev || !ord->rev)
+		return -ENOMEM;
 	for (size_t i = 0; i < p->nr; i++) {
-		const char *s = p->stacks[i].frames;
-		size_t len = strnlen(s, UINT32_MAX); /* longer: cut (4 GB stacks) */
+		const struct pstack *st = &p->stacks[i];
 
-		if (reverse) {
-			len = reverse_frames(f->rev + off, s, len);
-			s = f->rev + off;
-			off += len + 1;
-		}
-		k[i] = (struct key){ .s = s, .len = len, .idx = i };
+		ord->rev[i] = (struct pstack){ .frames = f->rev + off, .count = st->count,
+					       .before = st->before };
+		off += reverse_frames(f->rev + off, st->frames, ord->v[i].len) + 1;
 	}
-	return k;
+	ord->base = ord->rev;
+	return 0;
+}
+
+/* Stacks of 4 GiB are cut there, and 4 billion stacks are refused: 8-byte
+ * entries keep the sort's memory small. */
+static int make_order(const struct profile *p, struct flame *f, bool reverse,
+		      struct order *ord)
+{
+	if (p->nr > UINT32_MAX)
+		return -E2BIG;
+	ord->v = calloc(p->nr ? p->nr : 1, sizeof(*ord->v));
+	if (!ord->v)
+		return -ENOMEM;
+	ord->base = p->stacks;
+	for (size_t i = 0; i < p->nr; i++)
+		ord->v[i] = (struct ent){ .idx = i, .len = strnlen(p->stacks[i].frames, UINT32_MAX) };
+	return reverse ? reverse_all(p, f, ord) : 0;
 }
 
 static bool ends_with(const char *s, size_t len, const char *suffix)
@@ -224,9 +322,9 @@ static int open_frame(struct builder *b, const char *name, size_t len, bool reve
 
 /* Merges one stack: keeps the open frames it shares, closes the rest,
  * opens its own. */
-static int merge(struct builder *b, const struct key *k, bool reverse)
+static int merge(struct builder *b, const struct pstack *st, size_t len, bool reverse)
 {
-	const char *s = k->s, *end = k->s + k->len;
+	const char *s = st->frames, *end = s + len;
 	size_t d = 1; /* open[0] is the root */
 
 	while (s < end) {
@@ -251,8 +349,8 @@ static int merge(struct builder *b, const struct key *k, bool reverse)
 	while (b->nopen > d)
 		if (close_top(b))
 			return -ENOMEM;
-	b->cum += sane(b->stacks[k->idx].count);
-	b->cumb += sane(b->stacks[k->idx].before);
+	b->cum += sane(st->count);
+	b->cumb += sane(st->before);
 	return 0;
 }
 
@@ -268,12 +366,13 @@ static void reverse_order(struct flame *f)
 	}
 }
 
-static int build(struct flame *f, struct key *k, const struct profile *p,
+static int build(struct flame *f, const struct order *ord, const struct profile *p,
 		 const struct render_opts *o)
 {
-	struct builder b = { .f = f, .stacks = p->stacks };
+	struct builder b = { .f = f };
 	bool reverse = o && o->reverse;
 	size_t nr = p->nr;
+	unsigned depth = 2;
 	int err = 0;
 
 	for (size_t i = 0; i < nr; i++) {
@@ -281,11 +380,13 @@ static int build(struct flame *f, struct key *k, const struct profile *p,
 		f->total_before += sane(p->stacks[i].before);
 	}
 	b.min = flame__min_count(o, f->total);
+	for (size_t n = nr; n > 1; n /= 2)
+		depth += 2;
 	if (!(o && o->flamechart))
-		qsort(k, nr, sizeof(*k), cmp_keys);
+		sort_stacks(ord->base, ord->v, nr, depth);
 	err = open_frame(&b, "all", 3, reverse);
 	for (size_t i = 0; !err && i < nr; i++)
-		err = merge(&b, &k[i], reverse);
+		err = merge(&b, &ord->base[ord->v[i].idx], ord->v[i].len, reverse);
 	while (!err && b.nopen)
 		err = close_top(&b);
 	free(b.open);
@@ -296,17 +397,20 @@ static int build(struct flame *f, struct key *k, const struct profile *p,
 struct flame *flame__build(const struct profile *p, const struct render_opts *o)
 {
 	struct flame *f = calloc(1, sizeof(*f));
-	struct key *k;
+	struct order ord = { 0 };
+	int err;
 
 	if (!f)
 		return NULL;
-	k = make_keys(p, f, o && o->reverse);
-	if (!k || build(f, k, p, o)) {
-		free(k);
+	err = make_order(p, f, o && o->reverse, &ord);
+	if (!err)
+		err = build(f, &ord, p, o);
+	free(ord.v);
+	free(ord.rev);
+	if (err) {
 		flame__free(f);
 		return NULL;
 	}
-	free(k);
 	return f;
 }
 

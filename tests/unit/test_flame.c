@@ -113,6 +113,57 @@ TEST(alphabetical_merge)
 	profile__free(p);
 }
 
+/* Frame-wise order of two names (a name before the longer ones it
+ * starts). */
+static int cmp_names(const struct flame_frame *a, const struct flame_frame *b)
+{
+	size_t n = a->len < b->len ? a->len : b->len;
+	int c = memcmp(a->name, b->name, n);
+
+	return c ? c : (a->len > n) - (b->len > n);
+}
+
+/* Many random stacks, in random order, from names that prefix each other:
+ * every frame's children must come in name order, each name once. */
+TEST(sort_merges_many_stacks)
+{
+	static const char *names[] = { "a", "ab", "a b", "b", "ba", "c;", "zz", "a;b" };
+	struct profile *p = profile__new();
+	struct flame *f;
+	size_t bad = 0, *parent;
+	char buf[512];
+
+	srand(7);
+	for (int i = 0; i < 20000; i++) {
+		size_t len = 0;
+
+		for (int d = rand() % 12; d >= 0; d--)
+			len += snprintf(buf + len, sizeof(buf) - len, "%s%s", len ? ";" : "",
+					names[rand() % 6]);
+		profile__add(p, buf, len, 1 + rand() % 5, 0);
+	}
+	f = flame__build(p, &(struct render_opts){ .minwidth = 1e-9 });
+	parent = calloc(f->nr, sizeof(*parent));
+	for (size_t i = 1; i < f->nr; i++) {
+		size_t q = i - 1;
+
+		while (f->frames[q].depth >= f->frames[i].depth)
+			q = parent[q];
+		parent[i] = q;
+	}
+	/* Siblings appear in the frames array in reverse x order. */
+	for (size_t i = 1; i < f->nr; i++)
+		for (size_t j = i + 1; j < f->nr && f->frames[j].depth >= f->frames[i].depth; j++)
+			if (parent[j] == parent[i])
+				bad += f->frames[j].x >= f->frames[i].x || cmp_names(&f->frames[j], &f->frames[i]) >= 0;
+	CHECK(bad == 0);
+	CHECK(find(f, 1, "a", 0) && !find(f, 1, "a", 1) && nested(f));
+	CHECK(f->frames[0].count == profile__total(p));
+	free(parent);
+	flame__free(f);
+	profile__free(p);
+}
+
 TEST(flamechart_keeps_input_order)
 {
 	const char *in[] = { "m;b 1", "m;b;c 1", "m;a 1", "m;b 2", NULL };
@@ -362,6 +413,7 @@ int main(void)
 {
 	RUN(widths_sum_to_parents);
 	RUN(alphabetical_merge);
+	RUN(sort_merges_many_stacks);
 	RUN(flamechart_keeps_input_order);
 	RUN(reverse_merges_leaves);
 	RUN(minwidth_prunes_narrow_frames);
