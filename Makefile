@@ -37,7 +37,7 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all clean deps test demo bench bench-flamegraph unit workloads test-kernels fuzzers fuzz
+.PHONY: all clean deps test demo bench bench-flamegraph bench-soak unit workloads test-kernels fuzzers fuzz
 all: smolder
 
 $(OUT)/smolder.bpf.o: bpf/smolder.bpf.c include/smolder.h | $(OUT)
@@ -203,6 +203,12 @@ bench: deps
 bench-flamegraph:
 	$(Q)$(MAKE) --no-print-directory smolder
 	$(Q)scripts/bench-flamegraph.sh
+
+# Continuous mode for 30 minutes (SOAK_SECONDS) at 49 and 19 Hz on a
+# machine starting thousands of short processes: RSS, fds, CPU, losses.
+bench-soak:
+	$(Q)$(MAKE) --no-print-directory smolder workloads
+	$(Q)scripts/bench-soak.sh
 
 # Boots Debian's 6.1 and 6.12 kernels under qemu and profiles there.
 test-kernels: deps
