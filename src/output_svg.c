@@ -188,7 +188,19 @@ static size_t put_text(struct obuf *out, const char *s, size_t len, size_t max)
 
 	for (size_t n = 0; i < len && n < max; n++) {
 		uint32_t cp;
-		size_t k = next_char(u + i, len - i, &cp);
+		size_t k;
+
+		/* Most names are plain ASCII: copy such runs at once. */
+		for (k = 0; i + k < len && n + k < max && u[i + k] >= 0x20 && u[i + k] < 0x7f &&
+			    !strchr("&<>\"'", u[i + k]); k++)
+			;
+		if (k) {
+			ob_put(out, u + i, k);
+			i += k;
+			n += k - 1;
+			continue;
+		}
+		k = next_char(u + i, len - i, &cp);
 
 		switch (cp) {
 		case '&': ob_put(out, "&amp;", 5); break;
@@ -224,14 +236,24 @@ static size_t chars_upto(const char *s, size_t len, size_t limit)
 /* A count for people: whole numbers with thousands separators. */
 static const char *fmt_count(char *buf, size_t size, double v)
 {
-	char digits[64];
-	size_t n, o = 0;
+	char digits[32];
+	size_t n = 0, o = 0;
+	unsigned long long u;
 
 	if (v >= 1e18 || v != (double)(long long)v) {
 		snprintf(buf, size, "%.2f", v);
 		return buf;
 	}
-	n = snprintf(digits, sizeof(digits), "%.0f", v);
+	u = (unsigned long long)v; /* whole and >= 0: no float formatting */
+	do
+		digits[n++] = '0' + u % 10;
+	while (u /= 10);
+	for (size_t i = 0, j = n - 1; i < j; i++, j--) {
+		char t = digits[i];
+
+		digits[i] = digits[j];
+		digits[j] = t;
+	}
 	for (size_t i = 0; i < n && o + 2 < size; i++) {
 		if (i && (n - i) % 3 == 0)
 			buf[o++] = ',';
