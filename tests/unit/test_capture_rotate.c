@@ -229,8 +229,9 @@ TEST(rotate_intervals_add_up)
 	if (c) {
 		rotate_for(c, pids, 2.0, &r);
 		check_totals(c, &r);
-		CHECK(r.intervals >= 15);
-		CHECK(r.spinner_samples > 1000); /* ~2 CPUs x 999 Hz x 2 s if idle */
+		CHECK(r.intervals >= 10); /* ~25 on an idle machine */
+		/* ~4000 on an idle machine; far fewer when others share the CPUs */
+		CHECK(r.spinner_samples > 200);
 		check_released_empty(c, r.last_stack);
 		capture__free(c);
 	}
@@ -287,28 +288,39 @@ static int count_fds(void)
 	return n;
 }
 
-/* Opened without rotate: the first rotate creates the second bank, later
- * ones reuse both. */
+/*
+ * Opened without rotate: the first rotate creates the second bank, later
+ * ones reuse both.  Back-to-back rotations (a grace period apart) while the
+ * spinners run: each short interval must still add up on its own.
+ */
 TEST(rotate_keeps_fds)
 {
-	struct capture *c = open_capture(16384, 4096, false);
-	uint64_t bytes;
+	uint64_t bytes, cnt[CNT__MAX], samples = 0;
+	pid_t pids[SPINNERS];
+	struct capture *c;
+	struct tally t;
 	int fds;
 
+	start_spinners(pids);
+	c = open_capture(16384, 4096, false);
 	CHECK(c != NULL);
-	if (!c)
-		return;
-	CHECK(capture__rotate(c) == 0);
-	CHECK(capture__release(c) == 0);
-	fds = count_fds();
-	bytes = capture__map_bytes(c);
-	for (int i = 0; i < 100; i++) {
+	if (c) {
 		CHECK(capture__rotate(c) == 0);
 		CHECK(capture__release(c) == 0);
+		fds = count_fds();
+		bytes = capture__map_bytes(c);
+		for (int i = 0; i < 100; i++) {
+			CHECK(capture__rotate(c) == 0);
+			drain(c, pids, &t, cnt);
+			samples += t.samples;
+			CHECK(capture__release(c) == 0);
+		}
+		CHECK(fds > 0 && count_fds() == fds);
+		CHECK(capture__map_bytes(c) == bytes);
+		CHECK(samples > 0);
+		capture__free(c);
 	}
-	CHECK(fds > 0 && count_fds() == fds);
-	CHECK(capture__map_bytes(c) == bytes);
-	capture__free(c);
+	stop_spinners(pids);
 }
 
 int main(void)
