@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Flame graph layout (see flame.h): the frame tree of a profile, built in
- * one pass over its stacks.  Stacks are sorted (unless a flame chart) by a
- * pointer array, then each is compared with the frames still open from the
- * stack before it: the frames it shares stay open, the others close and
- * new ones open.  A frame's width is known when it closes, so a frame too
- * narrow to see is dropped right there; memory holds the open path and the
- * visible frames, never a node per input frame.
+ * Flame graph layout (see flame.h): the frame tree of a profile, walked
+ * without being stored.  Stacks are sorted once (unless a flame chart), as
+ * an array of 8-byte entries; a walk then compares each stack with the
+ * frames still open from the one before it: the frames it shares stay
+ * open, the others close and new ones open.  A frame's width is known when
+ * it closes, so it is handed over (or, too narrow to see, dropped) right
+ * there; memory holds the open path, never a node per frame.  The first
+ * walk measures the graph (depth, largest change) for the picture's
+ * header; the writer's walk draws.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,11 +23,13 @@ struct open_frame {
 };
 
 struct builder {
-	struct flame *f;
+	const struct flame *f;
+	struct flame *stats; /* the first walk measures the graph */
+	flame_visit visit;
+	void *ctx;
 	struct open_frame *open;
 	size_t nopen, capopen;
 	double cum, cumb; /* samples merged so far */
-	double min;       /* smallest visible count */
 };
 
 double flame__plot_width(const struct render_opts *o)
@@ -52,7 +56,7 @@ static double sane(double c)
 
 /* A stack to merge, 8 bytes (sorting moves these): which one, in the
  * profile or the reversed copies, and its text's length. */
-struct ent {
+struct flame_ent {
 	uint32_t idx, len;
 };
 
@@ -81,7 +85,7 @@ static size_t first_difference(const char *a, const char *b, size_t n)
 
 /* Frame-wise order: the end of a frame (';') sorts before any byte, the
  * end of the stack before that, so "a;x" < "a b;x" as "a" < "a b". */
-static bool less(const struct pstack *base, struct ent a, struct ent b)
+static bool less(const struct pstack *base, struct flame_ent a, struct flame_ent b)
 {
 	const char *x = base[a.idx].frames, *y = base[b.idx].frames;
 	size_t n = a.len < b.len ? a.len : b.len, i = first_difference(x, y, n);
@@ -95,7 +99,7 @@ static bool less(const struct pstack *base, struct ent a, struct ent b)
 }
 
 #define LESS(x, y) less(base, (x), (y))
-#define SWAP(x, y) do { struct ent t_ = (x); (x) = (y); (y) = t_; } while (0)
+#define SWAP(x, y) do { struct flame_ent t_ = (x); (x) = (y); (y) = t_; } while (0)
 
 /*
  * The stacks are sorted in place by an introsort (quicksort, heapsort
@@ -103,14 +107,14 @@ static bool less(const struct pstack *base, struct ent a, struct ent b)
  * allocate a copy of the array, and on big profiles the memory beside the
  * profile's own text is what the graph costs.
  */
-static void insertion_sort(const struct pstack *base, struct ent *v, size_t n)
+static void insertion_sort(const struct pstack *base, struct flame_ent *v, size_t n)
 {
 	for (size_t i = 1; i < n; i++)
 		for (size_t j = i; j > 0 && LESS(v[j], v[j - 1]); j--)
 			SWAP(v[j], v[j - 1]);
 }
 
-static void sift_down(const struct pstack *base, struct ent *v, size_t root, size_t n)
+static void sift_down(const struct pstack *base, struct flame_ent *v, size_t root, size_t n)
 {
 	for (size_t child; (child = 2 * root + 1) < n; root = child) {
 		if (child + 1 < n && LESS(v[child], v[child + 1]))
@@ -121,7 +125,7 @@ static void sift_down(const struct pstack *base, struct ent *v, size_t root, siz
 	}
 }
 
-static void heap_sort(const struct pstack *base, struct ent *v, size_t n)
+static void heap_sort(const struct pstack *base, struct flame_ent *v, size_t n)
 {
 	for (size_t i = n / 2; i-- > 0;)
 		sift_down(base, v, i, n);
@@ -134,10 +138,10 @@ static void heap_sort(const struct pstack *base, struct ent *v, size_t n)
 /* Hoare's partition around the median of the first, middle and last
  * stacks; returns k with v[0..k) <= pivot <= v[k..n), both parts
  * non-empty. */
-static size_t partition(const struct pstack *base, struct ent *v, size_t n)
+static size_t partition(const struct pstack *base, struct flame_ent *v, size_t n)
 {
 	size_t mid = n / 2, i = 0, j = n - 1;
-	struct ent pivot;
+	struct flame_ent pivot;
 
 	if (LESS(v[mid], v[0]))
 		SWAP(v[mid], v[0]);
@@ -160,7 +164,7 @@ static size_t partition(const struct pstack *base, struct ent *v, size_t n)
 	}
 }
 
-static void sort_stacks(const struct pstack *base, struct ent *v, size_t n, unsigned depth)
+static void sort_stacks(const struct pstack *base, struct flame_ent *v, size_t n, unsigned depth)
 {
 	while (n > 16) {
 		size_t k;
@@ -204,49 +208,42 @@ static size_t reverse_frames(char *dst, const char *s, size_t len)
 	return out;
 }
 
-/* The stacks in merging order: entries of base, the profile's stacks or,
- * with reverse, copies whose text is the flame's reversed copy. */
-struct order {
-	struct ent *v;
-	const struct pstack *base;
-	struct pstack *rev;
-};
-
-static int reverse_all(const struct profile *p, struct flame *f, struct order *ord)
+static int reverse_all(const struct profile *p, struct flame *f)
 {
 	size_t room = 0, off = 0;
 
 	for (size_t i = 0; i < p->nr; i++)
-		room += ord->v[i].len + 1;
+		room += f->v[i].len + 1;
 	f->rev = malloc(room ? room : 1);
-	ord->rev = calloc(p->nr ? p->nr : 1, sizeof(*ord->rev));
-	if (!f->rev || !ord->rev)
+	f->revs = calloc(p->nr ? p->nr : 1, sizeof(*f->revs));
+	if (!f->rev || !f->revs)
 		return -ENOMEM;
 	for (size_t i = 0; i < p->nr; i++) {
 		const struct pstack *st = &p->stacks[i];
 
-		ord->rev[i] = (struct pstack){ .frames = f->rev + off, .count = st->count,
-					       .before = st->before };
-		off += reverse_frames(f->rev + off, st->frames, ord->v[i].len) + 1;
+		f->revs[i] = (struct pstack){ .frames = f->rev + off, .count = st->count,
+					      .before = st->before };
+		off += reverse_frames(f->rev + off, st->frames, f->v[i].len) + 1;
 	}
-	ord->base = ord->rev;
+	f->base = f->revs;
 	return 0;
 }
 
-/* Stacks of 4 GiB are cut there, and 4 billion stacks are refused: 8-byte
- * entries keep the sort's memory small. */
-static int make_order(const struct profile *p, struct flame *f, bool reverse,
-		      struct order *ord)
+/* The stacks in input order, as entries of base: the profile's stacks or,
+ * with reverse, copies whose text is reversed.  Stacks of 4 GiB are cut
+ * there and 4 billion stacks refused: 8-byte entries keep the sort small. */
+static int make_order(const struct profile *p, struct flame *f)
 {
 	if (p->nr > UINT32_MAX)
 		return -E2BIG;
-	ord->v = calloc(p->nr ? p->nr : 1, sizeof(*ord->v));
-	if (!ord->v)
+	f->v = calloc(p->nr ? p->nr : 1, sizeof(*f->v));
+	if (!f->v)
 		return -ENOMEM;
-	ord->base = p->stacks;
+	f->nv = p->nr;
+	f->base = p->stacks;
 	for (size_t i = 0; i < p->nr; i++)
-		ord->v[i] = (struct ent){ .idx = i, .len = strnlen(p->stacks[i].frames, UINT32_MAX) };
-	return reverse ? reverse_all(p, f, ord) : 0;
+		f->v[i] = (struct flame_ent){ .idx = i, .len = strnlen(p->stacks[i].frames, UINT32_MAX) };
+	return f->reverse ? reverse_all(p, f) : 0;
 }
 
 static bool ends_with(const char *s, size_t len, const char *suffix)
@@ -256,22 +253,21 @@ static bool ends_with(const char *s, size_t len, const char *suffix)
 	return len >= n && !memcmp(s + len - n, suffix, n);
 }
 
-static int push_frame(struct flame *f, const struct flame_frame *fr)
+static void measure(struct flame *f, const struct flame_frame *fr)
 {
-	if (f->nr == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 1024;
-		struct flame_frame *n = realloc(f->frames, cap * sizeof(*n));
+	double delta = fr->count - fr->before;
 
-		if (!n)
-			return -ENOMEM;
-		f->frames = n;
-		f->cap = cap;
-	}
-	f->frames[f->nr++] = *fr;
-	return 0;
+	f->nr++;
+	if (fr->depth > f->max_depth)
+		f->max_depth = fr->depth;
+	if (delta < 0)
+		delta = -delta;
+	if (delta > f->max_delta)
+		f->max_delta = delta;
 }
 
-/* Closes the top open frame; keeps it when wide enough (the root always). */
+/* Closes the top open frame; hands it over when wide enough (the root
+ * always). */
 static int close_top(struct builder *b)
 {
 	struct open_frame *o = &b->open[--b->nopen];
@@ -279,20 +275,15 @@ static int close_top(struct builder *b)
 		.name = o->name, .len = o->len, .depth = b->nopen, .flags = o->flags,
 		.x = o->x, .count = b->cum - o->x, .before = b->cumb - o->before0,
 	};
-	double delta = fr.count - fr.before;
 
-	if (b->nopen && (fr.count <= 0 || fr.count < b->min))
+	if (b->nopen && (fr.count <= 0 || fr.count < b->f->min))
 		return 0;
-	if (fr.depth > b->f->max_depth)
-		b->f->max_depth = fr.depth;
-	if (delta < 0)
-		delta = -delta;
-	if (delta > b->f->max_delta)
-		b->f->max_delta = delta;
-	return push_frame(b->f, &fr);
+	if (b->stats)
+		measure(b->stats, &fr);
+	return b->visit ? b->visit(b->ctx, &fr) : 0;
 }
 
-static int open_frame(struct builder *b, const char *name, size_t len, bool reverse)
+static int open_frame(struct builder *b, const char *name, size_t len)
 {
 	struct open_frame *o;
 	uint32_t pflags = b->nopen ? b->open[b->nopen - 1].flags : 0;
@@ -315,17 +306,18 @@ static int open_frame(struct builder *b, const char *name, size_t len, bool reve
 	if (len == 1 && name[0] == '-')
 		o->flags |= FLAME_DELIM;
 	/* Reversed stacks put kernel frames below the "-", not above. */
-	else if (!reverse && (pflags & (FLAME_DELIM | FLAME_ABOVE_DELIM)))
+	else if (!b->f->reverse && (pflags & (FLAME_DELIM | FLAME_ABOVE_DELIM)))
 		o->flags |= FLAME_ABOVE_DELIM | FLAME_KERNEL;
 	return 0;
 }
 
 /* Merges one stack: keeps the open frames it shares, closes the rest,
  * opens its own. */
-static int merge(struct builder *b, const struct pstack *st, size_t len, bool reverse)
+static int merge(struct builder *b, const struct pstack *st, size_t len)
 {
 	const char *s = st->frames, *end = s + len;
 	size_t d = 1; /* open[0] is the root */
+	int err;
 
 	while (s < end) {
 		const char *e = memchr(s, ';', end - s);
@@ -338,76 +330,62 @@ static int merge(struct builder *b, const struct pstack *st, size_t len, bool re
 				continue;
 			}
 			while (b->nopen > d)
-				if (close_top(b))
-					return -ENOMEM;
+				if ((err = close_top(b)))
+					return err;
 		}
-		if (open_frame(b, s, len, reverse))
+		if (open_frame(b, s, len))
 			return -ENOMEM;
 		d++;
 		s += len + 1;
 	}
 	while (b->nopen > d)
-		if (close_top(b))
-			return -ENOMEM;
+		if ((err = close_top(b)))
+			return err;
 	b->cum += sane(st->count);
 	b->cumb += sane(st->before);
 	return 0;
 }
 
-/* Pre-order from the close order (post-order): reversed, every frame comes
- * before its subtree, which follows it contiguously. */
-static void reverse_order(struct flame *f)
+static int walk(const struct flame *f, struct flame *stats, flame_visit visit, void *ctx)
 {
-	for (size_t i = 0, j = f->nr ? f->nr - 1 : 0; i < j; i++, j--) {
-		struct flame_frame t = f->frames[i];
+	struct builder b = { .f = f, .stats = stats, .visit = visit, .ctx = ctx };
+	int err = open_frame(&b, "all", 3) ? -ENOMEM : 0;
 
-		f->frames[i] = f->frames[j];
-		f->frames[j] = t;
-	}
-}
-
-static int build(struct flame *f, const struct order *ord, const struct profile *p,
-		 const struct render_opts *o)
-{
-	struct builder b = { .f = f };
-	bool reverse = o && o->reverse;
-	size_t nr = p->nr;
-	unsigned depth = 2;
-	int err = 0;
-
-	for (size_t i = 0; i < nr; i++) {
-		f->total += sane(p->stacks[i].count);
-		f->total_before += sane(p->stacks[i].before);
-	}
-	b.min = flame__min_count(o, f->total);
-	for (size_t n = nr; n > 1; n /= 2)
-		depth += 2;
-	if (!(o && o->flamechart))
-		sort_stacks(ord->base, ord->v, nr, depth);
-	err = open_frame(&b, "all", 3, reverse);
-	for (size_t i = 0; !err && i < nr; i++)
-		err = merge(&b, &ord->base[ord->v[i].idx], ord->v[i].len, reverse);
+	for (size_t i = 0; !err && i < f->nv; i++)
+		err = merge(&b, &f->base[f->v[i].idx], f->v[i].len);
 	while (!err && b.nopen)
 		err = close_top(&b);
 	free(b.open);
-	reverse_order(f);
 	return err;
 }
 
-struct flame *flame__build(const struct profile *p, const struct render_opts *o)
+int flame__walk(const struct flame *f, flame_visit visit, void *ctx)
+{
+	return walk(f, NULL, visit, ctx);
+}
+
+struct flame *flame__new(const struct profile *p, const struct render_opts *o)
 {
 	struct flame *f = calloc(1, sizeof(*f));
-	struct order ord = { 0 };
-	int err;
+	unsigned depth = 2;
 
 	if (!f)
 		return NULL;
-	err = make_order(p, f, o && o->reverse, &ord);
-	if (!err)
-		err = build(f, &ord, p, o);
-	free(ord.v);
-	free(ord.rev);
-	if (err) {
+	f->reverse = o && o->reverse;
+	for (size_t i = 0; i < p->nr; i++) {
+		f->total += sane(p->stacks[i].count);
+		f->total_before += sane(p->stacks[i].before);
+	}
+	f->min = flame__min_count(o, f->total);
+	if (make_order(p, f)) {
+		flame__free(f);
+		return NULL;
+	}
+	for (size_t n = p->nr; n > 1; n /= 2)
+		depth += 2;
+	if (!(o && o->flamechart))
+		sort_stacks(f->base, f->v, p->nr, depth);
+	if (walk(f, f, NULL, NULL)) {
 		flame__free(f);
 		return NULL;
 	}
@@ -418,7 +396,8 @@ void flame__free(struct flame *f)
 {
 	if (!f)
 		return;
-	free(f->frames);
+	free(f->v);
+	free(f->revs);
 	free(f->rev);
 	free(f);
 }

@@ -3,7 +3,7 @@
  * Flame graph layout: merges a profile's stacks into frames, each with a
  * depth, a position and a width in samples, and leaves out the frames too
  * narrow to see.  The SVG writer (output_svg.c) only draws what this
- * returns, so its output grows with the visible frames, never with the
+ * hands it, so its output grows with the visible frames, never with the
  * input's lines.
  *
  * Stacks merge the way flamegraph.pl merges them: sorted by frame names
@@ -44,22 +44,41 @@ struct flame_frame {
 	double before;    /* a diff's BEFORE samples in the frame and above */
 };
 
+struct flame_ent;
+
+/*
+ * A profile ready to draw: its stacks in merging order, and what a picture
+ * needs before its first frame.  Frames are not kept: flame__walk() lays
+ * them out again and hands each over as it is complete, so memory grows
+ * with the depth of the stacks, not with the frames drawn.
+ */
 struct flame {
-	/* Visible frames in pre-order: every frame comes before the frames
-	 * above it, and those follow it contiguously (its subtree is the run
-	 * of following frames that are deeper than it). */
-	struct flame_frame *frames;
-	size_t nr, cap;
 	double total;        /* all samples (the root's count) */
 	double total_before; /* a diff's BEFORE total */
 	double max_delta;    /* largest |count - before| of a visible frame */
 	uint32_t max_depth;  /* deepest visible frame */
-	char *rev;           /* reversed stacks' text, with o->reverse */
+	size_t nr;           /* visible frames, the root included */
+	/* flame.c's own: */
+	const struct pstack *base; /* the profile's stacks, or reversed copies */
+	struct flame_ent *v;       /* stacks of base in merging order */
+	size_t nv;
+	struct pstack *revs;
+	char *rev;                 /* reversed stacks' text, with reverse */
+	double min;                /* smallest visible count */
+	bool reverse;
 };
 
-/* The layout of p drawn as o says (width, minwidth, reverse, flamechart);
- * o may be NULL for the defaults.  NULL on -ENOMEM. */
-struct flame *flame__build(const struct profile *p, const struct render_opts *o);
+/* Called with each visible frame; a nonzero return stops the walk. */
+typedef int (*flame_visit)(void *ctx, const struct flame_frame *fr);
+
+/* Sorts p's stacks (unless a flame chart) and measures the graph drawn as
+ * o says (width, minwidth, reverse, flamechart; NULL for the defaults).
+ * p must outlive the result.  NULL on -ENOMEM. */
+struct flame *flame__new(const struct profile *p, const struct render_opts *o);
+/* Visits every visible frame once, each after the frames above it
+ * (post-order), siblings left to right, the root "all" last.  Returns 0,
+ * -ENOMEM, or the first nonzero value visit returned. */
+int flame__walk(const struct flame *f, flame_visit visit, void *ctx);
 void flame__free(struct flame *f);
 
 /* Plot width in pixels for render options (NULL: defaults). */

@@ -34,36 +34,42 @@
 	 */
 	var TITLE = /^([^]*) \(([\d,.]+) [^()]*(?:\([^()]*\))?\)$/;
 
-	var frames = [];          /* in document order: pre-order, root first */
+	var frames = [];          /* in document order: children first, root last */
 	var frameOfG = new WeakMap();
 	var zoomed = null;
 	var lastSearch = "";
 
-	/* Reads the frames from the DOM; each gets its parent and the end of
-	 * its subtree (the frames after it that are deeper). */
+	/*
+	 * Reads the frames from the DOM.  They come as output_svg.c walks
+	 * them: every frame after the frames above it, so a frame's subtree is
+	 * the run of frames just before it, from its "start" on.  Each frame
+	 * adopts the finished subtrees one level above it as its children.
+	 */
 	function load() {
-		var gs = byId("frames").children, open = [], rootY = null;
+		var gs = byId("frames").children, done = [], rootY = null;
 
+		if (gs.length)
+			rootY = parseFloat(gs[gs.length - 1].querySelector("rect").getAttribute("y"));
 		for (var i = 0; i < gs.length; i++) {
 			var g = gs[i], rect = g.querySelector("rect");
 			var title = g.querySelector("title").textContent;
 			var m = TITLE.exec(title) || [null, title, "0"];
 			var y = parseFloat(rect.getAttribute("y"));
-			var f;
-
-			if (rootY === null)
-				rootY = y;
-			f = {
-				index: i, g: g, rect: rect, text: g.querySelector("text"),
+			var f = {
+				index: i, start: i, g: g, rect: rect, text: g.querySelector("text"),
 				title: title, name: m[1], count: parseFloat(m[2].replace(/,/g, "")),
 				x: parseFloat(rect.getAttribute("x")), w: parseFloat(rect.getAttribute("width")),
 				y: y, depth: Math.round(Math.abs(y - rootY) / FH),
-				fill: rect.getAttribute("fill"), parent: null, end: gs.length,
+				fill: rect.getAttribute("fill"), parent: null,
 			};
-			while (open.length && open[open.length - 1].depth >= f.depth)
-				open.pop().end = i;
-			f.parent = open.length ? open[open.length - 1] : null;
-			open.push(f);
+
+			while (done.length && done[done.length - 1].depth > f.depth) {
+				var c = done.pop();
+
+				c.parent = f;
+				f.start = c.start;
+			}
+			done.push(f);
 			frames.push(f);
 			frameOfG.set(g, f);
 		}
@@ -127,7 +133,7 @@
 		for (var a = z.parent; a; a = a.parent)
 			ancestor[a.index] = true;
 		frames.forEach(function (f) {
-			var inside = f.index >= z.index && f.index < z.end;
+			var inside = f.index >= z.start && f.index <= z.index;
 
 			f.g.classList.toggle("parent", !!ancestor[f.index]);
 			f.g.classList.toggle("hide", !inside && !ancestor[f.index]);
@@ -154,7 +160,8 @@
 	 * sample once: a match inside a counted match adds nothing.  Returns
 	 * the percentage, or null for an invalid expression. */
 	function search(re) {
-		var sum = 0, until = 0, total = frames.length ? frames[0].count : 0, pct;
+		var n = frames.length, total = n ? frames[n - 1].count : 0;
+		var sum = 0, low = Infinity, pct;
 
 		if (!(re instanceof RegExp)) {
 			try {
@@ -167,16 +174,20 @@
 		}
 		resetSearch();
 		lastSearch = re.source;
-		frames.forEach(function (f, i) {
+		/* Root first: a frame's subtree [start, index) comes right
+		 * after it, so "inside a counted match" is i >= low. */
+		for (var i = n - 1; i >= 0; i--) {
+			var f = frames[i];
+
 			re.lastIndex = 0;
 			if (!f.parent || !re.test(f.name))
-				return; /* the root "all" would match everything */
+				continue; /* the root "all" would match everything */
 			f.rect.setAttribute("fill", SEARCH_FILL);
-			if (i >= until) {
+			if (i < low) {
 				sum += f.count;
-				until = f.end;
+				low = f.start;
 			}
-		});
+		}
 		pct = total > 0 ? 100 * sum / total : 0;
 		byId("matched").textContent = "Matched: " + pct.toFixed(1) + "%";
 		show("matched", true);

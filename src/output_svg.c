@@ -415,8 +415,10 @@ static void write_label(const struct svg *g, const struct flame_frame *fr,
 	ob_str(g->out, "</text>");
 }
 
-static void write_frame(const struct svg *g, const struct flame_frame *fr)
+/* A flame_visit: frames come children first, the root last. */
+static int write_frame(void *ctx, const struct flame_frame *fr)
 {
+	const struct svg *g = ctx;
 	double x = FLAME_XPAD + fr->x * g->scale, w = fr->count * g->scale;
 	double y = frame_y(g, fr->depth);
 	int rgb[3];
@@ -437,6 +439,7 @@ static void write_frame(const struct svg *g, const struct flame_frame *fr)
 	}
 	write_label(g, fr, x, y, w);
 	ob_str(g->out, "</g>\n");
+	return 0;
 }
 
 /* ---- the document ---- */
@@ -526,8 +529,9 @@ static void set_countname(char *dst, size_t size, const char *name)
 int output_svg(FILE *out, const struct profile *p, const struct render_opts *o)
 {
 	char countname[128];
+	int err;
 	struct obuf *ob = malloc(sizeof(*ob));
-	struct flame *f = ob ? flame__build(p, o) : NULL;
+	struct flame *f = ob ? flame__new(p, o) : NULL;
 	struct svg g = {
 		.out = ob, .f = f, .pal = find_palette(o ? o->colors : NULL),
 		.title = default_title(o, p->diff), .diff = p->diff,
@@ -550,10 +554,9 @@ int output_svg(FILE *out, const struct profile *p, const struct render_opts *o)
 	g.height = (f->max_depth + 1) * FRAME_H + g.ypad1 + g.ypad2;
 	write_head(&g);
 	ob_str(ob, "<g id=\"frames\">\n");
-	for (size_t i = 0; i < f->nr; i++)
-		write_frame(&g, &f->frames[i]);
+	err = flame__walk(f, write_frame, &g);
 	write_tail(&g);
 	flame__free(f);
 	free(ob);
-	return ferror(out) ? -1 : 0;
+	return err ? err : ferror(out) ? -1 : 0;
 }

@@ -34,7 +34,59 @@ static struct profile *prof(bool diff, const char *const *lines)
 	return p;
 }
 
-static const struct flame_frame *find(const struct flame *f, uint32_t depth,
+/* A layout kept whole for inspection: the frames flame__walk() hands over,
+ * put in pre-order (each frame before its subtree, which follows it). */
+struct lay {
+	struct flame_frame *frames;
+	size_t nr, cap;
+	double total, total_before, max_delta;
+	uint32_t max_depth;
+	size_t measured; /* flame's own count of visible frames */
+	struct flame *f; /* kept: names may point into its reversed text */
+};
+
+static int collect(void *ctx, const struct flame_frame *fr)
+{
+	struct lay *l = ctx;
+
+	if (l->nr == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		l->frames = realloc(l->frames, l->cap * sizeof(*l->frames));
+	}
+	l->frames[l->nr++] = *fr;
+	return 0;
+}
+
+static struct lay *layout(const struct profile *p, const struct render_opts *o)
+{
+	struct flame *f = flame__new(p, o);
+	struct lay *l = calloc(1, sizeof(*l));
+
+	CHECK(flame__walk(f, collect, l) == 0);
+	/* Post-order, root last: reversed, a pre-order. */
+	for (size_t i = 0, j = l->nr - 1; i < j; i++, j--) {
+		struct flame_frame t = l->frames[i];
+
+		l->frames[i] = l->frames[j];
+		l->frames[j] = t;
+	}
+	l->total = f->total;
+	l->total_before = f->total_before;
+	l->max_delta = f->max_delta;
+	l->max_depth = f->max_depth;
+	l->measured = f->nr;
+	l->f = f;
+	return l;
+}
+
+static void lay_free(struct lay *l)
+{
+	flame__free(l->f);
+	free(l->frames);
+	free(l);
+}
+
+static const struct flame_frame *find(const struct lay *f, uint32_t depth,
 				      const char *name, int nth)
 {
 	for (size_t i = 0; i < f->nr; i++)
@@ -44,7 +96,7 @@ static const struct flame_frame *find(const struct flame *f, uint32_t depth,
 	return NULL;
 }
 
-static int count_at(const struct flame *f, uint32_t depth)
+static int count_at(const struct lay *f, uint32_t depth)
 {
 	int n = 0;
 
@@ -55,7 +107,7 @@ static int count_at(const struct flame *f, uint32_t depth)
 
 /* Every frame's children fit inside it, side by side, and the frames at
  * each depth never overlap. */
-static bool nested(const struct flame *f)
+static bool nested(const struct lay *f)
 {
 	for (size_t i = 0; i < f->nr; i++) {
 		const struct flame_frame *p = &f->frames[i];
@@ -79,9 +131,9 @@ TEST(widths_sum_to_parents)
 {
 	const char *in[] = { "main;a;x 3", "main;a;y 2", "main;b 5", "other 10", "main 1", NULL };
 	struct profile *p = prof(false, in);
-	struct flame *f = flame__build(p, NULL);
+	struct lay *f = layout(p, NULL);
 
-	CHECK(f && f->nr == 7);
+	CHECK(f && f->nr == 7 && f->measured == 7);
 	CHECK(f->total == 21);
 	CHECK(f->frames[0].depth == 0 && f->frames[0].count == 21);
 	CHECK(f->frames[0].len == 3 && !memcmp(f->frames[0].name, "all", 3));
@@ -90,7 +142,7 @@ TEST(widths_sum_to_parents)
 	CHECK(find(f, 1, "other", 0)->count == 10);
 	CHECK(f->max_depth == 3);
 	CHECK(nested(f));
-	flame__free(f);
+	lay_free(f);
 	profile__free(p);
 }
 
@@ -98,7 +150,7 @@ TEST(alphabetical_merge)
 {
 	const char *in[] = { "b;x 1", "a;y 2", "b;x 3", "a 1", "a b;z 4", NULL };
 	struct profile *p = prof(false, in);
-	struct flame *f = flame__build(p, NULL);
+	struct lay *f = layout(p, NULL);
 	const struct flame_frame *a = find(f, 1, "a", 0), *ab = find(f, 1, "a b", 0);
 	const struct flame_frame *b = find(f, 1, "b", 0);
 
@@ -109,7 +161,7 @@ TEST(alphabetical_merge)
 	CHECK(b && b->x == 7 && b->count == 4);
 	CHECK(find(f, 2, "x", 0)->count == 4 && !find(f, 2, "x", 1));
 	CHECK(nested(f));
-	flame__free(f);
+	lay_free(f);
 	profile__free(p);
 }
 
@@ -129,7 +181,7 @@ TEST(sort_merges_many_stacks)
 {
 	static const char *names[] = { "a", "ab", "a b", "b", "ba", "c;", "zz", "a;b" };
 	struct profile *p = profile__new();
-	struct flame *f;
+	struct lay *f;
 	size_t bad = 0, *parent;
 	char buf[512];
 
@@ -142,7 +194,7 @@ TEST(sort_merges_many_stacks)
 					names[rand() % 6]);
 		profile__add(p, buf, len, 1 + rand() % 5, 0);
 	}
-	f = flame__build(p, &(struct render_opts){ .minwidth = 1e-9 });
+	f = layout(p, &(struct render_opts){ .minwidth = 1e-9 });
 	parent = calloc(f->nr, sizeof(*parent));
 	for (size_t i = 1; i < f->nr; i++) {
 		size_t q = i - 1;
@@ -160,7 +212,7 @@ TEST(sort_merges_many_stacks)
 	CHECK(find(f, 1, "a", 0) && !find(f, 1, "a", 1) && nested(f));
 	CHECK(f->frames[0].count == profile__total(p));
 	free(parent);
-	flame__free(f);
+	lay_free(f);
 	profile__free(p);
 }
 
@@ -169,7 +221,7 @@ TEST(flamechart_keeps_input_order)
 	const char *in[] = { "m;b 1", "m;b;c 1", "m;a 1", "m;b 2", NULL };
 	struct profile *p = prof(false, in);
 	struct render_opts o = { .flamechart = true };
-	struct flame *f = flame__build(p, &o);
+	struct lay *f = layout(p, &o);
 
 	/* Only adjacent stacks merge: b, a, b again. */
 	CHECK(count_at(f, 1) == 1 && find(f, 1, "m", 0)->count == 5);
@@ -178,7 +230,7 @@ TEST(flamechart_keeps_input_order)
 	CHECK(find(f, 2, "a", 0)->x == 2);
 	CHECK(find(f, 3, "c", 0)->x == 1);
 	CHECK(nested(f));
-	flame__free(f);
+	lay_free(f);
 	profile__free(p);
 }
 
@@ -187,14 +239,14 @@ TEST(reverse_merges_leaves)
 	const char *in[] = { "main;a;leaf 2", "main;b;leaf 3", "main;c 1", NULL };
 	struct profile *p = prof(false, in);
 	struct render_opts o = { .reverse = true };
-	struct flame *f = flame__build(p, &o);
+	struct lay *f = layout(p, &o);
 
 	CHECK(find(f, 1, "leaf", 0) && find(f, 1, "leaf", 0)->count == 5);
 	CHECK(find(f, 1, "c", 0)->count == 1);
 	CHECK(find(f, 2, "a", 0)->count == 2 && find(f, 2, "b", 0)->count == 3);
 	CHECK(find(f, 3, "main", 0) && find(f, 3, "main", 1) && find(f, 2, "main", 0));
 	CHECK(nested(f));
-	flame__free(f);
+	lay_free(f);
 	profile__free(p);
 }
 
@@ -203,22 +255,22 @@ TEST(minwidth_prunes_narrow_frames)
 	struct profile *p = profile__new();
 	char buf[64];
 	struct render_opts pct = { .minwidth = -1 }, px = { .minwidth = 50 };
-	struct flame *f;
+	struct lay *f;
 
 	profile__add(p, "main;big;leaf", 13, 100000, 0);
 	for (int i = 0; i < 1000; i++)
 		profile__add(p, buf, snprintf(buf, sizeof(buf), "main;tiny%d;x", i), 1, 0);
 	profile__add(p, "main;mid", 8, 1200, 0); /* 1.2% of 102,200: ~14 px */
-	f = flame__build(p, NULL); /* 0.1 px = 8.7 samples */
+	f = layout(p, NULL); /* 0.1 px = 8.7 samples */
 	CHECK(f->nr == 5 && find(f, 1, "main", 0)->count == 102200);
 	CHECK(find(f, 2, "mid", 0) && !find(f, 2, "tiny7", 0));
-	flame__free(f);
-	f = flame__build(p, &pct); /* 1%: mid stays */
+	lay_free(f);
+	f = layout(p, &pct); /* 1%: mid stays */
 	CHECK(f->nr == 5 && find(f, 2, "mid", 0));
-	flame__free(f);
-	f = flame__build(p, &px); /* 50 px: mid goes */
+	lay_free(f);
+	f = layout(p, &px); /* 50 px: mid goes */
 	CHECK(f->nr == 4 && !find(f, 2, "mid", 0) && find(f, 3, "leaf", 0));
-	flame__free(f);
+	lay_free(f);
 	profile__free(p);
 }
 
@@ -226,7 +278,7 @@ TEST(diff_counts)
 {
 	const char *in[] = { "a;b 4 10", "a;c 6 0", "a;d 5 5", "e 0 3", NULL };
 	struct profile *p = prof(true, in);
-	struct flame *f = flame__build(p, NULL);
+	struct lay *f = layout(p, NULL);
 
 	CHECK(f->total == 18 && f->total_before == 15);
 	CHECK(find(f, 1, "a", 0)->count == 15 && find(f, 1, "a", 0)->before == 15);
@@ -234,7 +286,7 @@ TEST(diff_counts)
 	CHECK(!find(f, 2, "c", 0)); /* gone in AFTER: no width */
 	CHECK(find(f, 2, "d", 0)->before == 5);
 	CHECK(f->max_delta == 6);
-	flame__free(f);
+	lay_free(f);
 	profile__free(p);
 }
 
@@ -243,7 +295,7 @@ TEST(kernel_and_jit_frames)
 	const char *in[] = { "app;main;-;entry;ksys_read 1", "app;vfs_read_[k] 1",
 			     "app;jitted_[j] 1", NULL };
 	struct profile *p = prof(false, in);
-	struct flame *f = flame__build(p, NULL);
+	struct lay *f = layout(p, NULL);
 
 	CHECK(find(f, 3, "-", 0)->flags & FLAME_DELIM);
 	CHECK(find(f, 4, "entry", 0)->flags & FLAME_KERNEL);
@@ -251,7 +303,7 @@ TEST(kernel_and_jit_frames)
 	CHECK(!(find(f, 2, "main", 0)->flags & FLAME_KERNEL));
 	CHECK(find(f, 2, "vfs_read_[k]", 0)->flags & FLAME_KERNEL);
 	CHECK(find(f, 2, "jitted_[j]", 0)->flags & FLAME_JIT);
-	flame__free(f);
+	lay_free(f);
 	profile__free(p);
 }
 
@@ -395,16 +447,16 @@ TEST(empty_and_deep_profiles)
 	struct profile *p = profile__new();
 	size_t len, n = 20000 * 2;
 	char *s = svg_of(p, NULL, &len), *deep = malloc(n);
-	struct flame *f;
+	struct lay *f;
 
 	CHECK(s && strstr(s, "</svg>") && strstr(s, "<title>all (0 samples"));
 	free(s);
 	for (size_t i = 0; i < n; i += 2)
 		deep[i] = 'f', deep[i + 1] = ';';
 	profile__add(p, deep, n - 1, 3, 0);
-	f = flame__build(p, NULL);
+	f = layout(p, NULL);
 	CHECK(f && f->nr == 20001 && f->max_depth == 20000);
-	flame__free(f);
+	lay_free(f);
 	free(deep);
 	profile__free(p);
 }
