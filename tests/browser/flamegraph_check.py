@@ -9,8 +9,10 @@ takes a screenshot.  It prints what it saw as "key=value" lines; the shell
 test (tests/cli/svg_browser.sh) decides what passes.  On a WebDriver error
 it prints "error=..." and exits 1.
 
-usage: flamegraph_check.py --driver URL --svg FILE --regex RE
-                           --zoom NAME --sibling NAME --screenshot PNG
+usage: flamegraph_check.py --driver URL --svg FILE [--regex RE
+                           --zoom NAME --sibling NAME --screenshot PNG]
+Without --regex it only loads the page (for hostile names: did any code
+of theirs run?).
 """
 import argparse
 import base64
@@ -133,6 +135,14 @@ def check_load(s, svg_url):
     errors = [e for e in s.console() if e.get("level") == "SEVERE"]
     out("console_errors", len(errors))
     out("console_first", errors[0].get("message", "")[:300] if errors else "")
+    try:
+        out("alert", s.cmd("GET", "/alert/text"))
+    except WebDriverError as e:
+        out("alert", "none" if "no such alert" in str(e) else e)
+    out("names_with_markup", s.script(
+        "return window.smolder.frames.filter(function (f) {"
+        " return /<script>|\\]\\]>|<\\/svg>/.test(f.name); }).length;"))
+    out("script_elements", s.script("return document.getElementsByTagName('script').length;"))
 
 
 def check_zoom(s, zoom, sibling, width):
@@ -197,10 +207,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--driver", required=True)
     ap.add_argument("--svg", required=True)
-    ap.add_argument("--regex", required=True)
-    ap.add_argument("--zoom", required=True)
-    ap.add_argument("--sibling", required=True)
-    ap.add_argument("--screenshot", required=True)
+    ap.add_argument("--regex")
+    ap.add_argument("--zoom")
+    ap.add_argument("--sibling")
+    ap.add_argument("--screenshot")
     a = ap.parse_args()
     svg = pathlib.Path(a.svg).resolve()
     url = svg.as_uri()
@@ -208,6 +218,8 @@ def main():
     try:
         s = Session(a.driver, CHROME_ARGS)
         check_load(s, url)
+        if not a.regex:
+            return 0
         width = float(s.script("return parseFloat(document.documentElement.getAttribute('width'))"
                                " - 2 * parseFloat(document.documentElement.dataset.xpad);"))
         check_zoom(s, a.zoom, a.sibling, "%.3f" % width)

@@ -7,7 +7,8 @@
 # frame zooms (full width, siblings hidden, ancestors faded), Reset Zoom
 # undoes it, Search (and Ctrl-F) asks through a prompt and shows the share
 # of samples under matching frames counted once, ?s=REGEX searches at load,
-# and a screenshot is a PNG.
+# and a screenshot is a PNG.  Hostile frame names load as text: no alert,
+# no script of theirs.
 source "$(dirname "$0")/../lib.sh"
 
 PY=/usr/bin/python3
@@ -94,6 +95,26 @@ want=$(share "$F" '(^|;)a(;| )')
 check browser_nested_matched equals "$(obs browser_nested matched)" "Matched: $want%"
 check browser_nested_highlighted equals "$(obs browser_nested highlighted)" "$(grep -c '^<g><title>a (' "$TMP/nested.svg")"
 check browser_nested_url_search equals "$(obs browser_nested url_matched)" "Matched: $want%"
+
+# ---- hostile names: shown as text, never run ----
+H=$TMP/hostile.folded
+{
+	printf 'main;<script>alert(1)</script>;x 5\n'
+	printf 'main;]]>;<![CDATA[;</svg> 5\n'
+	printf 'main;"><script>alert(2)</script>;onload=alert(3) 5\n'
+	printf 'main;ctl\x01\x1b[31m\x7f;bad\xff\xfe 5\n'
+} >"$H"
+run_sm hostile flamegraph -o "$TMP/hostile.svg" "$H"
+check browser_hostile_svg equals "$RC" 0
+timeout 120 "$PY" "$CHECKER" --driver "http://127.0.0.1:$PORT" --svg "$TMP/hostile.svg" \
+	>"$TMP/browser_hostile.obs" 2>&1
+check browser_hostile_webdriver equals "$(obs browser_hostile error)" ""
+check browser_hostile_loaded equals "$(obs browser_hostile loaded)" True
+check browser_hostile_console_clean equals "$(obs browser_hostile console_errors) $(obs browser_hostile console_first)" "0 "
+check browser_hostile_no_alert equals "$(obs browser_hostile alert)" none
+check browser_hostile_one_script equals "$(obs browser_hostile script_elements)" 1
+# The names read back intact: two <script>s, "]]>" and "</svg>".
+check browser_hostile_names_read equals "$(obs browser_hostile names_with_markup)" 4
 
 # ---- a real capture: cpu_split spends 75% in burn_a ----
 # Only its samples (-p): other work on the machine would change the share.
