@@ -18,7 +18,7 @@
 /* A frame on the current path, not yet closed. */
 struct open_frame {
 	const char *name;
-	uint32_t len, flags;
+	uint32_t id, len, flags; /* id: the profile's name id; ROOT_ID for "all" */
 	double x, before0; /* samples (AFTER and BEFORE) when it opened */
 };
 
@@ -54,48 +54,41 @@ static double sane(double c)
 	return c > 0 && c < 1e300 ? c : 0;
 }
 
-/* A stack to merge, 8 bytes (sorting moves these): which one, in the
- * profile or the reversed copies, and its text's length. */
+/* A stack to merge, 8 bytes (sorting moves these): which one of the
+ * profile's, and its depth. */
 struct flame_ent {
-	uint32_t idx, len;
+	uint32_t idx, depth;
 };
 
-/* Index of the first byte where a[0..n) and b[0..n) differ, or n.  Eight
- * bytes at a time: sorted stacks share long prefixes. */
-static size_t first_difference(const char *a, const char *b, size_t n)
+/* Frame i of a stack, counted from the root, or from the leaf with reverse. */
+static inline uint32_t frame_id(const struct flame *f, struct flame_ent e, uint32_t i)
 {
-	size_t i = 0;
+	const uint32_t *ids = profile__ids(f->p, &f->p->stacks[e.idx]);
 
-	for (; i + 8 <= n; i += 8) {
-		uint64_t x, y;
-
-		memcpy(&x, a + i, 8);
-		memcpy(&y, b + i, 8);
-		if (x != y)
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-			return i + __builtin_ctzll(x ^ y) / 8;
-#else
-			return i + __builtin_clzll(x ^ y) / 8;
-#endif
-	}
-	while (i < n && a[i] == b[i])
-		i++;
-	return i;
+	return f->reverse ? ids[e.depth - 1 - i] : ids[i];
 }
 
-/* Frame-wise order: the end of a frame (';') sorts before any byte, the
- * end of the stack before that, so "a;x" < "a b;x" as "a" < "a b". */
-static bool less(const struct pstack *base, struct flame_ent a, struct flame_ent b)
+/* Frame-wise order of names (a name before any longer name it begins),
+ * a stack before the longer stacks it begins: "a;x" < "a b;x". */
+static bool less(const struct flame *f, struct flame_ent a, struct flame_ent b)
 {
-	const char *x = base[a.idx].frames, *y = base[b.idx].frames;
-	size_t n = a.len < b.len ? a.len : b.len, i = first_difference(x, y, n);
-	int cx, cy;
+	const uint32_t *x = profile__ids(f->p, &f->p->stacks[a.idx]);
+	const uint32_t *y = profile__ids(f->p, &f->p->stacks[b.idx]);
+	uint32_t n = a.depth < b.depth ? a.depth : b.depth;
+	const uint32_t *rank = f->rank;
 
-	if (i == n)
-		return a.len < b.len;
-	cx = (unsigned char)x[i];
-	cy = (unsigned char)y[i];
-	return (cx == ';' ? 0 : cx + 1) < (cy == ';' ? 0 : cy + 1);
+	if (f->reverse) {
+		x += a.depth - 1;
+		y += b.depth - 1;
+		for (uint32_t i = 0; i < n; i++, x--, y--)
+			if (*x != *y)
+				return rank[*x] < rank[*y];
+	} else {
+		for (uint32_t i = 0; i < n; i++, x++, y++)
+			if (*x != *y)
+				return rank[*x] < rank[*y];
+	}
+	return a.depth < b.depth;
 }
 
 #define LESS(x, y) less(base, (x), (y))
@@ -107,14 +100,14 @@ static bool less(const struct pstack *base, struct flame_ent a, struct flame_ent
  * allocate a copy of the array, and on big profiles the memory beside the
  * profile's own text is what the graph costs.
  */
-static void insertion_sort(const struct pstack *base, struct flame_ent *v, size_t n)
+static void insertion_sort(const struct flame *base, struct flame_ent *v, size_t n)
 {
 	for (size_t i = 1; i < n; i++)
 		for (size_t j = i; j > 0 && LESS(v[j], v[j - 1]); j--)
 			SWAP(v[j], v[j - 1]);
 }
 
-static void sift_down(const struct pstack *base, struct flame_ent *v, size_t root, size_t n)
+static void sift_down(const struct flame *base, struct flame_ent *v, size_t root, size_t n)
 {
 	for (size_t child; (child = 2 * root + 1) < n; root = child) {
 		if (child + 1 < n && LESS(v[child], v[child + 1]))
@@ -125,7 +118,7 @@ static void sift_down(const struct pstack *base, struct flame_ent *v, size_t roo
 	}
 }
 
-static void heap_sort(const struct pstack *base, struct flame_ent *v, size_t n)
+static void heap_sort(const struct flame *base, struct flame_ent *v, size_t n)
 {
 	for (size_t i = n / 2; i-- > 0;)
 		sift_down(base, v, i, n);
@@ -138,7 +131,7 @@ static void heap_sort(const struct pstack *base, struct flame_ent *v, size_t n)
 /* Hoare's partition around the median of the first, middle and last
  * stacks; returns k with v[0..k) <= pivot <= v[k..n), both parts
  * non-empty. */
-static size_t partition(const struct pstack *base, struct flame_ent *v, size_t n)
+static size_t partition(const struct flame *base, struct flame_ent *v, size_t n)
 {
 	size_t mid = n / 2, i = 0, j = n - 1;
 	struct flame_ent pivot;
@@ -164,7 +157,7 @@ static size_t partition(const struct pstack *base, struct flame_ent *v, size_t n
 	}
 }
 
-static void sort_stacks(const struct pstack *base, struct flame_ent *v, size_t n, unsigned depth)
+static void sort_stacks(const struct flame *base, struct flame_ent *v, size_t n, unsigned depth)
 {
 	while (n > 16) {
 		size_t k;
@@ -187,51 +180,41 @@ static void sort_stacks(const struct pstack *base, struct flame_ent *v, size_t n
 	insertion_sort(base, v, n);
 }
 
-/* Writes s[0..len)'s frames to dst in reverse order; returns bytes written. */
-static size_t reverse_frames(char *dst, const char *s, size_t len)
+static const struct profile *rank_profile; /* qsort's context */
+
+static int by_name(const void *a, const void *b)
 {
-	size_t end = len, out = 0;
+	const struct strtab_ent *x = &rank_profile->names.ent[*(const uint32_t *)a];
+	const struct strtab_ent *y = &rank_profile->names.ent[*(const uint32_t *)b];
+	int c = memcmp(x->s, y->s, x->len < y->len ? x->len : y->len);
 
-	for (;;) {
-		size_t start = end;
-
-		while (start > 0 && s[start - 1] != ';')
-			start--;
-		memcpy(dst + out, s + start, end - start);
-		out += end - start;
-		if (start == 0)
-			break;
-		dst[out++] = ';';
-		end = start - 1;
-	}
-	dst[out] = '\0';
-	return out;
+	return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
-static int reverse_all(const struct profile *p, struct flame *f)
+/* rank[id]: the name's place among all names in byte order, so that
+ * comparing stacks compares numbers, not text. */
+static int rank_names(struct flame *f)
 {
-	size_t room = 0, off = 0;
+	size_t n = f->p->names.nr;
+	uint32_t *order = malloc((n ? n : 1) * sizeof(*order));
 
-	for (size_t i = 0; i < p->nr; i++)
-		room += f->v[i].len + 1;
-	f->rev = malloc(room ? room : 1);
-	f->revs = calloc(p->nr ? p->nr : 1, sizeof(*f->revs));
-	if (!f->rev || !f->revs)
+	f->rank = malloc((n ? n : 1) * sizeof(*f->rank));
+	if (!order || !f->rank) {
+		free(order);
 		return -ENOMEM;
-	for (size_t i = 0; i < p->nr; i++) {
-		const struct pstack *st = &p->stacks[i];
-
-		f->revs[i] = (struct pstack){ .frames = f->rev + off, .count = st->count,
-					      .before = st->before };
-		off += reverse_frames(f->rev + off, st->frames, f->v[i].len) + 1;
 	}
-	f->base = f->revs;
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	rank_profile = f->p;
+	qsort(order, n, sizeof(*order), by_name);
+	for (size_t i = 0; i < n; i++)
+		f->rank[order[i]] = i;
+	free(order);
 	return 0;
 }
 
-/* The stacks in input order, as entries of base: the profile's stacks or,
- * with reverse, copies whose text is reversed.  Stacks of 4 GiB are cut
- * there and 4 billion stacks refused: 8-byte entries keep the sort small. */
+/* The stacks in input order; 4 billion stacks are refused: 8-byte
+ * entries keep the sort small. */
 static int make_order(const struct profile *p, struct flame *f)
 {
 	if (p->nr > UINT32_MAX)
@@ -240,10 +223,10 @@ static int make_order(const struct profile *p, struct flame *f)
 	if (!f->v)
 		return -ENOMEM;
 	f->nv = p->nr;
-	f->base = p->stacks;
+	f->p = p;
 	for (size_t i = 0; i < p->nr; i++)
-		f->v[i] = (struct flame_ent){ .idx = i, .len = strnlen(p->stacks[i].frames, UINT32_MAX) };
-	return f->reverse ? reverse_all(p, f) : 0;
+		f->v[i] = (struct flame_ent){ .idx = i, .depth = p->stacks[i].depth };
+	return rank_names(f);
 }
 
 static bool ends_with(const char *s, size_t len, const char *suffix)
@@ -283,8 +266,12 @@ static int close_top(struct builder *b)
 	return b->visit ? b->visit(b->ctx, &fr) : 0;
 }
 
-static int open_frame(struct builder *b, const char *name, size_t len)
+#define ROOT_ID UINT32_MAX
+
+static int open_frame(struct builder *b, uint32_t id)
 {
+	uint32_t len = 3;
+	const char *name = id == ROOT_ID ? "all" : profile__name(b->f->p, id, &len);
 	struct open_frame *o;
 	uint32_t pflags = b->nopen ? b->open[b->nopen - 1].flags : 0;
 
@@ -298,7 +285,8 @@ static int open_frame(struct builder *b, const char *name, size_t len)
 		b->capopen = cap;
 	}
 	o = &b->open[b->nopen++];
-	*o = (struct open_frame){ .name = name, .len = len, .x = b->cum, .before0 = b->cumb };
+	*o = (struct open_frame){ .name = name, .id = id, .len = len, .x = b->cum,
+				  .before0 = b->cumb };
 	if (ends_with(name, len, "_[k]"))
 		o->flags |= FLAME_KERNEL;
 	if (ends_with(name, len, "_[j]"))
@@ -313,30 +301,24 @@ static int open_frame(struct builder *b, const char *name, size_t len)
 
 /* Merges one stack: keeps the open frames it shares, closes the rest,
  * opens its own. */
-static int merge(struct builder *b, const struct pstack *st, size_t len)
+static int merge(struct builder *b, struct flame_ent e)
 {
-	const char *s = st->frames, *end = s + len;
+	const struct pstack *st = &b->f->p->stacks[e.idx];
 	size_t d = 1; /* open[0] is the root */
 	int err;
 
-	while (s < end) {
-		const char *e = memchr(s, ';', end - s);
-		size_t len = e ? (size_t)(e - s) : (size_t)(end - s);
+	for (uint32_t i = 0; i < e.depth; i++, d++) {
+		uint32_t id = frame_id(b->f, e, i);
 
 		if (d < b->nopen) {
-			if (b->open[d].len == len && !memcmp(b->open[d].name, s, len)) {
-				d++;
-				s += len + 1;
+			if (b->open[d].id == id)
 				continue;
-			}
 			while (b->nopen > d)
 				if ((err = close_top(b)))
 					return err;
 		}
-		if (open_frame(b, s, len))
+		if (open_frame(b, id))
 			return -ENOMEM;
-		d++;
-		s += len + 1;
 	}
 	while (b->nopen > d)
 		if ((err = close_top(b)))
@@ -349,10 +331,10 @@ static int merge(struct builder *b, const struct pstack *st, size_t len)
 static int walk(const struct flame *f, struct flame *stats, flame_visit visit, void *ctx)
 {
 	struct builder b = { .f = f, .stats = stats, .visit = visit, .ctx = ctx };
-	int err = open_frame(&b, "all", 3) ? -ENOMEM : 0;
+	int err = open_frame(&b, ROOT_ID) ? -ENOMEM : 0;
 
 	for (size_t i = 0; !err && i < f->nv; i++)
-		err = merge(&b, &f->base[f->v[i].idx], f->v[i].len);
+		err = merge(&b, f->v[i]);
 	while (!err && b.nopen)
 		err = close_top(&b);
 	free(b.open);
@@ -384,7 +366,7 @@ struct flame *flame__new(const struct profile *p, const struct render_opts *o)
 	for (size_t n = p->nr; n > 1; n /= 2)
 		depth += 2;
 	if (!(o && o->flamechart))
-		sort_stacks(f->base, f->v, p->nr, depth);
+		sort_stacks(f, f->v, p->nr, depth);
 	if (walk(f, f, NULL, NULL)) {
 		flame__free(f);
 		return NULL;
@@ -397,7 +379,6 @@ void flame__free(struct flame *f)
 	if (!f)
 		return;
 	free(f->v);
-	free(f->revs);
-	free(f->rev);
+	free(f->rank);
 	free(f);
 }

@@ -35,7 +35,7 @@ enum flame_flags {
 
 struct flame_frame {
 	const char *name; /* len bytes, not NUL-terminated; points into the
-			     profile (or the flame's reversed copy) */
+			     profile's names */
 	uint32_t len;
 	uint32_t depth;   /* 0: the root "all" */
 	uint32_t flags;   /* enum flame_flags */
@@ -59,11 +59,10 @@ struct flame {
 	uint32_t max_depth;  /* deepest visible frame */
 	size_t nr;           /* visible frames, the root included */
 	/* flame.c's own: */
-	const struct pstack *base; /* the profile's stacks, or reversed copies */
-	struct flame_ent *v;       /* stacks of base in merging order */
+	const struct profile *p;
+	struct flame_ent *v;       /* the profile's stacks in merging order */
 	size_t nv;
-	struct pstack *revs;
-	char *rev;                 /* reversed stacks' text, with reverse */
+	uint32_t *rank;            /* name id -> place in name order */
 	double min;                /* smallest visible count */
 	bool reverse;
 };

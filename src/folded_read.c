@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The folded-stack reader and the differential merge (see folded_read.h).
+ * The folded-stack reader (see folded_read.h).
  * Lines are split from the right: the count is the last whitespace-separated
  * field, so frame names keep their spaces.
  */
@@ -102,79 +102,4 @@ int folded_read(FILE *in, const char *name, struct profile *p, char *errbuf, siz
 		e = -EIO;
 	}
 	return e;
-}
-
-/* Stacks by text, to pair up BEFORE and AFTER. */
-struct diff_map {
-	struct pstack **slots;
-	size_t nslots;
-};
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
-}
-
-/* The slot holding frames, or the empty one where it goes. */
-static struct pstack **diff_slot(struct diff_map *m, const char *frames)
-{
-	size_t j = hash_str(frames) & (m->nslots - 1);
-
-	while (m->slots[j] && strcmp(m->slots[j]->frames, frames))
-		j = (j + 1) & (m->nslots - 1);
-	return &m->slots[j];
-}
-
-static int diff_add(struct profile *d, struct diff_map *m, const struct pstack *s,
-		    double after, double before)
-{
-	struct pstack **slot = diff_slot(m, s->frames);
-
-	if (!*slot) {
-		if (profile__add(d, s->frames, strlen(s->frames), 0, 0))
-			return -ENOMEM;
-		*slot = &d->stacks[d->nr - 1];
-	}
-	(*slot)->count += after;
-	(*slot)->before += before;
-	return 0;
-}
-
-struct profile *profile__diff(const struct profile *before, const struct profile *after,
-			      bool normalize)
-{
-	size_t n = 16, want = (before->nr + after->nr) * 2;
-	double tb = profile__total(before), ta = profile__total(after);
-	double scale = normalize && tb > 0 ? ta / tb : 1;
-	struct profile *d = profile__new();
-	struct diff_map m = { 0 };
-	int e = 0;
-
-	while (n < want)
-		n <<= 1;
-	m.nslots = n;
-	m.slots = calloc(n, sizeof(*m.slots));
-	/* slots point into d->stacks: size it once so it never moves */
-	if (d && m.slots && (d->stacks = calloc(before->nr + after->nr + 1, sizeof(*d->stacks)))) {
-		d->cap = before->nr + after->nr + 1;
-		for (size_t i = 0; !e && i < after->nr; i++)
-			e = diff_add(d, &m, &after->stacks[i], after->stacks[i].count, 0);
-		for (size_t i = 0; !e && i < before->nr; i++)
-			e = diff_add(d, &m, &before->stacks[i], 0, before->stacks[i].count * scale);
-	} else {
-		e = -ENOMEM;
-	}
-	free(m.slots);
-	if (e) {
-		profile__free(d);
-		return NULL;
-	}
-	d->diff = true;
-	d->fractional = before->fractional || after->fractional || scale != 1;
-	d->period_ns = after->period_ns;
-	return d;
 }

@@ -22,13 +22,4 @@
  */
 int folded_read(FILE *in, const char *name, struct profile *p, char *errbuf, size_t errlen);
 
-/*
- * Merges BEFORE and AFTER into one differential profile: for every stack
- * in either, AFTER's count and BEFORE's (0 where a side lacks it).  With
- * normalize, BEFORE's counts are scaled so that its total equals AFTER's.
- * NULL on -ENOMEM.
- */
-struct profile *profile__diff(const struct profile *before, const struct profile *after,
-			      bool normalize);
-
 #endif

@@ -54,7 +54,8 @@ struct pprof_writer {
 	z_stream z;
 	struct pb top;       /* top-level fields not yet compressed */
 	struct pb msg, line; /* embedded messages being built */
-	struct strtab names; /* distinct frame names: function/location i + 1 */
+	const struct strtab *names; /* the profile's frame names */
+	struct used_names used;     /* those of kept stacks: function/location k + 1 */
 	uint64_t *ids;       /* one stack's location ids, root first */
 	size_t nids, cap;
 	uint64_t period_ns;
@@ -137,25 +138,16 @@ static int pw_push_id(struct pprof_writer *w, uint64_t id)
 	return 0;
 }
 
-/* The location ids of "root;...;leaf", root first, in w->ids. */
-static int pw_stack_ids(struct pprof_writer *w, const char *frames)
+/* The location ids of stack s, root first, in w->ids. */
+static int pw_stack_ids(struct pprof_writer *w, const struct profile *p, const struct pstack *s)
 {
-	const char *p = frames, *end;
+	const uint32_t *ids = profile__ids(p, s);
 
 	w->nids = 0;
-	for (;;) {
-		long idx;
-
-		end = strchr(p, ';');
-		if (!end)
-			end = p + strlen(p);
-		idx = strtab__intern(&w->names, p, end - p);
-		if (idx < 0 || pw_push_id(w, (uint64_t)idx + 1))
+	for (uint32_t i = 0; i < s->depth; i++)
+		if (pw_push_id(w, w->used.number[ids[i]]))
 			return -ENOMEM;
-		if (!*end)
-			return 0;
-		p = end + 1;
-	}
+	return 0;
 }
 
 /* One Sample: location ids leaf first (pprof's order), then its values.
@@ -163,9 +155,8 @@ static int pw_stack_ids(struct pprof_writer *w, const char *frames)
  * is rounded to the nearest, and a stack that rounds to none is left out,
  * as is a diff's stack that AFTER no longer has.  Counts past int64 (or
  * not numbers) cannot be written and are left out too. */
-static int pw_sample(struct pprof_writer *w, const struct pstack *s)
+static int64_t rounded(const struct pstack *s)
 {
-	uint64_t values[2];
 	int64_t n = 0;
 
 	/* llround without libm (not linked): count - n is exact. */
@@ -173,11 +164,24 @@ static int pw_sample(struct pprof_writer *w, const struct pstack *s)
 		n = (int64_t)s->count;
 		n += s->count - (double)n >= 0.5;
 	}
+	return n;
+}
+
+static bool kept(const struct pstack *s)
+{
+	return rounded(s) > 0;
+}
+
+static int pw_sample(struct pprof_writer *w, const struct profile *p, const struct pstack *s)
+{
+	uint64_t values[2];
+	int64_t n = rounded(s);
+
 	if (n <= 0)
 		return 0;
 	values[0] = (uint64_t)n;
 	values[1] = (uint64_t)n * w->period_ns;
-	if (pw_stack_ids(w, s->frames))
+	if (pw_stack_ids(w, p, s))
 		return -ENOMEM;
 	w->msg.len = 0;
 	pb__packed(&w->msg, SAMPLE_LOCATION_ID, w->ids, w->nids, 1);
@@ -189,10 +193,10 @@ static int pw_sample(struct pprof_writer *w, const struct pstack *s)
 }
 
 /* Location i + 1 {line: [{function_id: i + 1}]} and Function i + 1 named
- * by string S_FRAMES + i, for every distinct frame name. */
+ * by string S_FRAMES + i, for every name a kept stack uses. */
 static int pw_functions(struct pprof_writer *w)
 {
-	for (size_t i = 0; i < w->names.nr; i++) {
+	for (size_t i = 0; i < w->used.nr; i++) {
 		uint64_t id = i + 1;
 
 		w->line.len = 0;
@@ -224,9 +228,10 @@ static int pw_strings(struct pprof_writer *w, const char *name)
 
 	for (int i = 0; i < S_FRAMES; i++)
 		pb__string(&w->top, PROFILE_STRING_TABLE, fixed[i], strlen(fixed[i]));
-	for (size_t i = 0; i < w->names.nr; i++) {
-		pb__string(&w->top, PROFILE_STRING_TABLE, w->names.ent[i].s,
-			   w->names.ent[i].len);
+	for (size_t i = 0; i < w->used.nr; i++) {
+		const struct strtab_ent *e = &w->names->ent[w->used.order[i]];
+
+		pb__string(&w->top, PROFILE_STRING_TABLE, e->s, e->len);
 		if (w->top.err)
 			return -ENOMEM;
 		if (w->top.len >= FLUSH_AT && pw_deflate(w, Z_NO_FLUSH))
@@ -241,7 +246,7 @@ static int pw_body(struct pprof_writer *w, const struct profile *p, const char *
 
 	pw_header(w);
 	for (size_t i = 0; i < p->nr; i++) {
-		err = pw_sample(w, &p->stacks[i]);
+		err = pw_sample(w, p, &p->stacks[i]);
 		if (err)
 			return err;
 	}
@@ -255,7 +260,7 @@ static int pw_body(struct pprof_writer *w, const struct profile *p, const char *
 
 int output_pprof(FILE *out, const struct profile *p, const struct render_opts *o)
 {
-	struct pprof_writer w = { .out = out, .period_ns = p->period_ns };
+	struct pprof_writer w = { .out = out, .period_ns = p->period_ns, .names = &p->names };
 	const char *name = o && o->name ? o->name : "smolder";
 	int err;
 
@@ -266,12 +271,12 @@ int output_pprof(FILE *out, const struct profile *p, const struct render_opts *o
 			 Z_DEFAULT_STRATEGY) != Z_OK)
 		return -ENOMEM;
 	errno = 0;
-	err = pw_body(&w, p, name);
+	err = profile__used_names(p, kept, &w.used) ? -ENOMEM : pw_body(&w, p, name);
+	used_names__free(&w.used);
 	deflateEnd(&w.z);
 	pb__free(&w.top);
 	pb__free(&w.msg);
 	pb__free(&w.line);
-	strtab__free(&w.names);
 	free(w.ids);
 	if (!err && ferror(out)) {
 		if (!errno)

@@ -77,31 +77,6 @@ static void json_number(FILE *f, double v)
 		fprintf(f, "%.17g", v);
 }
 
-/* One sample: the frame indexes of "root;...;leaf", root first. */
-static int write_sample(FILE *f, struct strtab *frames, const char *stack)
-{
-	const char *p = stack, *end;
-
-	putc_unlocked('[', f);
-	for (;;) {
-		long idx;
-
-		end = strchr(p, ';');
-		if (!end)
-			end = p + strlen(p);
-		idx = strtab__intern(frames, p, end - p);
-		if (idx < 0)
-			return -ENOMEM;
-		json_uint(f, (uint64_t)idx);
-		if (!*end)
-			break;
-		putc_unlocked(',', f);
-		p = end + 1;
-	}
-	putc_unlocked(']', f);
-	return 0;
-}
-
 /* Stacks with no samples (a diff's stack that AFTER no longer has) are
  * left out: a zero weight would add nothing but a frame to the chart.  So
  * are counts JSON cannot write (infinity, not a number). */
@@ -110,7 +85,22 @@ static bool kept(const struct pstack *s)
 	return s->count > 0 && isfinite(s->count);
 }
 
-static int write_samples(FILE *f, const struct profile *p, struct strtab *frames)
+/* One sample: its frames' indexes in shared.frames, root first. */
+static void write_sample(FILE *f, const struct profile *p, const struct pstack *s,
+			 const struct used_names *u)
+{
+	const uint32_t *ids = profile__ids(p, s);
+
+	putc_unlocked('[', f);
+	for (uint32_t i = 0; i < s->depth; i++) {
+		if (i)
+			putc_unlocked(',', f);
+		json_uint(f, u->number[ids[i]] - 1);
+	}
+	putc_unlocked(']', f);
+}
+
+static void write_samples(FILE *f, const struct profile *p, const struct used_names *u)
 {
 	const char *sep = "\n";
 	size_t i;
@@ -120,8 +110,7 @@ static int write_samples(FILE *f, const struct profile *p, struct strtab *frames
 		if (!kept(&p->stacks[i]))
 			continue;
 		fputs(sep, f);
-		if (write_sample(f, frames, p->stacks[i].frames))
-			return -ENOMEM;
+		write_sample(f, p, &p->stacks[i], u);
 		sep = ",\n";
 	}
 	fputs("],\n\"weights\":[", f);
@@ -134,15 +123,17 @@ static int write_samples(FILE *f, const struct profile *p, struct strtab *frames
 		sep = ",";
 	}
 	fputs("]}],\n", f);
-	return 0;
 }
 
-static void write_frames(FILE *f, const struct strtab *frames)
+/* The names the kept stacks use, numbered as write_sample numbers them. */
+static void write_frames(FILE *f, const struct profile *p, const struct used_names *u)
 {
 	fputs("\"shared\":{\"frames\":[", f);
-	for (size_t i = 0; i < frames->nr; i++) {
+	for (size_t i = 0; i < u->nr; i++) {
+		const struct strtab_ent *e = &p->names.ent[u->order[i]];
+
 		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", f);
-		json_string(f, frames->ent[i].s, frames->ent[i].len);
+		json_string(f, e->s, e->len);
 		putc_unlocked('}', f);
 	}
 	fputs("]}}\n", f);
@@ -151,10 +142,12 @@ static void write_frames(FILE *f, const struct strtab *frames)
 int output_speedscope(FILE *out, const struct profile *p, const struct render_opts *o)
 {
 	const char *name = o && o->name ? o->name : "smolder";
-	struct strtab frames = { 0 };
+	struct used_names u;
 	double total = 0;
-	int err;
+	int err = 0;
 
+	if (profile__used_names(p, kept, &u))
+		return -ENOMEM;
 	errno = 0;
 	for (size_t i = 0; i < p->nr; i++)
 		if (kept(&p->stacks[i]))
@@ -167,11 +160,10 @@ int output_speedscope(FILE *out, const struct profile *p, const struct render_op
 	fputs(",\"unit\":\"none\",\"startValue\":0,\"endValue\":", out);
 	json_number(out, total);
 	fputs(",\n", out);
-	err = write_samples(out, p, &frames);
-	if (!err)
-		write_frames(out, &frames);
-	strtab__free(&frames);
-	if (!err && ferror(out)) {
+	write_samples(out, p, &u);
+	write_frames(out, p, &u);
+	used_names__free(&u);
+	if (ferror(out)) {
 		if (!errno)
 			errno = EIO;
 		err = -1;

@@ -44,23 +44,4 @@ void pb__free(struct pb *b);
  * ill-formed sequence, as Unicode recommends). */
 int utf8__seq(const unsigned char *s, size_t n);
 
-/* Distinct strings in first-seen order.  The bytes are not copied: they
- * must outlive the table. */
-struct strtab_ent {
-	const char *s;
-	uint32_t len;
-	uint32_t hash;
-};
-
-struct strtab {
-	struct strtab_ent *ent;
-	size_t nr, cap;
-	uint32_t *slots; /* index + 1 into ent, 0 = empty; a power of 2 */
-	size_t nslots;
-};
-
-/* The index of s[0..len), added if new; -ENOMEM on failure. */
-long strtab__intern(struct strtab *t, const char *s, size_t len);
-void strtab__free(struct strtab *t);
-
 #endif

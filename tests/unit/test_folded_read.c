@@ -7,6 +7,15 @@
 
 static char errbuf[256];
 
+/* Stack i's text, as a folded line has it. */
+static const char *text(const struct profile *p, size_t i)
+{
+	static char buf[512];
+
+	profile__text(p, &p->stacks[i], buf, sizeof(buf));
+	return buf;
+}
+
 /* Reads text as file "in"; returns folded_read's result. */
 static int read_text(const char *text, struct profile *p)
 {
@@ -25,9 +34,9 @@ TEST(reads_stacks_and_counts_in_order)
 
 	CHECK(read_text("main;b 3\nmain;a 7\n", p) == 0);
 	CHECK(p->nr == 2 && !p->diff && !p->fractional);
-	CHECK_STR(p->stacks[0].frames, "main;b");
+	CHECK_STR(text(p, 0), "main;b");
 	CHECK(p->stacks[0].count == 3);
-	CHECK_STR(p->stacks[1].frames, "main;a");
+	CHECK_STR(text(p, 1), "main;a");
 	CHECK(profile__total(p) == 10);
 	profile__free(p);
 }
@@ -38,7 +47,7 @@ TEST(names_keep_their_spaces)
 
 	CHECK(read_text("java;Foo::bar(int, char) const;[lib a.so+0x10]  12\n", p) == 0);
 	CHECK(p->nr == 1);
-	CHECK_STR(p->stacks[0].frames, "java;Foo::bar(int, char) const;[lib a.so+0x10]");
+	CHECK_STR(text(p, 0), "java;Foo::bar(int, char) const;[lib a.so+0x10]");
 	CHECK(p->stacks[0].count == 12);
 	profile__free(p);
 }
@@ -50,7 +59,7 @@ TEST(decimal_counts_tabs_and_crlf)
 	CHECK(read_text("a;b 1.5\r\na;c\t2.\r\n\r\n   \na 0\n", p) == 0);
 	CHECK(p->nr == 3 && p->fractional);
 	CHECK(p->stacks[0].count == 1.5);
-	CHECK_STR(p->stacks[1].frames, "a;c");
+	CHECK_STR(text(p, 1), "a;c");
 	CHECK(p->stacks[1].count == 2);
 	CHECK(p->stacks[2].count == 0);
 	profile__free(p);
@@ -113,7 +122,7 @@ TEST(name_ending_in_number_after_single_counts)
 
 	CHECK(read_text("a;b 1\nworker 12 5\n", p) == 0);
 	CHECK(!p->diff);
-	CHECK_STR(p->stacks[1].frames, "worker 12");
+	CHECK_STR(text(p, 1), "worker 12");
 	CHECK(p->stacks[1].count == 5);
 	profile__free(p);
 }
@@ -126,7 +135,7 @@ TEST(diff_pairs_stacks_and_normalizes)
 	CHECK(read_text("m;x 30\nm;new 10\nm;x 10\n", a) == 0);
 	d = profile__diff(b, a, false);
 	CHECK(d && d->diff && d->nr == 4);
-	CHECK_STR(d->stacks[0].frames, "m;x");
+	CHECK_STR(text(d, 0), "m;x");
 	CHECK(d->stacks[0].count == 40 && d->stacks[0].before == 10);
 	CHECK(profile__total(d) == 50 && profile__total_before(d) == 40);
 	profile__free(d);

@@ -540,9 +540,10 @@ TEST(pprof_many_stacks)
 
 		for (; *line && i < p->nr; i++) {
 			const char *nl = strchr(line, '\n');
-			size_t fl = strlen(p->stacks[i].frames);
+			char text[4096];
+			size_t fl = profile__text(p, &p->stacks[i], text, sizeof(text));
 
-			same &= !strncmp(line, p->stacks[i].frames, fl) && line[fl] == ' ';
+			same &= !strncmp(line, text, fl) && line[fl] == ' ';
 			got += strtod(line + fl + 1, NULL);
 			line = nl + 1;
 		}
