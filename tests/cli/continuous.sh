@@ -71,7 +71,8 @@ s=$(summary_samples "$TMP/c2.err")
 l=$(summary_lost "$TMP/c2.err")
 check usr1_sum_equals_samples_taken equals "$(sum_dir "$D")" "$((${s:-0} - ${l:-0}))"
 first=$(ls "$D" | head -n 1)
-check usr1_file_has_its_samples within "$(total "$D/$first")" 100 200
+# 1.5 s of a thread at 99 Hz: at most ~150, fewer on a loaded machine
+check usr1_file_has_its_samples within "$(total "$D/$first")" 20 200
 
 # --- --keep: only the newest N stay; --format pprof names .pb.gz ---
 D=$TMP/d3
@@ -105,8 +106,7 @@ done
 check sigkill_had_programs_and_events test -n "$ids" -a "$events" -gt 0
 for id in $ids; do bpftool prog show id "$id" >/dev/null 2>&1 || echo "$id"; done >"$TMP/notshown"
 check sigkill_bpftool_saw_them equals "$(wc -l <"$TMP/notshown")" 0
-kill -KILL "$S"
-wait "$S" 2>/dev/null
+{ kill -KILL "$S"; wait "$S"; } 2>/dev/null
 left=""
 for i in $(seq 30); do
 	left=""
