@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 # golang-go reads pprof output back, python3-jsonschema validates speedscope
 # output.  npm (the machine's Node.js, or Debian's npm when there is none)
 # fetches speedscope's schema.
-PKGS="clang llvm make gcc libc6-dev libbpf-dev libelf-dev zlib1g-dev liblzma-dev bpftool pkg-config libiberty-dev binutils xz-utils g++ libclang-rt-dev chromium chromium-driver golang-go python3 python3-jsonschema"
+PKGS="clang llvm make gcc libc6-dev libbpf-dev libelf-dev zlib1g-dev liblzma-dev bpftool pkg-config libiberty-dev binutils xz-utils g++ libclang-rt-dev systemd util-linux chromium chromium-driver golang-go python3 python3-jsonschema"
 SPEEDSCOPE=speedscope@1.25.0
 SCHEMA=build/deps/speedscope-file-format-schema.json
 
