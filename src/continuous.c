@@ -9,6 +9,7 @@
  * bounded for any uptime.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -52,6 +53,20 @@ static void print_status(const struct env *env, const struct interval *iv, const
 		tm.tm_sec, sampler__now() - iv->start_mono, c[CNT_SAMPLES],
 		c[CNT_STACK_MAP_FULL] + c[CNT_COUNT_MAP_FULL], stacks, processes, rss_kib(),
 		strrchr(path, '/') + 1);
+}
+
+/* With -vv: what the symbol caches hold after trimming. */
+static void debug_usyms(const struct usyms *us)
+{
+	struct usyms_stats st;
+
+	if (log_verbosity < 3)
+		return;
+	usyms__stats(us, &st);
+	debug("symbols: %zu images, %zu files (%zu in use), cache %zu KiB of %zu, %zu KiB in all; "
+	      "%" PRIu64 " images dropped, %" PRIu64 " files evicted", st.images, st.files,
+	      st.files_pinned, st.cache_bytes / 1024, st.cache_limit / 1024, st.bytes / 1024,
+	      st.images_dropped, st.files_evicted);
 }
 
 /* Names, folds and writes the drained bank; 0, or -1 after printing why. */
@@ -105,6 +120,10 @@ static int end_interval(const struct env *env, struct sampler *s, const struct k
 		return -1;
 	}
 	usyms__end_interval(s->us);
+	/* Give what this interval freed back to the kernel: over weeks, RSS
+	 * then follows what is live, not the busiest interval's peak. */
+	malloc_trim(0);
+	debug_usyms(s->us);
 	e = profile_dir__prune(env->output_dir, env->format, env->keep, env->max_bytes);
 	if (e < 0)
 		warn("cannot prune %s: %s (old profiles stay)", env->output_dir, errstr(-e));
