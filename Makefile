@@ -40,7 +40,7 @@ endif
 .PHONY: all clean deps test demo bench bench-flamegraph bench-soak unit workloads test-kernels fuzzers fuzz
 all: smolder
 
-$(OUT)/smolder.bpf.o: bpf/smolder.bpf.c include/smolder.h | $(OUT)
+$(OUT)/smolder.bpf.o: bpf/smolder.bpf.c include/smolder.h | $(OUT)/.dirs
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 	$(Q)$(LLVM_STRIP) -g $@
@@ -49,13 +49,13 @@ $(OUT)/smolder.skel.h: $(OUT)/smolder.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name smolder_bpf > $@.tmp && mv $@.tmp $@
 
-$(OUT)/obj/%.o: src/%.c $(wildcard src/*.h) include/smolder.h $(OUT)/smolder.skel.h | $(OUT)
+$(OUT)/obj/%.o: src/%.c $(wildcard src/*.h) include/smolder.h $(OUT)/smolder.skel.h | $(OUT)/.dirs
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 # The flame graph's script, embedded in every SVG: src/flamegraph.js as a C
 # byte array (od and sed, since xxd may be missing on a fresh machine).
-$(OUT)/flamegraph_js.h: src/flamegraph.js | $(OUT)
+$(OUT)/flamegraph_js.h: src/flamegraph.js | $(OUT)/.dirs
 	$(call msg,GEN,$@)
 	$(Q){ echo 'static const unsigned char flamegraph_js[] = {'; \
 		od -An -v -tx1 $< | sed -e 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g'; echo '};'; } >$@.tmp && mv $@.tmp $@
@@ -69,8 +69,11 @@ smolder: $(OUT)/obj/main.o $(OUT)/libsmolder.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LDLIBS) -o $@
 
-$(OUT):
+# A stamp, not the directory: scripts/deps.sh may have made build/ already
+# (for speedscope's schema) without the subdirectories.
+$(OUT)/.dirs:
 	$(Q)mkdir -p $(OUT)/obj $(OUT)/tests $(OUT)/workloads
+	$(Q)touch $@
 
 # Unit tests link the modules, not main.
 $(OUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(OUT)/libsmolder.a
@@ -80,7 +83,7 @@ $(OUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(OUT)/libsmolder.a
 # Workloads keep frame pointers and stay unoptimised enough that every named
 # function is a real frame: the tests compare against their known CPU split.
 WORKLOAD_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -pthread
-$(OUT)/workloads/%: tests/workloads/%.c | $(OUT)
+$(OUT)/workloads/%: tests/workloads/%.c | $(OUT)/.dirs
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WORKLOAD_CFLAGS) $< -o $@ -ldl
 
