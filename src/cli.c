@@ -536,6 +536,16 @@ static int check_output(const char *path)
 	return ok ? 0 : -1;
 }
 
+/* Every -o that names a file (not "-", standard output). */
+static int check_outputs(const struct env *env)
+{
+	for (size_t i = 0; i < env->nr_outputs; i++)
+		if (env->outputs[i].path && strcmp(env->outputs[i].path, "-") &&
+		    check_output(env->outputs[i].path))
+			return -1;
+	return 0;
+}
+
 /* PIDs must exist and CPUs be online: exit 1 otherwise. */
 static int check_system(struct env *env)
 {
@@ -554,10 +564,8 @@ static int check_system(struct env *env)
 			return 1;
 		}
 	}
-	for (size_t i = 0; i < env->nr_outputs; i++)
-		if (env->outputs[i].path && strcmp(env->outputs[i].path, "-") &&
-		    check_output(env->outputs[i].path))
-			return 1;
+	if (check_outputs(env))
+		return 1;
 	if (n < 0) {
 		err("cannot read /sys/devices/system/cpu/online (mount sysfs)");
 		return 1;
@@ -691,10 +699,8 @@ static int parse_inputs(int argc, char **argv, struct env *env)
 			return 2;
 		}
 	log_verbosity = env->verbosity;
-	for (size_t i = 0; i < env->nr_outputs; i++)
-		if (env->outputs[i].path && strcmp(env->outputs[i].path, "-") &&
-		    check_output(env->outputs[i].path))
-			return 1;
+	if (check_outputs(env))
+		return 1;
 	return -1;
 }
 

@@ -180,12 +180,10 @@ static void sort_stacks(const struct flame *base, struct flame_ent *v, size_t n,
 	insertion_sort(base, v, n);
 }
 
-static const struct profile *rank_profile; /* qsort's context */
-
-static int by_name(const void *a, const void *b)
+static int by_name(const void *a, const void *b, void *names)
 {
-	const struct strtab_ent *x = &rank_profile->names.ent[*(const uint32_t *)a];
-	const struct strtab_ent *y = &rank_profile->names.ent[*(const uint32_t *)b];
+	const struct strtab_ent *x = &((const struct strtab *)names)->ent[*(const uint32_t *)a];
+	const struct strtab_ent *y = &((const struct strtab *)names)->ent[*(const uint32_t *)b];
 	int c = memcmp(x->s, y->s, x->len < y->len ? x->len : y->len);
 
 	return c ? c : (x->len > y->len) - (x->len < y->len);
@@ -205,8 +203,7 @@ static int rank_names(struct flame *f)
 	}
 	for (size_t i = 0; i < n; i++)
 		order[i] = i;
-	rank_profile = f->p;
-	qsort(order, n, sizeof(*order), by_name);
+	qsort_r(order, n, sizeof(*order), by_name, (void *)&f->p->names);
 	for (size_t i = 0; i < n; i++)
 		f->rank[order[i]] = i;
 	free(order);

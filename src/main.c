@@ -8,19 +8,10 @@
  * --continuous writes a profile per interval instead (continuous.c);
  * `smolder flamegraph` and `smolder diff` (convert.c) draw folded files.
  */
-#include <errno.h>
 #include <inttypes.h>
-#include <libgen.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
-#include <fcntl.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include "cli.h"
 #include "continuous.h"
 #include "convert.h"

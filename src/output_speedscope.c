@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "output.h"
-#include "pb.h"
+#include "utf8.h"
 
 /* Writes s[0..len) as a JSON string that is always valid: quotes and
  * backslashes escaped, control bytes as \u00XX, ill-formed UTF-8 as U+FFFD,

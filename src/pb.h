@@ -39,9 +39,4 @@ void pb__packed(struct pb *b, unsigned field, const uint64_t *v, size_t n,
 		int reversed);
 void pb__free(struct pb *b);
 
-/* The UTF-8 sequence at s[0..n), n > 0: its length (1-4) when valid, else
- * minus the number of bytes one U+FFFD replaces (the maximal subpart of an
- * ill-formed sequence, as Unicode recommends). */
-int utf8__seq(const unsigned char *s, size_t n);
-
 #endif

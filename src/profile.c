@@ -41,25 +41,17 @@ static const char *keep_bytes(struct profile *p, const char *s, size_t len)
 	return b->bytes + b->used - len;
 }
 
-/* The id of name s[0..len), kept if new; -ENOMEM. */
+/* The id of name s[0..len), its bytes copied into the profile if new;
+ * -ENOMEM.  (Repeated names, the common case, are hashed once.) */
 static long intern(struct profile *p, const char *s, size_t len)
 {
-	size_t before = p->names.nr;
-	long id = strtab__intern(&p->names, s, len);
+	long id = strtab__find(&p->names, s, len);
 	const char *kept;
 
-	if (id < 0 || (size_t)id < before)
+	if (id >= 0)
 		return id;
-	/* new: the table points at the caller's bytes until they are ours */
 	kept = keep_bytes(p, s, len);
-	if (!kept) {
-		/* forget it: its slot now names an index past the end, which a
-		 * later name may take; lookups compare bytes, so that is safe */
-		p->names.nr--;
-		return -ENOMEM;
-	}
-	p->names.ent[id].s = kept;
-	return id;
+	return kept ? strtab__intern(&p->names, kept, len) : -ENOMEM;
 }
 
 static int push_id(struct profile *p, uint32_t id)

@@ -64,6 +64,21 @@ static long strtab_append(struct strtab *t, const char *s, size_t len,
 	return (long)t->nr++;
 }
 
+long strtab__find(const struct strtab *t, const char *s, size_t len)
+{
+	uint32_t h = hash_bytes(s, len);
+
+	if (!t->nslots)
+		return -1;
+	for (size_t j = h & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1)) {
+		const struct strtab_ent *e = &t->ent[t->slots[j] - 1];
+
+		if (e->hash == h && e->len == len && !memcmp(e->s, s, len))
+			return t->slots[j] - 1;
+	}
+	return -1;
+}
+
 long strtab__intern(struct strtab *t, const char *s, size_t len)
 {
 	uint32_t h = hash_bytes(s, len);

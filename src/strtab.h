@@ -25,6 +25,8 @@ struct strtab {
 	size_t nslots;
 };
 
+/* The index of s[0..len), or -1 when the table does not hold it. */
+long strtab__find(const struct strtab *t, const char *s, size_t len);
 /* The index of s[0..len), added if new; -ENOMEM on failure. */
 long strtab__intern(struct strtab *t, const char *s, size_t len);
 void strtab__free(struct strtab *t);

@@ -14,6 +14,7 @@
 #include "unit.h"
 #include "output.h"
 #include "pb.h"
+#include "utf8.h"
 
 /* ---- an independent reader of what output_pprof writes ---- */
 
