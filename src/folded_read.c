@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "folded_read.h"
+#include "log.h"
 
 /* A trailing count in s[0..*len): "123", "123." or "12.5" after whitespace.
  * On success *len shrinks to the text before the whitespace. */
@@ -98,7 +99,8 @@ int folded_read(FILE *in, const char *name, struct profile *p, char *errbuf, siz
 	if (e == -ENOMEM)
 		snprintf(errbuf, errlen, "out of memory reading %s", name);
 	else if (!e && ferror(in)) {
-		snprintf(errbuf, errlen, "cannot read %s: %s", name, strerror(errno));
+		snprintf(errbuf, errlen, "cannot read %s: %s (give a folded-stacks text file)",
+			 name, errstr(errno));
 		e = -EIO;
 	}
 	return e;
