@@ -27,6 +27,8 @@ const volatile bool filter_tid = false;
 const volatile __u32 idle_mode = IDLE_EXCLUDE;
 const volatile __u32 pidns_inum = 0xeffffffcU; /* our PID namespace */
 const volatile __u64 thread_size = 16384; /* THREAD_SIZE of the running kernel */
+const volatile bool irq_frames = false;     /* sample_key.ctx */
+const volatile bool kworker_frames = false; /* sample_key.work */
 
 /*
  * The bank samples go to; the loader flips it (capture__rotate) and then
@@ -120,6 +122,62 @@ struct {
 
 __u32 next_gen = 0;
 
+/*
+ * Per CPU: the softirq running (its number + 1, or 0) and how many hardirq
+ * handlers, kept by the irq tracepoints.  perf_event programs run on the
+ * sampled CPU, so they read the state of the code they interrupted.
+ */
+struct irq_state {
+	__u32 softirq;
+	__u32 hardirq;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct irq_state);
+	__uint(max_entries, 1);
+} irq_states SEC(".maps");
+
+/* A work item a kworker is executing, and the hash that names it. */
+struct running_work {
+	__u64 id;
+	struct work_desc desc;
+};
+
+/*
+ * Work queued but not started yet: work_struct address -> who queued it.
+ * LRU, because work that is cancelled before it runs never comes back.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u64);
+	__type(value, struct work_desc);
+	__uint(max_entries, 8192); /* 1 without --kworker (set by the loader) */
+} queued_work SEC(".maps");
+
+/* Kernel thread id of a kworker -> the work item it executes. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u32);
+	__type(value, struct running_work);
+	__uint(max_entries, 4096);
+} running_work SEC(".maps");
+
+/*
+ * Work item hash -> its description, for the loader to name samples'
+ * sample_key.work.  The loader empties it at every interval; a sample puts
+ * its item back if it is gone.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u64);
+	__type(value, struct work_desc);
+	__uint(max_entries, 16384);
+} work_names SEC(".maps");
+
+#define PF_IDLE 0x00000002
+#define PF_WQ_WORKER 0x00000020
 #define PF_KTHREAD 0x00200000
 #define EEXIST 17
 
@@ -322,20 +380,24 @@ static __always_inline void count_sample(const struct bank *b, struct sample_key
 	}
 }
 
-/* Idle loop, or not; returns false when the idle mode leaves it out. */
-static __always_inline bool classify(struct bpf_perf_event_data *ctx, const struct bank *b,
-				     struct task_struct *task, struct sample_key *key,
-				     bool idle_task)
+/*
+ * Idle loop, or not; returns false when the idle mode leaves it out.  Forced
+ * idle (idle injection: a PF_IDLE task that is not the idle task) is idle
+ * for --idle-only but stays in the default view, where it is the time a
+ * throttled machine took from the work.
+ */
+static __always_inline bool classify(const struct bank *b, struct sample_key *key,
+				     bool idle_task, bool forced_idle, bool irq_stack)
 {
-	if (idle_task)
-		key->flags |= interrupted_irq_work(ctx, task) ? SAMPLE_IRQ : SAMPLE_IDLE;
+	if (idle_task || forced_idle)
+		key->flags |= irq_stack ? SAMPLE_IRQ : idle_task ? SAMPLE_IDLE : SAMPLE_IDLE_INJECT;
 
 	if (key->flags & SAMPLE_IDLE) {
 		if (idle_mode == IDLE_EXCLUDE) {
 			count(b, CNT_IDLE_SKIPPED);
 			return false;
 		}
-	} else if (idle_mode == IDLE_ONLY) {
+	} else if (idle_mode == IDLE_ONLY && !(key->flags & SAMPLE_IDLE_INJECT)) {
 		return false;
 	}
 	return true;
@@ -394,6 +456,202 @@ static __always_inline __u32 ns_tgid(struct task_struct *task)
 	return tgid > 0 ? tgid : 0;
 }
 
+/* ---- Interrupt context (irq_frames, and who queued a work item) ---- */
+
+static __always_inline struct irq_state *this_cpu_irq_state(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&irq_states, &zero);
+}
+
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(on_softirq_entry, unsigned int vec)
+{
+	struct irq_state *st = this_cpu_irq_state();
+
+	if (st)
+		st->softirq = vec + 1;
+	return 0;
+}
+
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(on_softirq_exit, unsigned int vec)
+{
+	struct irq_state *st = this_cpu_irq_state();
+
+	if (st)
+		st->softirq = 0;
+	return 0;
+}
+
+SEC("tp_btf/irq_handler_entry")
+int BPF_PROG(on_irq_entry, int irq)
+{
+	struct irq_state *st = this_cpu_irq_state();
+
+	if (st)
+		st->hardirq++;
+	return 0;
+}
+
+SEC("tp_btf/irq_handler_exit")
+int BPF_PROG(on_irq_exit, int irq)
+{
+	struct irq_state *st = this_cpu_irq_state();
+
+	if (st && st->hardirq) /* 0 when the capture began inside a handler */
+		st->hardirq--;
+	return 0;
+}
+
+/* enum exec_ctx of the code running on this CPU, as the tracepoints saw it. */
+static __always_inline __u32 irq_context(void)
+{
+	struct irq_state *st = this_cpu_irq_state();
+
+	if (!st)
+		return CTX_TASK;
+	if (st->hardirq)
+		return CTX_HARDIRQ;
+	if (st->softirq)
+		return CTX_SOFTIRQ + ((st->softirq - 1) & 15);
+	return CTX_TASK;
+}
+
+/* ---- Work items (kworker_frames) ---- */
+
+/* Who is queueing work now: an interrupt, or the current task. */
+static __always_inline void describe_queuer(struct work_desc *d)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+	d->queued_from = irq_context();
+	if (d->queued_from != CTX_TASK)
+		return;
+	d->queued_from = BPF_CORE_READ(task, flags) & PF_KTHREAD ? QUEUED_BY_KTHREAD
+								 : QUEUED_BY_TASK;
+	d->queuer_tgid = ns_tgid(task);
+	bpf_get_current_comm(d->queuer_comm, sizeof(d->queuer_comm));
+}
+
+/*
+ * The workqueue and function of the item a kworker executes, from its
+ * struct worker (the kthread's data: task->worker_private since 5.17,
+ * task->set_child_tid before).  For items that began before the capture.
+ */
+static __always_inline bool worker_current(struct task_struct *task, struct work_desc *d)
+{
+	struct kthread *kt;
+	struct worker *w;
+
+	if (bpf_core_field_exists(task->worker_private))
+		kt = BPF_CORE_READ(task, worker_private);
+	else
+		kt = (struct kthread *)BPF_CORE_READ(task, set_child_tid);
+	w = BPF_CORE_READ(kt, data);
+	d->func = (__u64)BPF_CORE_READ(w, current_func);
+	if (!d->func)
+		return false; /* between work items */
+	BPF_CORE_READ_STR_INTO(&d->wq, w, current_pwq, wq, name);
+	return true;
+}
+
+static __always_inline __u64 hash_work(const struct work_desc *d)
+{
+	const __u64 *w = (const __u64 *)d;
+	__u64 h = 0xcbf29ce484222325ULL;
+
+	for (int i = 0; i < sizeof(*d) / sizeof(__u64); i++) {
+		h ^= w[i];
+		h *= 0x100000001b3ULL;
+		h ^= h >> 29;
+	}
+	return h ? h : 1;
+}
+
+/*
+ * The tracepoint's arguments, not its recorded fields, so the same program
+ * reads kernels where the workqueue name is a string field (5.19+) or a
+ * pointer; the name itself is read by CO-RE from any WQ_NAME_LEN.
+ */
+SEC("tp_btf/workqueue_queue_work")
+int BPF_PROG(on_queue_work, int req_cpu, struct pool_workqueue *pwq, struct work_struct *work)
+{
+	struct work_desc d = {};
+	__u64 key = (__u64)work;
+
+	BPF_CORE_READ_STR_INTO(&d.wq, pwq, wq, name);
+	describe_queuer(&d);
+	bpf_map_update_elem(&queued_work, &key, &d, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/workqueue_execute_start")
+int BPF_PROG(on_execute_start, struct work_struct *work)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct running_work rw = {};
+	__u64 key = (__u64)work;
+	struct work_desc *q = bpf_map_lookup_elem(&queued_work, &key);
+
+	if (q) {
+		rw.desc = *q;
+		bpf_map_delete_elem(&queued_work, &key);
+	} else {
+		worker_current(task, &rw.desc); /* queued before we began */
+	}
+	rw.desc.func = (__u64)BPF_CORE_READ(work, func);
+	rw.id = hash_work(&rw.desc);
+	bpf_map_update_elem(&running_work, &tid, &rw, BPF_ANY);
+	return 0;
+}
+
+/*
+ * Only the first argument: the function argument came in 5.8.  The entry
+ * stays, marked done, so that samples between items are not named by the
+ * fallback after the item that just ended.
+ */
+SEC("tp_btf/workqueue_execute_end")
+int BPF_PROG(on_execute_end, struct work_struct *work)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct running_work *rw = bpf_map_lookup_elem(&running_work, &tid);
+
+	if (rw)
+		rw->id = 0;
+	return 0;
+}
+
+/*
+ * The hash naming the work item this kworker runs, or 0 between items.  An
+ * item that began before the capture is named from the worker itself, with
+ * its queuer unknown.
+ */
+static __always_inline __u64 running_work_id(const struct bank *b, struct task_struct *task)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct running_work *rw = bpf_map_lookup_elem(&running_work, &tid);
+	struct running_work fresh = {};
+	long err;
+
+	if (!rw) {
+		if (!worker_current(task, &fresh.desc))
+			return 0;
+		fresh.id = hash_work(&fresh.desc);
+		rw = &fresh;
+	}
+	if (!rw->id)
+		return 0;
+	if (bpf_map_lookup_elem(&work_names, &rw->id))
+		return rw->id;
+	err = bpf_map_update_elem(&work_names, &rw->id, &rw->desc, BPF_NOEXIST);
+	if (err && err != -EEXIST)
+		count(b, CNT_WORK_UNNAMED);
+	return rw->id;
+}
+
 /* A new image: its samples must not share the old image's symbols. */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *task)
@@ -439,12 +697,27 @@ static __always_inline void store_stacks(struct bpf_perf_event_data *ctx, const 
 		count(b, CNT_USTACK_ERR);
 }
 
+/*
+ * With irq_frames: what the timer interrupted.  The tracepoints know the
+ * softirqs and interrupt handlers; other work on the IRQ stack (timer and
+ * IPI interrupts) is told by the stack pointer, as for the idle task.
+ */
+static __always_inline __u32 sample_context(bool irq_stack)
+{
+	__u32 ctx = irq_context();
+
+	return ctx == CTX_TASK && irq_stack ? CTX_IRQ_STACK : ctx;
+}
+
 SEC("perf_event")
 int do_sample(struct bpf_perf_event_data *ctx)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	struct sample_key key = {};
 	bool idle_task = (__u32)bpf_get_current_pid_tgid() == 0;
+	__u32 task_flags = BPF_CORE_READ(task, flags);
+	bool in_kernel = (long)PT_REGS_IP(&ctx->regs) < 0;
+	bool irq_stack = in_kernel && interrupted_irq_work(ctx, task);
 	struct bank b;
 
 	open_bank(&b);
@@ -456,7 +729,7 @@ int do_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	if (filter_tid && !bpf_map_lookup_elem(&tids, &key.pid))
 		return 0;
-	if (!classify(ctx, &b, task, &key, idle_task))
+	if (!classify(&b, &key, idle_task, !idle_task && (task_flags & PF_IDLE), irq_stack))
 		return 0;
 
 	count(&b, CNT_SAMPLES);
@@ -467,6 +740,11 @@ int do_sample(struct bpf_perf_event_data *ctx)
 	}
 	if (per_cpu)
 		key.cpu = bpf_get_smp_processor_id();
+	if (irq_frames)
+		key.ctx = sample_context(irq_stack);
+	/* the item's own code only: not an interrupt that came in on top */
+	if (kworker_frames && (task_flags & PF_WQ_WORKER) && sample_context(irq_stack) == CTX_TASK)
+		key.work = running_work_id(&b, task);
 	bpf_get_current_comm(&key.comm, sizeof(key.comm));
 	store_stacks(ctx, &b, task, &key);
 	count_sample(&b, &key);

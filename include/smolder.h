@@ -56,6 +56,40 @@ enum sample_flags {
 	SAMPLE_USTACK_ERR = 1u << 5,  /* user stack could not be walked */
 	SAMPLE_KTHREAD = 1u << 6,     /* task has no user address space */
 	SAMPLE_FOREIGN_PID = 1u << 7, /* task invisible in our PID namespace */
+	SAMPLE_IDLE_INJECT = 1u << 8, /* idle loop of forced idle (idle_inject) */
+};
+
+/*
+ * struct sample_key.ctx (with irq_frames) and struct work_desc.queued_from:
+ * what the CPU was running, read from the irq and softirq tracepoints.
+ */
+enum exec_ctx {
+	CTX_TASK = 0,      /* the task's own code */
+	CTX_HARDIRQ = 1,   /* an interrupt handler the irq tracepoints saw */
+	CTX_IRQ_STACK = 4, /* other work on the IRQ stack: timer and IPI
+			    * interrupts, the softirq loop between handlers */
+	CTX_SOFTIRQ = 16,  /* + the softirq's number (NET_RX_SOFTIRQ, ...) */
+	CTX_SOFTIRQ_END = CTX_SOFTIRQ + 16,
+};
+
+/* struct work_desc.queued_from, besides the interrupt contexts above */
+#define QUEUED_UNKNOWN 0  /* queued before the capture began */
+#define QUEUED_BY_TASK 2  /* by queuer_comm-queuer_tgid */
+#define QUEUED_BY_KTHREAD 3
+
+#define SMOLDER_WQ_NAME_LEN 32 /* WQ_NAME_LEN: 24 until 6.10, then 32 */
+
+/*
+ * A work item as --kworker names it: its workqueue, its function and who
+ * queued it.  Samples carry a 64-bit hash of it (sample_key.work); the
+ * descriptions are kept once each in the "work_names" map.
+ */
+struct work_desc {
+	__u64 func;        /* kernel address of the work function */
+	__u32 queuer_tgid; /* in our PID namespace */
+	__u32 queued_from; /* QUEUED_* or enum exec_ctx */
+	char wq[SMOLDER_WQ_NAME_LEN];
+	char queuer_comm[SMOLDER_COMM_LEN];
 };
 
 /*
@@ -68,9 +102,10 @@ struct sample_key {
 	__u32 cpu;    /* only with per_cpu */
 	__u32 flags;  /* enum sample_flags */
 	__u32 gen;    /* image generation of tgid (see struct image_event), 0 = untracked */
-	__u32 pad;
+	__u32 ctx;    /* enum exec_ctx, only with irq_frames */
 	__u64 kstack; /* stack id (content hash) of the kernel stack, 0 = none */
 	__u64 ustack; /* stack id of the user stack, 0 = none */
+	__u64 work;   /* hash of the running work item's work_desc (kworker_frames), 0 = none */
 	char comm[SMOLDER_COMM_LEN];
 };
 
@@ -93,6 +128,7 @@ enum counter {
 	CNT_PIDNS_MISS,      /* task not visible in our PID namespace */
 	CNT_EVENTS_LOST,     /* new-process events the ring buffer refused */
 	CNT_IMAGES_UNTRACKED, /* samples of images the procs map had no room for */
+	CNT_WORK_UNNAMED,    /* work items the work_names map had no room for */
 	CNT__MAX
 };
 

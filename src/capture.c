@@ -31,6 +31,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "capture.h"
+#include "kctx.h"
 #include "log.h"
 #include "smolder.skel.h"
 
@@ -38,6 +39,8 @@ struct capture {
 	struct smolder_bpf *skel;
 	struct ring_buffer *events;
 	struct bpf_link *exec_link, *exit_link;
+	struct kctx_opts kctx_opts; /* what the kernel allowed of the options */
+	struct kctx *kctx;
 	image_fn on_image;
 	void *arg;
 	struct bpf_link **links;
@@ -290,7 +293,11 @@ static int load(struct capture *c, const struct capture_opts *o)
 		err("cannot open BPF object: %s (%s)", errstr(errno), fix_for(errno));
 		return -1;
 	}
+	c->kctx_opts = (struct kctx_opts){ .irq_frames = o->irq_frames,
+					   .kworker_frames = o->kworker_frames };
 	e = configure(c->skel, o);
+	if (!e)
+		e = kctx__configure(c->skel, &c->kctx_opts);
 	if (e) {
 		err("cannot configure BPF object: %s (%s)", errstr(-e), fix_for(-e));
 		return -1;
@@ -365,7 +372,8 @@ struct capture *capture__open(const struct capture_opts *o)
 	c->count_entries = o->count_entries;
 	for (int b = 0; b < SMOLDER_BANKS; b++)
 		c->counts_fd[b] = c->stacks_fd[b] = -1;
-	if (load(c, o) || attach_image_tracking(c) || attach_events(c, o)) {
+	if (load(c, o) || attach_image_tracking(c) ||
+	    !(c->kctx = kctx__attach(c->skel, &c->kctx_opts)) || attach_events(c, o)) {
 		capture__free(c);
 		return NULL;
 	}
@@ -469,6 +477,11 @@ void capture__counters_total(struct capture *c, uint64_t *out)
 		bank_counters(c, b, out, false);
 }
 
+int capture__work_desc(struct capture *c, uint64_t id, struct work_desc *out)
+{
+	return kctx__work_desc(c->kctx, id, out);
+}
+
 int capture__rotate(struct capture *c)
 {
 	unsigned int old = c->live, next = (c->live + 1) % SMOLDER_BANKS;
@@ -536,7 +549,8 @@ int capture__release(struct capture *c)
 	if ((e = clear_map(c->counts_fd[b], sizeof(struct sample_key), sizeof(__u64))) ||
 	    (e = clear_map(c->stacks_fd[b], sizeof(struct stack_chunk_key),
 			   sizeof(struct stack_chunk))) ||
-	    (e = bank_counters(c, b, c->released, true)))
+	    (e = bank_counters(c, b, c->released, true)) ||
+	    (e = kctx__end_interval(c->kctx)))
 		return e;
 	c->drained = false;
 	c->read = c->live;
@@ -595,6 +609,7 @@ void capture__free(struct capture *c)
 	/* tracking stays until here: names are checked against it after the stop */
 	bpf_link__destroy(c->exec_link);
 	bpf_link__destroy(c->exit_link);
+	kctx__free(c->kctx);
 	ring_buffer__free(c->events);
 	smolder_bpf__destroy(c->skel);
 	for (int b = 0; b < SMOLDER_BANKS; b++) {

@@ -32,6 +32,8 @@ struct capture_opts {
 	uint64_t freq;   /* samples per second per CPU, or 0 */
 	uint64_t period; /* else: a sample every period ns of CPU time */
 	bool kernel_stacks, user_stacks, per_cpu;
+	bool irq_frames;     /* sample_key.ctx: interrupt context (--irq-frames) */
+	bool kworker_frames; /* sample_key.work: work items (--kworker) */
 	enum idle_mode idle_mode;
 	const uint32_t *tgids; /* -p, in our PID namespace */
 	size_t nr_tgids;
@@ -70,6 +72,8 @@ void capture__stop(struct capture *c);
 int capture__for_each_sample(struct capture *c, sample_fn fn, void *arg);
 /* Copies the stack with this id; -ENOENT if the table has no such stack. */
 int capture__stack(struct capture *c, uint64_t id, struct stack_trace *out);
+/* The work item that sample_key.work names; -ENOENT if unknown. */
+int capture__work_desc(struct capture *c, uint64_t id, struct work_desc *out);
 /* Sums the per-CPU drop and sample counters into out[CNT__MAX]. */
 void capture__counters(struct capture *c, uint64_t *out);
 /*

@@ -57,6 +57,23 @@ static const char usage_text[] =
 "      --per-cpu              a cpu_N frame before the process\n"
 "      --per-pid              the process frame is comm-PID\n"
 "      --per-thread           the process frame is comm-PID/TID\n"
+"\n"
+"Kernel context (frames right above the process frame):\n"
+"      --group-threads        one name for per-CPU and pooled kernel threads:\n"
+"                             kworker/u16:3, kworker/2:1H -> kworker,\n"
+"                             ksoftirqd/0 -> ksoftirqd, migration/3 ->\n"
+"                             migration, idle_inject/1 -> idle_inject\n"
+"                             (BASE/N... where N starts with a digit, u and a\n"
+"                             digit, or R-), irq/24-nvme0q1 -> irq/nvme0q1\n"
+"      --kworker              kworker samples gain wq:WORKQUEUE, the work\n"
+"                             function and queued-by:COMM-PID (or\n"
+"                             queued-by:[softirq:TIMER], [irq], [unknown])\n"
+"      --irq-frames           interrupt work gains [irq] or [softirq:NAME]\n"
+"                             (NET_RX, TIMER, BLOCK, RCU, ...), whichever\n"
+"                             task it interrupted\n"
+"      --idle-only            also gains [idle:PATH] (halt, mwait, poll,\n"
+"                             cpuidle, inject, other) and a per-CPU table of\n"
+"                             idle time by path on stderr\n"
 "  -o, --output FILE          write to FILE instead of standard output; the\n"
 "                             name picks the format: .folded or .txt folded,\n"
 "                             .svg flame graph, .speedscope.json speedscope,\n"
@@ -170,7 +187,7 @@ enum {
 	OPT_PER_THREAD, OPT_VERSION, OPT_NO_DEMANGLE, OPT_FORMAT, OPT_TITLE,
 	OPT_SUBTITLE, OPT_WIDTH, OPT_MINWIDTH, OPT_COLORS, OPT_COUNTNAME,
 	OPT_INVERTED, OPT_REVERSE, OPT_FLAMECHART, OPT_CONTINUOUS, OPT_INTERVAL,
-	OPT_OUTPUT_DIR, OPT_KEEP, OPT_MAX_SIZE,
+	OPT_OUTPUT_DIR, OPT_KEEP, OPT_MAX_SIZE, OPT_GROUP_THREADS, OPT_KWORKER, OPT_IRQ_FRAMES,
 };
 
 #define RENDER_OPTIONS                                                        \
@@ -212,6 +229,9 @@ static const struct option long_opts[] = {
 	{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
 	{ "per-pid", no_argument, NULL, OPT_PER_PID },
 	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
+	{ "group-threads", no_argument, NULL, OPT_GROUP_THREADS },
+	{ "kworker", no_argument, NULL, OPT_KWORKER },
+	{ "irq-frames", no_argument, NULL, OPT_IRQ_FRAMES },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	RENDER_OPTIONS,
 	{ 0 },
@@ -439,6 +459,9 @@ static int parse_option(int c, const char *arg, struct env *env)
 	case OPT_PER_CPU: env->per_cpu = true; return 0;
 	case OPT_PER_PID: env->per_pid = true; return 0;
 	case OPT_PER_THREAD: env->per_thread = true; return 0;
+	case OPT_GROUP_THREADS: env->group_threads = true; return 0;
+	case OPT_KWORKER: env->kworker = true; return 0;
+	case OPT_IRQ_FRAMES: env->irq_frames = true; return 0;
 	}
 	return parse_render_option(c, arg, env);
 }

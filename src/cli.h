@@ -37,6 +37,9 @@ struct env {
 	bool folded;       /* -f */
 	bool no_demangle;  /* --no-demangle */
 	bool per_cpu, per_pid, per_thread;
+	bool group_threads; /* --group-threads */
+	bool kworker;       /* --kworker */
+	bool irq_frames;    /* --irq-frames */
 	enum idle_mode idle;
 	uint32_t *tgids;   /* -p */
 	size_t nr_tgids;

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cpus.h"
+#include "ctxframes.h"
 #include "fold.h"
 #include "ksyms.h"
 #include "usyms.h"
@@ -32,6 +34,7 @@ struct fold {
 	uint64_t total;
 	bool sorted;
 	struct strbuf buf;
+	uint64_t *idle; /* [cpu * IDLE_PATH__MAX + path], allocated when needed */
 };
 
 void fold__sanitize(char *name)
@@ -162,11 +165,15 @@ static struct folded *intern(struct fold *f, const char *text, uint32_t tgid)
 
 static int add_head(struct fold *f, const struct sample_key *key, uint16_t *n)
 {
-	char name[SMOLDER_COMM_LEN + 32], comm[SMOLDER_COMM_LEN + 1];
+	char name[SMOLDER_COMM_LEN + 32], comm[SMOLDER_COMM_LEN + 1], group[SMOLDER_COMM_LEN + 1];
+	bool grouped;
 
 	memcpy(comm, key->comm, SMOLDER_COMM_LEN);
 	comm[SMOLDER_COMM_LEN] = 0;
 	fold__sanitize(comm);
+	/* grouping merges the threads: their PIDs would split them again */
+	grouped = f->o.group_threads && (key->flags & SAMPLE_KTHREAD) &&
+		  ctxframes__group_thread(comm, group, sizeof(group));
 	*n = 0;
 	if (f->o.per_cpu) {
 		snprintf(name, sizeof(name), "cpu_%u", key->cpu);
@@ -174,7 +181,9 @@ static int add_head(struct fold *f, const struct sample_key *key, uint16_t *n)
 			return -ENOMEM;
 		(*n)++;
 	}
-	if (f->o.proc == PROC_PID)
+	if (grouped)
+		snprintf(name, sizeof(name), "%s", group);
+	else if (f->o.proc == PROC_PID)
 		snprintf(name, sizeof(name), "%s-%u", comm, key->tgid);
 	else if (f->o.proc == PROC_THREAD)
 		snprintf(name, sizeof(name), "%s-%u/%u", comm, key->tgid, key->pid);
@@ -225,6 +234,102 @@ static void kernel_name(struct fold *f, uint64_t addr, char *name, size_t len)
 	fold__sanitize(name);
 }
 
+/*
+ * The idle path of an idle sample: the leaf-most frame that names one;
+ * cpuidle_enter_state only when nothing leaf-ward does.
+ */
+static enum idle_path idle_path(struct fold *f, const struct sample_key *key,
+				const struct stack_trace *st)
+{
+	enum idle_path found = IDLE_PATH_OTHER, p;
+	char name[NAME_MAX_LEN];
+
+	if (key->flags & SAMPLE_IDLE_INJECT)
+		return IDLE_PATH_INJECT;
+	for (uint32_t i = 0; st && i < st->nr; i++) {
+		kernel_name(f, i ? st->ip[i] - 1 : st->ip[i], name, sizeof(name));
+		p = ctxframes__idle_path_of(name);
+		if (p == IDLE_PATH_CPUIDLE && found == IDLE_PATH_OTHER)
+			found = p;
+		else if (p != IDLE_PATH__MAX && p != IDLE_PATH_CPUIDLE)
+			return p;
+	}
+	return found;
+}
+
+static int count_idle(struct fold *f, uint32_t cpu, enum idle_path p, uint64_t count)
+{
+	if (!f->idle && !(f->idle = calloc((size_t)MAX_CPUS * IDLE_PATH__MAX, sizeof(*f->idle))))
+		return -ENOMEM;
+	if (cpu < MAX_CPUS)
+		f->idle[cpu * IDLE_PATH__MAX + p] += count;
+	return 0;
+}
+
+/* True when the kernel stack runs the softirq loop (see ctxframes__irq). */
+static bool in_softirq_loop(struct fold *f, const struct stack_trace *st)
+{
+	char name[NAME_MAX_LEN];
+
+	for (uint32_t i = 0; st && i < st->nr; i++) {
+		kernel_name(f, i ? st->ip[i] - 1 : st->ip[i], name, sizeof(name));
+		if (ctxframes__is_softirq_loop(name))
+			return true;
+	}
+	return false;
+}
+
+/* wq:NAME, the work function and queued-by:..., for a kworker's sample. */
+static int add_work(struct fold *f, const struct sample_key *key, uint16_t *n)
+{
+	struct work_desc d;
+	char name[NAME_MAX_LEN];
+	bool known = f->o.work_desc && !f->o.work_desc(f->o.work_arg, key->work, &d);
+
+	if (!known)
+		memset(&d, 0, sizeof(d));
+	d.wq[sizeof(d.wq) - 1] = 0;
+	snprintf(name, sizeof(name), "wq:%s", known && d.wq[0] ? d.wq : "[unknown]");
+	fold__sanitize(name);
+	if (sb_frame(&f->buf, name, ""))
+		return -ENOMEM;
+	if (known)
+		kernel_name(f, d.func, name, sizeof(name));
+	else
+		snprintf(name, sizeof(name), "[unknown]");
+	if (sb_frame(&f->buf, name, f->o.annotate ? "_[k]" : ""))
+		return -ENOMEM;
+	ctxframes__queuer(&d, f->o.group_threads, name, sizeof(name));
+	*n += 3;
+	return sb_frame(&f->buf, name, "");
+}
+
+/* The context frames above the process frame (see ctxframes.h). */
+static int add_context(struct fold *f, const struct sample_key *key,
+		       const struct stack_trace *kst, uint16_t *n, enum idle_path *idle)
+{
+	char name[64];
+
+	*idle = IDLE_PATH__MAX;
+	if (f->o.idle_paths && (key->flags & (SAMPLE_IDLE | SAMPLE_IDLE_INJECT))) {
+		*idle = idle_path(f, key, kst);
+		snprintf(name, sizeof(name), "[idle:%s]", ctxframes__idle_path_name(*idle));
+		if (sb_frame(&f->buf, name, ""))
+			return -ENOMEM;
+		(*n)++;
+	}
+	if (f->o.irq_frames &&
+	    ctxframes__irq(key->ctx, key->ctx == CTX_IRQ_STACK && in_softirq_loop(f, kst), name,
+			   sizeof(name))) {
+		if (sb_frame(&f->buf, name, ""))
+			return -ENOMEM;
+		(*n)++;
+	}
+	if (f->o.kworker_frames && key->work)
+		return add_work(f, key, n);
+	return 0;
+}
+
 static int add_kernel(struct fold *f, const struct sample_key *key,
 		      const struct stack_trace *st, uint16_t *n)
 {
@@ -251,6 +356,7 @@ int fold__add(struct fold *f, const struct sample_key *key, uint64_t count,
 {
 	struct folded *it;
 	uint16_t head, nu = 0, nk = 0, nd = 0;
+	enum idle_path idle;
 	size_t user_end;
 
 	if (f->sorted && reindex(f, f->nslots))
@@ -259,7 +365,7 @@ int fold__add(struct fold *f, const struct sample_key *key, uint64_t count,
 	f->buf.len = 0;
 	if (f->buf.s)
 		f->buf.s[0] = 0;
-	if (add_head(f, key, &head))
+	if (add_head(f, key, &head) || add_context(f, key, kst, &head, &idle))
 		return -ENOMEM;
 	if (f->o.user && add_user(f, key, ust, &nu))
 		return -ENOMEM;
@@ -287,6 +393,8 @@ int fold__add(struct fold *f, const struct sample_key *key, uint64_t count,
 	}
 	it->count += count;
 	f->total += count;
+	if (idle != IDLE_PATH__MAX)
+		return count_idle(f, key->cpu, idle, count);
 	return 0;
 }
 
@@ -315,10 +423,16 @@ uint64_t fold__total(const struct fold *f)
 	return f->total;
 }
 
+const uint64_t *fold__idle_paths(const struct fold *f)
+{
+	return f->idle;
+}
+
 void fold__free(struct fold *f)
 {
 	if (!f)
 		return;
+	free(f->idle);
 	for (size_t i = 0; i < f->nr; i++)
 		free(f->items[i].text);
 	free(f->items);

@@ -17,6 +17,9 @@
 struct ksyms;
 struct usyms;
 
+/* Describes the work item a sample_key.work names; -ENOENT if unknown. */
+typedef int (*work_desc_fn)(void *arg, uint64_t id, struct work_desc *out);
+
 enum proc_frame {
 	PROC_COMM,   /* "comm" */
 	PROC_PID,    /* "comm-PID" (--per-pid) */
@@ -31,6 +34,13 @@ struct fold_opts {
 	bool per_cpu;         /* "cpu_N" first */
 	enum proc_frame proc; /* the process frame */
 	bool by_process;      /* never merge stacks of different processes */
+	/* Kernel context, right above the process frame (see ctxframes.h): */
+	bool group_threads;   /* kworker/u16:3 -> kworker (--group-threads) */
+	bool irq_frames;      /* [irq], [softirq:NET_RX] (--irq-frames) */
+	bool kworker_frames;  /* wq:NAME;FUNC;queued-by:COMM-PID (--kworker) */
+	bool idle_paths;      /* [idle:halt] ..., counted per CPU (--idle-only) */
+	work_desc_fn work_desc; /* names sample_key.work (with kworker_frames) */
+	void *work_arg;
 };
 
 /* One named stack.  Frames are ';'-separated in text, root first. */
@@ -39,7 +49,7 @@ struct folded {
 	uint64_t count;
 	uint32_t tgid;
 	char comm[SMOLDER_COMM_LEN];
-	uint16_t n_head;   /* leading frames: cpu_N and the process frame */
+	uint16_t n_head;   /* leading frames: cpu_N, the process, context frames */
 	uint16_t n_user;   /* then user frames, root first */
 	uint16_t n_delim;  /* then 0 or 1 "-" */
 	uint16_t n_kernel; /* then kernel frames, root first */
@@ -56,6 +66,9 @@ int fold__add(struct fold *f, const struct sample_key *key, uint64_t count,
  * fails; NULL when there are none. */
 const struct folded *fold__sorted(struct fold *f, size_t *nr);
 uint64_t fold__total(const struct fold *f);
+/* With idle_paths: samples by CPU and idle path, [cpu * IDLE_PATH__MAX +
+ * path] for cpu < MAX_CPUS; NULL when no idle sample was added. */
+const uint64_t *fold__idle_paths(const struct fold *f);
 void fold__free(struct fold *f);
 
 /* Replaces bytes that would break the folded grammar (';', newline, control). */

@@ -32,8 +32,10 @@ static int report(const struct env *env, struct capture *cap, struct usyms *us)
 	f = report__fold(env, cap, ks, us, NULL);
 	if (f && !report__write(env, f, env->outputs, env->nr_outputs))
 		rc = 0;
-	if (f)
+	if (f) {
 		fold__sorted(f, &nr);
+		report__idle_table(env, f);
+	}
 	getrusage(RUSAGE_SELF, &ru);
 	info("%zu stacks named and written in %.0f ms; peak RSS %ld KiB", nr,
 	     (sampler__now() - start) * 1000, ru.ru_maxrss);

@@ -43,7 +43,7 @@ static void print_stack(FILE *out, const struct folded *s, char **fr, size_t n)
 
 int output_report(FILE *out, const struct folded *stacks, size_t nr)
 {
-	size_t max = 2 + 2 * 127 + 1;
+	size_t max = 2 + 5 + 2 * 127 + 1; /* cpu, process, context frames, stacks, "-" */
 	char **frames = calloc(max, sizeof(*frames));
 
 	if (!frames)

@@ -3,6 +3,9 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
+#include "cpus.h"
+#include "ctxframes.h"
 #include "log.h"
 #include "outputs.h"
 #include "profile.h"
@@ -44,6 +47,11 @@ static int fold_sample(const struct sample_key *key, uint64_t count, void *arg)
 	return fold__add(c->fold, key, count, have_k ? &c->kst : NULL, have_u ? &c->ust : NULL);
 }
 
+static int work_desc(void *cap, uint64_t id, struct work_desc *out)
+{
+	return capture__work_desc(cap, id, out);
+}
+
 struct fold *report__fold(const struct env *env, struct capture *cap, const struct ksyms *ks,
 			  struct usyms *us, struct fold_stats *stats)
 {
@@ -56,6 +64,12 @@ struct fold *report__fold(const struct env *env, struct capture *cap, const stru
 		.per_cpu = env->per_cpu,
 		.proc = env->per_thread ? PROC_THREAD : env->per_pid ? PROC_PID : PROC_COMM,
 		.by_process = !env->folded,
+		.group_threads = env->group_threads,
+		.irq_frames = env->irq_frames,
+		.kworker_frames = env->kworker,
+		.idle_paths = env->idle == IDLE_ONLY,
+		.work_desc = work_desc,
+		.work_arg = cap,
 	};
 	struct fold_ctx *ctx = calloc(1, sizeof(*ctx));
 	struct fold *f = fold__new(&fo, ks, us);
@@ -134,9 +148,62 @@ void report__summary(const struct env *env, struct capture *cap, const uint64_t 
 		warn("%" PRIu64 " process events lost, %" PRIu64 " samples of untracked processes:"
 		     " processes that exited early may stay unnamed", c[CNT_EVENTS_LOST],
 		     c[CNT_IMAGES_UNTRACKED]);
+	if (c[CNT_WORK_UNNAMED])
+		warn("%" PRIu64 " samples of work items stay unnamed (wq:[unknown]): the kernel's"
+		     " table of work items was full", c[CNT_WORK_UNNAMED]);
 	info("BPF maps use %" PRIu64 " KiB of kernel memory", capture__map_bytes(cap) / 1024);
 	capture__prog_stats(cap, &run_ns, &runs);
 	if (runs)
 		info("BPF program: %" PRIu64 " runs, %" PRIu64 " ns per run", runs, run_ns / runs);
 }
 
+
+/* The cpuidle driver's name ("none" without one), for the idle table. */
+static void cpuidle_driver(char *buf, size_t len)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/cpuidle/current_driver", "re");
+
+	if (!f || !fgets(buf, len, f))
+		snprintf(buf, len, "none");
+	buf[strcspn(buf, "\n")] = 0;
+	if (f)
+		fclose(f);
+}
+
+static void idle_row(const char *label, const uint64_t *n, double ms_per_sample)
+{
+	fprintf(stderr, "  %-5s", label);
+	for (int p = 0; p < IDLE_PATH__MAX; p++)
+		fprintf(stderr, " %10.1f", n[p] * ms_per_sample);
+	fputc('\n', stderr);
+}
+
+void report__idle_table(const struct env *env, const struct fold *f)
+{
+	const uint64_t *idle = fold__idle_paths(f);
+	double ms = (env->freq ? 1e9 / env->freq : (double)env->period) / 1e6;
+	uint64_t all[IDLE_PATH__MAX] = { 0 }, any;
+	char driver[64], label[16];
+
+	if (!idle || env->verbosity < 1)
+		return;
+	cpuidle_driver(driver, sizeof(driver));
+	fprintf(stderr, "smolder: idle time by path, ms (cpuidle driver %s):\n  %-5s", driver, "cpu");
+	for (int p = 0; p < IDLE_PATH__MAX; p++)
+		fprintf(stderr, " %10s", ctxframes__idle_path_name(p));
+	fputc('\n', stderr);
+	for (int cpu = 0; cpu < MAX_CPUS; cpu++) {
+		const uint64_t *row = &idle[cpu * IDLE_PATH__MAX];
+
+		any = 0;
+		for (int p = 0; p < IDLE_PATH__MAX; p++) {
+			any |= row[p];
+			all[p] += row[p];
+		}
+		if (!any)
+			continue;
+		snprintf(label, sizeof(label), "%d", cpu);
+		idle_row(label, row, ms);
+	}
+	idle_row("all", all, ms);
+}

@@ -28,6 +28,9 @@ int report__write(const struct env *env, struct fold *f, const struct out_spec *
 		  size_t nr_outs);
 /* Kernel symbols for the run (NULL when not wanted or unreadable, warned). */
 struct ksyms *report__load_ksyms(const struct env *env);
+/* With --idle-only, a table on stderr of idle time per CPU and idle path
+ * (unless -q). */
+void report__idle_table(const struct env *env, const struct fold *f);
 /* "smolder: N samples, M lost (...)" and, with -v, the details, from the
  * counters c[CNT__MAX]. */
 void report__summary(const struct env *env, struct capture *cap, const uint64_t *c);

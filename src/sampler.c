@@ -35,8 +35,11 @@ int sampler__open(struct sampler *s, const struct env *env)
 		.period = env->period,
 		.kernel_stacks = !env->user_only,
 		.user_stacks = !env->kernel_only,
-		.per_cpu = env->per_cpu,
+		/* the idle breakdown is per CPU whatever the view */
+		.per_cpu = env->per_cpu || env->idle == IDLE_ONLY,
 		.idle_mode = env->idle,
+		.irq_frames = env->irq_frames,
+		.kworker_frames = env->kworker,
 		.tgids = env->tgids,
 		.nr_tgids = env->nr_tgids,
 		.tids = env->tids,

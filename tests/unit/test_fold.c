@@ -232,6 +232,72 @@ TEST(report_is_leaf_first)
 	fold__free(f);
 }
 
+static int fixture_work(void *arg, uint64_t id, struct work_desc *out)
+{
+	struct work_desc d = { .func = 0xffffffff81000300, .queued_from = QUEUED_BY_TASK,
+			       .queuer_tgid = 77 };
+
+	(void)arg;
+	if (id != 42)
+		return -2;
+	memcpy(d.wq, "writeback", 10);
+	memcpy(d.queuer_comm, "sync", 5);
+	*out = d;
+	return 0;
+}
+
+/* Context frames go right above the process frame, in a fixed order, and
+ * count as head frames; grouping drops the PID a view would add. */
+TEST(context_frames_above_process)
+{
+	struct fold_opts o = { .kernel = true, .per_cpu = true, .proc = PROC_PID,
+			       .group_threads = true, .irq_frames = true, .kworker_frames = true,
+			       .work_desc = fixture_work };
+	struct fold *f = fold__new(&o, ks, us);
+	struct sample_key key = make_key(SAMPLE_KTHREAD);
+	struct stack_trace kst = kernel_stack();
+	const struct folded *out;
+	size_t nr;
+
+	memcpy(key.comm, "kworker/u8:2", 13);
+	key.work = 42;
+	fold__add(f, &key, 3, &kst, NULL);
+	key.work = 7; /* never described: unknown, but still three frames */
+	fold__add(f, &key, 2, &kst, NULL);
+	key.work = 0;
+	key.ctx = CTX_SOFTIRQ + 3;
+	fold__add(f, &key, 1, &kst, NULL);
+	out = fold__sorted(f, &nr);
+	CHECK(nr == 3);
+	if (nr == 3) {
+		CHECK_STR(out[0].text, "cpu_1;kworker;wq:writeback;ksys_read;queued-by:sync-77;"
+				       "entry_SYSCALL_64;do_syscall_64;ksys_read");
+		CHECK(out[0].n_head == 5 && out[0].n_kernel == 3);
+		CHECK_STR(out[1].text, "cpu_1;kworker;wq:[unknown];[unknown];queued-by:[unknown];"
+				       "entry_SYSCALL_64;do_syscall_64;ksys_read");
+		CHECK_STR(out[2].text, "cpu_1;kworker;[softirq:NET_RX];"
+				       "entry_SYSCALL_64;do_syscall_64;ksys_read");
+		CHECK(out[2].n_head == 3);
+	}
+	fold__free(f);
+}
+
+/* A user thread keeps its name, however much it looks like a kernel one. */
+TEST(grouping_only_for_kernel_threads)
+{
+	struct fold_opts o = { .kernel = true, .group_threads = true };
+	struct fold *f = fold__new(&o, ks, us);
+	struct sample_key key = make_key(0);
+	const struct folded *out;
+	size_t nr;
+
+	memcpy(key.comm, "pump/1", 7);
+	fold__add(f, &key, 1, NULL, NULL);
+	out = fold__sorted(f, &nr);
+	CHECK(nr == 1 && !strcmp(out[0].text, "pump/1"));
+	fold__free(f);
+}
+
 TEST(cpu_lists)
 {
 	int cpus[16];
@@ -265,6 +331,8 @@ int main(void)
 	RUN(empty_fold_sorts_to_nothing);
 	RUN(hostile_comm_is_sanitized);
 	RUN(report_is_leaf_first);
+	RUN(context_frames_above_process);
+	RUN(grouping_only_for_kernel_threads);
 	RUN(cpu_lists);
 	usyms__free(us);
 	ksyms__free(ks);

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Kernel context tracking (see kctx.h).  The tracepoint programs load only
+ * when an option needs them, and only when the kernel's BTF has their
+ * tracepoints; unused maps are shrunk to one entry so that a plain capture
+ * pays no kernel memory for them.
+ *
+ * Work item names: a sample finds its item's description in the
+ * "work_names" map or puts it there.  In continuous mode each interval's
+ * end moves the map's entries into a snapshot here; a description that a
+ * sample of the next interval found before the move is in that snapshot,
+ * one it did not find it put back.  So the map, then the last snapshot,
+ * name every sample of the interval being read, and neither grows with
+ * uptime.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "kctx.h"
+#include "log.h"
+#include "smolder.skel.h"
+
+struct named_work {
+	uint64_t id;
+	struct work_desc desc;
+};
+
+struct kctx {
+	bool kworker_frames;
+	struct bpf_link *links[8];
+	size_t nr_links;
+	int names_fd;
+	struct named_work *snap; /* sorted by id */
+	size_t nr_snap;
+};
+
+/* The tracepoints one option needs, as BTF names them. */
+static const char *const irq_tracepoints[] = {
+	"softirq_entry", "softirq_exit", "irq_handler_entry", "irq_handler_exit", NULL,
+};
+static const char *const wq_tracepoints[] = {
+	"workqueue_queue_work", "workqueue_execute_start", "workqueue_execute_end", NULL,
+};
+
+/* The first of these tracepoints that this kernel's BTF lacks, or NULL. */
+static const char *missing_tracepoint(const struct btf *vmlinux, const char *const *names)
+{
+	char type[128];
+
+	for (; *names; names++) {
+		snprintf(type, sizeof(type), "btf_trace_%s", *names);
+		if (btf__find_by_name_kind(vmlinux, type, BTF_KIND_TYPEDEF) < 0)
+			return *names;
+	}
+	return NULL;
+}
+
+static void set_autoload(struct bpf_program *const *progs, size_t n, bool on)
+{
+	for (size_t i = 0; i < n; i++)
+		bpf_program__set_autoload(progs[i], on);
+}
+
+int kctx__configure(struct smolder_bpf *skel, struct kctx_opts *o)
+{
+	struct bpf_program *irq_progs[] = {
+		skel->progs.on_softirq_entry, skel->progs.on_softirq_exit,
+		skel->progs.on_irq_entry, skel->progs.on_irq_exit,
+	};
+	struct bpf_program *wq_progs[] = {
+		skel->progs.on_queue_work, skel->progs.on_execute_start,
+		skel->progs.on_execute_end,
+	};
+	struct btf *vmlinux = NULL;
+	const char *missing;
+	int e = 0;
+
+	if (o->irq_frames || o->kworker_frames) {
+		vmlinux = btf__load_vmlinux_btf();
+		if (!vmlinux)
+			return -errno;
+	}
+	if (o->irq_frames && (missing = missing_tracepoint(vmlinux, irq_tracepoints))) {
+		warn("note: this kernel has no %s tracepoint: --irq-frames is off", missing);
+		o->irq_frames = false;
+	}
+	if (o->kworker_frames && (missing = missing_tracepoint(vmlinux, wq_tracepoints))) {
+		warn("note: this kernel has no %s tracepoint: --kworker is off", missing);
+		o->kworker_frames = false;
+	}
+	btf__free(vmlinux);
+	skel->rodata->irq_frames = o->irq_frames;
+	skel->rodata->kworker_frames = o->kworker_frames;
+	/* the queuer's context comes from the irq state too */
+	set_autoload(irq_progs, 4, o->irq_frames || o->kworker_frames);
+	set_autoload(wq_progs, 3, o->kworker_frames);
+	if (!o->kworker_frames &&
+	    ((e = bpf_map__set_max_entries(skel->maps.queued_work, 1)) ||
+	     (e = bpf_map__set_max_entries(skel->maps.running_work, 1)) ||
+	     (e = bpf_map__set_max_entries(skel->maps.work_names, 1))))
+		return e;
+	return 0;
+}
+
+struct kctx *kctx__attach(struct smolder_bpf *skel, const struct kctx_opts *o)
+{
+	struct bpf_program *progs[] = {
+		skel->progs.on_softirq_entry, skel->progs.on_softirq_exit,
+		skel->progs.on_irq_entry, skel->progs.on_irq_exit,
+		skel->progs.on_queue_work, skel->progs.on_execute_start,
+		skel->progs.on_execute_end,
+	};
+	size_t n = o->kworker_frames ? 7 : o->irq_frames ? 4 : 0;
+	struct kctx *k = calloc(1, sizeof(*k));
+
+	if (!k) {
+		err("out of memory");
+		return NULL;
+	}
+	k->kworker_frames = o->kworker_frames;
+	k->names_fd = bpf_map__fd(skel->maps.work_names);
+	for (size_t i = 0; i < n; i++) {
+		k->links[i] = bpf_program__attach(progs[i]);
+		if (!k->links[i]) {
+			err("cannot attach %s: %s (run with -vv for libbpf's log)",
+			    bpf_program__name(progs[i]), errstr(errno));
+			kctx__free(k);
+			return NULL;
+		}
+		k->nr_links++;
+	}
+	return k;
+}
+
+static int by_id(const void *a, const void *b)
+{
+	const struct named_work *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int kctx__work_desc(struct kctx *k, uint64_t id, struct work_desc *out)
+{
+	struct named_work key = { .id = id }, *hit;
+
+	if (!bpf_map_lookup_elem(k->names_fd, &id, out))
+		return 0;
+	hit = k->nr_snap ? bsearch(&key, k->snap, k->nr_snap, sizeof(key), by_id) : NULL;
+	if (!hit)
+		return -ENOENT;
+	*out = hit->desc;
+	return 0;
+}
+
+/* The ids in the work_names map now (its keys, before any is deleted). */
+static struct named_work *list_work_names(int fd, size_t *nr)
+{
+	struct named_work *list = NULL, *grown;
+	size_t cap = 0;
+	uint64_t key, next;
+	void *prev = NULL;
+
+	*nr = 0;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		if (*nr == cap) {
+			cap = cap ? cap * 2 : 256;
+			grown = realloc(list, cap * sizeof(*list));
+			if (!grown) {
+				free(list);
+				return NULL;
+			}
+			list = grown;
+		}
+		list[(*nr)++].id = key = next;
+		prev = &key;
+	}
+	return list ? list : calloc(1, sizeof(*list));
+}
+
+int kctx__end_interval(struct kctx *k)
+{
+	size_t nr, kept = 0;
+	struct named_work *snap;
+
+	if (!k->kworker_frames)
+		return 0;
+	snap = list_work_names(k->names_fd, &nr);
+	if (!snap)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr; i++) {
+		/* copied before deleted: a sample that finds it gone puts it back */
+		if (bpf_map_lookup_elem(k->names_fd, &snap[i].id, &snap[kept].desc))
+			continue;
+		snap[kept].id = snap[i].id;
+		bpf_map_delete_elem(k->names_fd, &snap[i].id);
+		kept++;
+	}
+	qsort(snap, kept, sizeof(*snap), by_id);
+	free(k->snap);
+	k->snap = snap;
+	k->nr_snap = kept;
+	return 0;
+}
+
+void kctx__free(struct kctx *k)
+{
+	if (!k)
+		return;
+	for (size_t i = 0; i < k->nr_links; i++)
+		bpf_link__destroy(k->links[i]);
+	free(k->snap);
+	free(k);
+}
