@@ -167,3 +167,21 @@ echo "# idle per cpu: folded '$(echo $want)' table '$(echo $got)'"
 check idle_table_matches_folded eval "awk -v a='$(echo $want)' -v b='$(echo $got)' 'BEGIN {
 	na = split(a, x, \" \"); nb = split(b, y, \" \"); if (na != nb || na == 0) exit 1
 	for (i = 1; i <= na; i += 2) { if (x[i] != y[i]) exit 1; d = x[i + 1] - y[i + 1]; if (d > 0.6 || d < -0.6) exit 1 } }'"
+
+# ---- continuous mode: work item names across intervals ---------------------
+# The loader empties the kernel's table of work item names every interval;
+# items still running are named again, so no interval has unnamed items.
+mkdir -p "$DIR" "$TMP/cont"
+"$SMOLDER" --continuous --output-dir "$TMP/cont" --interval 1 -F 999 -K --kworker -q 5 \
+	2>"$TMP/cont.err" &
+cont=$!
+sleep 1
+for i in 1 2 3; do
+	for f in $(seq 1500); do echo "$i $f" >"$DIR/f$f"; done
+	sync
+done
+wait "$cont"
+cat "$TMP"/cont/smolder-*.folded >"$TMP/cont.all" 2>/dev/null
+echo "# continuous: $(ls "$TMP/cont" | wc -l) files, $(grep -c ';wq:' "$TMP/cont.all") work item stacks"
+check kw_continuous_items_named some_line "$TMP/cont.all" '^kworker/[^;]+;wq:[^[;]+;[a-z_0-9]+;queued-by:'
+check kw_continuous_none_unknown equals "$(grep -c 'wq:\[unknown\]' "$TMP/cont.all")" 0
