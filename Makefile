@@ -37,7 +37,7 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all clean deps test demo bench bench-flamegraph bench-soak unit workloads test-kernels fuzzers fuzz
+.PHONY: all clean deps test demo bench bench-flamegraph bench-soak bench-kcontext unit workloads test-kernels fuzzers fuzz
 all: smolder
 
 $(OUT)/smolder.bpf.o: bpf/smolder.bpf.c include/smolder.h | $(OUT)/.dirs
@@ -212,6 +212,12 @@ bench-flamegraph:
 bench-soak:
 	$(Q)$(MAKE) --no-print-directory smolder workloads
 	$(Q)scripts/bench-soak.sh
+
+# What --irq-frames and --kworker cost a loopback TCP workload, against
+# perf recording the same tracepoints.
+bench-kcontext:
+	$(Q)$(MAKE) --no-print-directory smolder workloads
+	$(Q)scripts/bench-kcontext.sh
 
 # Boots Debian's 6.1 and 6.12 kernels under qemu and profiles there.
 test-kernels: deps
