@@ -369,7 +369,16 @@ static __always_inline __u32 image_gen(const struct bank *b, struct task_struct 
 		img->map_count = fresh.map_count;
 		ev.gen = img->gen;
 	} else {
-		fresh.gen = __sync_fetch_and_add(&next_gen, 1) + 1;
+		/*
+		 * An add whose result is unused, then a read: a fetching
+		 * atomic (BPF_FETCH) is rejected by kernels before 5.12 even
+		 * in dead code.  Two images may read the same number, but an
+		 * image's number is above every earlier image's of that tgid
+		 * (its add comes after their reads), and a gen only tells a
+		 * tgid's images apart.
+		 */
+		__sync_fetch_and_add(&next_gen, 1);
+		fresh.gen = *(volatile __u32 *)&next_gen;
 		if (bpf_map_update_elem(&procs, &tgid, &fresh, img ? BPF_EXIST : BPF_NOEXIST)) {
 			img = bpf_map_lookup_elem(&procs, &tgid); /* another CPU won */
 			if (!img)
