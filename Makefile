@@ -37,7 +37,7 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all clean deps test demo bench bench-flamegraph bench-soak unit workloads test-kernels fuzzers fuzz
+.PHONY: all clean deps test demo bench bench-flamegraph bench-soak unit workloads tools test-kernels fuzzers fuzz
 all: smolder
 
 $(OUT)/smolder.bpf.o: bpf/smolder.bpf.c include/smolder.h | $(OUT)/.dirs
@@ -86,6 +86,15 @@ WORKLOAD_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibl
 $(OUT)/workloads/%: tests/workloads/%.c | $(OUT)/.dirs
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WORKLOAD_CFLAGS) $< -o $@ -ldl
+
+# Tools the tests run (tests/tools): btf_rename writes a kernel's BTF with
+# one field renamed (a real verifier rejection).  Linked like smolder, so
+# the kernel matrix's guests run them too.
+TOOLS := $(OUT)/tools/btf_rename
+$(OUT)/tools/btf_rename: tests/tools/btf_rename.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(LDLIBS) -o $@
 
 # libFuzzer targets, one per tests/fuzz/fuzz_*.c, built by clang with ASan
 # and UBSan (any report is a crash) from the module sources themselves:
@@ -181,12 +190,13 @@ fuzz: fuzzers
 
 unit: $(UNIT_BINS)
 workloads: $(WORKLOADS)
+tools: $(TOOLS)
 
 deps:
 	$(Q)scripts/deps.sh
 
 test: deps
-	$(Q)$(MAKE) --no-print-directory smolder unit workloads
+	$(Q)$(MAKE) --no-print-directory smolder unit workloads tools
 	$(Q)tests/run.sh
 
 demo: deps

@@ -27,6 +27,9 @@ const volatile bool filter_tid = false;
 const volatile __u32 idle_mode = IDLE_EXCLUDE;
 const volatile __u32 pidns_inum = 0xeffffffcU; /* our PID namespace */
 const volatile __u64 thread_size = 16384; /* THREAD_SIZE of the running kernel */
+/* False on kernels without a BPF ring buffer (before 5.8): "events" is not
+ * created, and this keeps its use out of the verified program. */
+const volatile bool image_events = true;
 
 /*
  * The bank samples go to; the loader flips it (capture__rotate) and then
@@ -387,7 +390,7 @@ static __always_inline __u32 image_gen(const struct bank *b, struct task_struct 
 		}
 		ev.gen = fresh.gen;
 	}
-	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
+	if (image_events && bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
 		count(b, CNT_EVENTS_LOST);
 	return ev.gen;
 }

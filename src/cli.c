@@ -80,6 +80,9 @@ static const char usage_text[] =
 "                             (--format picks the format, default folded)\n"
 "\n"
 "Other:\n"
+"      --btf FILE             the kernel's BTF, for kernels without\n"
+"                             /sys/kernel/btf/vmlinux (a vmlinux with .BTF,\n"
+"                             or raw BTF); exec and exit are then not traced\n"
 "  -v, --verbose              more detail on stderr (twice: libbpf's log)\n"
 "  -q, --quiet                no summary line on stderr\n"
 "  -h, --help                 this help\n"
@@ -170,7 +173,7 @@ enum {
 	OPT_PER_THREAD, OPT_VERSION, OPT_NO_DEMANGLE, OPT_FORMAT, OPT_TITLE,
 	OPT_SUBTITLE, OPT_WIDTH, OPT_MINWIDTH, OPT_COLORS, OPT_COUNTNAME,
 	OPT_INVERTED, OPT_REVERSE, OPT_FLAMECHART, OPT_CONTINUOUS, OPT_INTERVAL,
-	OPT_OUTPUT_DIR, OPT_KEEP, OPT_MAX_SIZE,
+	OPT_OUTPUT_DIR, OPT_KEEP, OPT_MAX_SIZE, OPT_BTF,
 };
 
 #define RENDER_OPTIONS                                                        \
@@ -213,6 +216,7 @@ static const struct option long_opts[] = {
 	{ "per-pid", no_argument, NULL, OPT_PER_PID },
 	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "btf", required_argument, NULL, OPT_BTF },
 	RENDER_OPTIONS,
 	{ 0 },
 };
@@ -439,6 +443,13 @@ static int parse_option(int c, const char *arg, struct env *env)
 	case OPT_PER_CPU: env->per_cpu = true; return 0;
 	case OPT_PER_PID: env->per_pid = true; return 0;
 	case OPT_PER_THREAD: env->per_thread = true; return 0;
+	case OPT_BTF:
+		if (!*arg) {
+			err("empty BTF file name (give --btf FILE)");
+			return -1;
+		}
+		env->btf_path = arg;
+		return 0;
 	}
 	return parse_render_option(c, arg, env);
 }
