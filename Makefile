@@ -88,9 +88,24 @@ $(OUT)/workloads/%: tests/workloads/%.c | $(OUT)/.dirs
 	$(Q)$(CC) $(WORKLOAD_CFLAGS) $< -o $@ -ldl
 
 # Tools the tests run (tests/tools): btf_rename writes a kernel's BTF with
-# one field renamed (a real verifier rejection).  Linked like smolder, so
+# one field renamed (a real verifier rejection), deny makes the kernel refuse
+# BPF features to one process (a BPF LSM program).  Linked like smolder, so
 # the kernel matrix's guests run them too.
-TOOLS := $(OUT)/tools/btf_rename
+TOOLS := $(OUT)/tools/btf_rename $(OUT)/tools/deny
+$(OUT)/tools/deny.bpf.o: tests/tools/deny.bpf.c
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(LLVM_STRIP) -g $@
+
+$(OUT)/tools/deny.skel.h: $(OUT)/tools/deny.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name deny_bpf > $@.tmp && mv $@.tmp $@
+
+$(OUT)/tools/deny: tests/tools/deny.c $(OUT)/tools/deny.skel.h
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUT)/tools $< $(LDLIBS) -o $@
+
 $(OUT)/tools/btf_rename: tests/tools/btf_rename.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
