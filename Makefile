@@ -1,7 +1,18 @@
 # smolder: an eBPF CPU profiler.  `make` builds ./smolder; see README.md.
-ARCH ?= $(shell uname -m | sed -e 's/aarch64/arm64/')
+HOST_ARCH := $(shell uname -m | sed -e 's/aarch64/arm64/')
+ARCH ?= $(HOST_ARCH)
+override ARCH := $(patsubst amd64,x86_64,$(patsubst aarch64,arm64,$(ARCH)))
+ifeq ($(wildcard vmlinux/$(ARCH)/vmlinux.h),)
+$(error no vmlinux/$(ARCH)/vmlinux.h: ARCH is x86_64 or arm64)
+endif
 BPF_ARCH := $(subst x86_64,x86,$(ARCH))
+# Another architecture builds apart: build/ARCH (OUT=DIR on the command line
+# puts it elsewhere).
+ifeq ($(ARCH),$(HOST_ARCH))
 OUT := build
+else
+OUT := build/$(ARCH)
+endif
 CLANG ?= clang
 LLVM_STRIP ?= llvm-strip
 BPFTOOL ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
@@ -38,7 +49,17 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .PHONY: all clean deps test demo bench bench-flamegraph bench-soak unit workloads tools test-kernels fuzzers fuzz
+ifeq ($(ARCH),$(HOST_ARCH))
 all: smolder
+else
+# make ARCH=arm64 on x86_64 (or the reverse): the BPF object and its
+# skeleton for ARCH, compiled against vmlinux/ARCH/vmlinux.h with ARCH's
+# pt_regs.  That object is the part of smolder that depends on the
+# architecture; the binary also needs a cross C compiler and ARCH's static
+# libbpf, libelf, zlib, liblzma and libiberty.
+all: $(OUT)/smolder.skel.h
+	@echo "built $(OUT)/smolder.bpf.o and $(OUT)/smolder.skel.h for $(ARCH)"
+endif
 
 $(OUT)/smolder.bpf.o: bpf/smolder.bpf.c include/smolder.h | $(OUT)/.dirs
 	$(call msg,BPF,$@)
@@ -238,9 +259,10 @@ bench-soak:
 	$(Q)$(MAKE) --no-print-directory smolder workloads
 	$(Q)scripts/bench-soak.sh
 
-# Boots Debian's 6.1 and 6.12 kernels under qemu and profiles there.
+# Boots Debian's 5.10, 6.1 and 6.12 kernels under qemu: captures, degraded
+# features, lockdown and the failures production users meet.
 test-kernels: deps
-	$(Q)$(MAKE) --no-print-directory smolder workloads
+	$(Q)$(MAKE) --no-print-directory smolder workloads tools
 	$(Q)scripts/test-kernels.sh
 
 clean:
