@@ -231,6 +231,16 @@ run() {
 	echo "@@RC $name $rc"
 	echo "@@END $name"
 }
+# set_sysctl FILE VALUE: writes until it reads back (perf_event_max_stack is
+# busy while a program that walks stacks is still being freed).
+set_sysctl() {
+	i=0
+	while [ "$(cat "$1")" != "$2" ] && [ $i -lt 100 ]; do
+		echo "$2" >"$1" 2>/dev/null || sleep 0.1
+		i=$((i + 1))
+	done
+	echo "@@SYSCTL $1 $(cat "$1")"
+}
 NOBODY="/test/setpriv --reuid=65534 --regid=65534 --clear-groups"
 CAPS="--inh-caps=-all,+bpf,+perfmon --ambient-caps=-all,+bpf,+perfmon"
 
@@ -260,12 +270,12 @@ else
 
 	run nocaps $NOBODY --inh-caps=-all ./smolder -f 1
 	paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
-	echo 3 >/proc/sys/kernel/perf_event_paranoid
+	set_sysctl /proc/sys/kernel/perf_event_paranoid 3
 	# (before 5.11 an unprivileged user also needs RLIMIT_MEMLOCK raised: see memlock*)
 	run paranoid3 sh -c "ulimit -l unlimited && exec $NOBODY $CAPS ./smolder -F 99 -f 0.5"
-	echo 2 >/proc/sys/kernel/perf_event_paranoid
+	set_sysctl /proc/sys/kernel/perf_event_paranoid 2
 	run paranoid2 sh -c "ulimit -l unlimited && exec $NOBODY $CAPS ./smolder -F 99 -f 0.5"
-	echo $paranoid >/proc/sys/kernel/perf_event_paranoid
+	set_sysctl /proc/sys/kernel/perf_event_paranoid $paranoid
 
 	run memlock0 sh -c 'ulimit -l 0 && exec /test/setpriv --bounding-set=-sys_resource ./smolder -F 99 -f 0.5'
 	run memlock64 sh -c 'ulimit -l 64 && exec /test/setpriv --bounding-set=-sys_resource ./smolder -F 99 -f 0.5'
@@ -274,9 +284,9 @@ else
 	./deep_stack $WL_SECONDS &
 	DEEP=$!
 	sleep 0.3
-	echo 16 >/proc/sys/kernel/perf_event_max_stack
+	set_sysctl /proc/sys/kernel/perf_event_max_stack 16
 	run maxstack16 ./smolder -F 199 -df -p $DEEP 1.5
-	echo 127 >/proc/sys/kernel/perf_event_max_stack
+	set_sysctl /proc/sys/kernel/perf_event_max_stack 127
 	run maxstack127 ./smolder -F 199 -df -p $DEEP 1
 fi
 kill $(jobs -p) 2>/dev/null
