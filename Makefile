@@ -1,7 +1,18 @@
 # smolder: an eBPF CPU profiler.  `make` builds ./smolder; see README.md.
-ARCH ?= $(shell uname -m | sed -e 's/aarch64/arm64/')
+HOST_ARCH := $(shell uname -m | sed -e 's/aarch64/arm64/')
+ARCH ?= $(HOST_ARCH)
+override ARCH := $(patsubst amd64,x86_64,$(patsubst aarch64,arm64,$(ARCH)))
+ifeq ($(wildcard vmlinux/$(ARCH)/vmlinux.h),)
+$(error no vmlinux/$(ARCH)/vmlinux.h: ARCH is x86_64 or arm64)
+endif
 BPF_ARCH := $(subst x86_64,x86,$(ARCH))
+# Another architecture builds apart: build/ARCH (OUT=DIR on the command line
+# puts it elsewhere).
+ifeq ($(ARCH),$(HOST_ARCH))
 OUT := build
+else
+OUT := build/$(ARCH)
+endif
 CLANG ?= clang
 LLVM_STRIP ?= llvm-strip
 BPFTOOL ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
@@ -37,8 +48,18 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all clean deps test demo bench bench-flamegraph bench-soak bench-kcontext unit workloads test-kernels fuzzers fuzz
+.PHONY: all clean deps test demo bench bench-flamegraph bench-soak bench-kcontext unit workloads tools test-kernels fuzzers fuzz
+ifeq ($(ARCH),$(HOST_ARCH))
 all: smolder
+else
+# make ARCH=arm64 on x86_64 (or the reverse): the BPF object and its
+# skeleton for ARCH, compiled against vmlinux/ARCH/vmlinux.h with ARCH's
+# pt_regs.  That object is the part of smolder that depends on the
+# architecture; the binary also needs a cross C compiler and ARCH's static
+# libbpf, libelf, zlib, liblzma and libiberty.
+all: $(OUT)/smolder.skel.h
+	@echo "built $(OUT)/smolder.bpf.o and $(OUT)/smolder.skel.h for $(ARCH)"
+endif
 
 $(OUT)/smolder.bpf.o: bpf/smolder.bpf.c include/smolder.h | $(OUT)/.dirs
 	$(call msg,BPF,$@)
@@ -86,6 +107,30 @@ WORKLOAD_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibl
 $(OUT)/workloads/%: tests/workloads/%.c | $(OUT)/.dirs
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WORKLOAD_CFLAGS) $< -o $@ -ldl
+
+# Tools the tests run (tests/tools): btf_rename writes a kernel's BTF with
+# one field renamed (a real verifier rejection), deny makes the kernel refuse
+# BPF features to one process (a BPF LSM program).  Linked like smolder, so
+# the kernel matrix's guests run them too.
+TOOLS := $(OUT)/tools/btf_rename $(OUT)/tools/deny
+$(OUT)/tools/deny.bpf.o: tests/tools/deny.bpf.c
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(LLVM_STRIP) -g $@
+
+$(OUT)/tools/deny.skel.h: $(OUT)/tools/deny.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name deny_bpf > $@.tmp && mv $@.tmp $@
+
+$(OUT)/tools/deny: tests/tools/deny.c $(OUT)/tools/deny.skel.h
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUT)/tools $< $(LDLIBS) -o $@
+
+$(OUT)/tools/btf_rename: tests/tools/btf_rename.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(LDLIBS) -o $@
 
 # libFuzzer targets, one per tests/fuzz/fuzz_*.c, built by clang with ASan
 # and UBSan (any report is a crash) from the module sources themselves:
@@ -181,12 +226,13 @@ fuzz: fuzzers
 
 unit: $(UNIT_BINS)
 workloads: $(WORKLOADS)
+tools: $(TOOLS)
 
 deps:
 	$(Q)scripts/deps.sh
 
 test: deps
-	$(Q)$(MAKE) --no-print-directory smolder unit workloads
+	$(Q)$(MAKE) --no-print-directory smolder unit workloads tools
 	$(Q)tests/run.sh
 
 demo: deps
@@ -219,9 +265,10 @@ bench-kcontext:
 	$(Q)$(MAKE) --no-print-directory smolder workloads
 	$(Q)scripts/bench-kcontext.sh
 
-# Boots Debian's 6.1 and 6.12 kernels under qemu and profiles there.
+# Boots Debian's 5.10, 6.1 and 6.12 kernels under qemu: captures, degraded
+# features, lockdown and the failures production users meet.
 test-kernels: deps
-	$(Q)$(MAKE) --no-print-directory smolder workloads
+	$(Q)$(MAKE) --no-print-directory smolder workloads tools
 	$(Q)scripts/test-kernels.sh
 
 clean:

@@ -29,6 +29,9 @@ const volatile __u32 pidns_inum = 0xeffffffcU; /* our PID namespace */
 const volatile __u64 thread_size = 16384; /* THREAD_SIZE of the running kernel */
 const volatile bool irq_frames = false;     /* sample_key.ctx */
 const volatile bool kworker_frames = false; /* sample_key.work */
+/* False on kernels without a BPF ring buffer (before 5.8): "events" is not
+ * created, and this keeps its use out of the verified program. */
+const volatile bool image_events = true;
 
 /*
  * The bank samples go to; the loader flips it (capture__rotate) and then
@@ -431,7 +434,16 @@ static __always_inline __u32 image_gen(const struct bank *b, struct task_struct 
 		img->map_count = fresh.map_count;
 		ev.gen = img->gen;
 	} else {
-		fresh.gen = __sync_fetch_and_add(&next_gen, 1) + 1;
+		/*
+		 * An add whose result is unused, then a read: a fetching
+		 * atomic (BPF_FETCH) is rejected by kernels before 5.12 even
+		 * in dead code.  Two images may read the same number, but an
+		 * image's number is above every earlier image's of that tgid
+		 * (its add comes after their reads), and a gen only tells a
+		 * tgid's images apart.
+		 */
+		__sync_fetch_and_add(&next_gen, 1);
+		fresh.gen = *(volatile __u32 *)&next_gen;
 		if (bpf_map_update_elem(&procs, &tgid, &fresh, img ? BPF_EXIST : BPF_NOEXIST)) {
 			img = bpf_map_lookup_elem(&procs, &tgid); /* another CPU won */
 			if (!img)
@@ -440,7 +452,7 @@ static __always_inline __u32 image_gen(const struct bank *b, struct task_struct 
 		}
 		ev.gen = fresh.gen;
 	}
-	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
+	if (image_events && bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
 		count(b, CNT_EVENTS_LOST);
 	return ev.gen;
 }

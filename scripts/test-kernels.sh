@@ -1,118 +1,128 @@
 #!/usr/bin/env bash
-# test-kernels.sh: proves that smolder loads and profiles on the kernels
-# production boxes run, by booting Debian's own kernels under qemu (TCG, no
-# KVM needed) with an initramfs as root: busybox, ./smolder, the cpu_split and
-# syscall_heavy workloads and the C library they link.  The guest's /init runs
-# smolder against the workloads and prints each run between @@ markers on the
-# serial console; this script reads that log back and checks the results.
+# test-kernels.sh: proves that the one smolder binary loads, profiles and
+# fails well on the kernels production boxes run, by booting Debian's own
+# kernels under qemu (TCG: no KVM needed) with an initramfs: busybox, the
+# static ./smolder, workloads with known functions, setpriv and the test
+# tools (build/tools: btf_rename, deny).  The guest's /init runs smolder and
+# prints each run between @@ markers on the serial console; this script
+# reads that log back and checks it.
 #
-#   scripts/test-kernels.sh            (or: make test-kernels)
+#   scripts/test-kernels.sh [-v]      (or: make test-kernels)
 #
-# Kernels: by default the newest Debian 12 stock kernel (6.1, the package
-# linux-image-cloud-amd64 depends on) and the newest 6.12 kernel from
-# bookworm's repos (what linux-image-6.12-cloud-amd64 depends on).  Set
-# SMOLDER_KERNELS to a space-separated list of linux-image packages to test
-# others.  Cloud flavours boot fastest and have virtio and 8250 built in.
+# Kernels: every Debian cloud kernel line the archive offers that has BTF:
+# bullseye's 5.10 (before 5.11 BPF memory is charged to RLIMIT_MEMLOCK;
+# before 5.12 no fetching atomics), bookworm's 6.1 and bookworm's 6.12; and
+# the running kernel when /boot has its image.  SMOLDER_KERNELS replaces the
+# list: space-separated linux-image packages, each optionally DIST:PACKAGE
+# (bookworm by default).  Packages come through apt with private sources and
+# lists under build/kernels/apt/DIST (the system's apt setup is not touched)
+# and are kept in build/kernels (never downloaded twice); offline, the kept
+# ones are used.  A kernel that cannot be had is reported as skipped.
 #
-# Everything lives under build/kernels/: the downloaded .debs (reused, never
-# downloaded twice), the extracted vmlinuz files, the initramfs, one serial
-# log per kernel (build/kernels/<kernel>.log) and each run's stdout, stderr
-# and exit code (build/kernels/results/<kernel>/).
+# Each kernel boots three times: once for the captures and failures, once
+# with lockdown=integrity (smolder must run) and once with
+# lockdown=confidentiality (smolder must say why it cannot).  Checks:
+# symbolized user frames (cpu_split's 75/25 split) and kernel frames
+# (syscall_heavy in read(2)), both CPUs, kernel features all found, the
+# degraded program when the kernel refuses the ring buffer and tracing
+# programs (a BPF LSM program, build/tools/deny; lsm=...,bpf is added to the
+# command line when the kernel's default list lacks it), a real verifier
+# rejection (BTF with a field renamed) and its log under -v, --btf with
+# /sys/kernel/btf hidden, no capabilities, CAP_BPF+CAP_PERFMON against
+# kernel.perf_event_paranoid=3 (Debian's kernels leave perf events to
+# CAP_SYS_ADMIN there) and =2, RLIMIT_MEMLOCK 0 and 64 KiB without
+# CAP_SYS_RESOURCE, kernel.perf_event_max_stack=16.
 #
-# Prints "PASS <kernel>: <check>" or "FAIL <kernel>: <check>: <why>" per check
-# and "N passed, N failed" at the end; exits non-zero if anything failed.
+# Prints one line per kernel, "PASS <kernel>: N checks (...)",
+# "FAIL <kernel>: <first failing check>: <why> (...)" or
+# "SKIP <kernel>: <why>", then "N passed, N failed, N skipped"; exits
+# non-zero if a kernel failed.  Every check's line is in
+# build/kernels/results/<kernel>/checks (-v prints them too), the serial
+# logs in build/kernels/<kernel>.<boot>.log.
 set -u
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 K="$TOP/build/kernels"
-QEMU_TIMEOUT=${QEMU_TIMEOUT:-300}
-WL_SECONDS=${WL_SECONDS:-30} # workload run time in the guest (killed after the last run)
+QEMU_TIMEOUT=${QEMU_TIMEOUT:-240}
+WL_SECONDS=${WL_SECONDS:-60} # workloads' run time in the guest (killed after the last run)
+VERBOSE=0
+[ "${1:-}" = -v ] && VERBOSE=1
+KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 mkdir -p "$K"
 cd "$TOP" || exit 1
 
 log() { echo "test-kernels: $*" >&2; }
 die() { log "$*"; exit 2; }
 
-# ---- 1. host tools --------------------------------------------------------
-installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }
-apt_updated=0
-apt_update() {
-	[ "$apt_updated" = 1 ] && return 0
-	apt_updated=1
-	log "apt-get update"
-	DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null 2>&1 || log "apt-get update failed"
-}
-missing=""
-for p in qemu-system-x86 busybox-static cpio gzip; do
-	installed "$p" || missing="$missing $p"
+# ---- 1. host tools and what goes into the guest ------------------------------
+for c in qemu-system-x86_64 cpio gzip dpkg-deb setpriv; do
+	command -v "$c" >/dev/null || die "$c not found (run scripts/deps.sh as root)"
 done
-if [ -n "$missing" ]; then
-	[ "$(id -u)" = 0 ] || die "missing packages:$missing (install them as root)"
-	apt_update
-	log "installing:$missing"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null ||
-		die "cannot install:$missing"
-fi
-command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found"
 BUSYBOX=/bin/busybox
-"$BUSYBOX" --list >/dev/null 2>&1 || die "$BUSYBOX does not run"
+"$BUSYBOX" --list >/dev/null 2>&1 || die "$BUSYBOX does not run (install busybox-static)"
 ldd "$BUSYBOX" >/dev/null 2>&1 && die "$BUSYBOX is not static (install busybox-static)"
+NEED="smolder build/workloads/cpu_split build/workloads/syscall_heavy build/workloads/deep_stack build/tools/deny build/tools/btf_rename"
+for f in $NEED; do
+	[ -x "$f" ] && continue
+	log "building smolder, workloads and tools"
+	make --no-print-directory smolder workloads tools >&2 || die "make smolder workloads tools failed"
+	break
+done
 
-# ---- 2. smolder and the workloads -----------------------------------------
-if [ ! -x ./smolder ] || [ ! -x build/workloads/cpu_split ] || [ ! -x build/workloads/syscall_heavy ]; then
-	log "building smolder and workloads"
-	make --no-print-directory smolder workloads >&2 || die "make smolder workloads failed"
-fi
-
-# ---- 3. kernels -------------------------------------------------------------
-# dep_of META PATTERN: the linux-image package META depends on (matching the
-# ERE PATTERN), from the local apt lists.
-dep_of() {
-	apt-cache depends "$1" 2>/dev/null | sed -nE 's/^ *Depends: ([^ <>]+).*/\1/p' | grep -E "$2" | head -n 1
+# ---- 2. kernels: private apt per distribution ---------------------------------
+apt_opts() { # DIST
+	local d="$K/apt/$1"
+	echo "-o Dir::Etc::sourcelist=$d/sources.list -o Dir::Etc::sourceparts=- \
+-o Dir::State::Lists=$d/lists -o Dir::Cache=$d/cache -o Dir::State::status=$d/status \
+-o Dir::Etc::preferences=/dev/null -o Dir::Etc::preferencesparts=- -o APT::Sandbox::User=root"
 }
-# cached_pkg ERE: the newest already downloaded package whose name matches.
-cached_pkg() {
-	local f
-	for f in "$K"/*.deb; do
-		[ -e "$f" ] || continue
-		basename "$f" | sed 's/_.*//'
-	done | grep -E "$1" | sort -V | tail -n 1
-}
-resolve() { # META PATTERN
-	local p
-	p=$(dep_of "$1" "$2")
-	if [ -z "$p" ]; then
-		apt_update
-		p=$(dep_of "$1" "$2")
+declare -A refreshed
+# apt_refresh DIST: its lists, fetched when missing or older than a day.
+apt_refresh() {
+	local dist=$1 d="$K/apt/$1" s
+	[ -n "${refreshed[$dist]:-}" ] && return 0
+	refreshed[$dist]=1
+	[ -r "$KEYRING" ] || { log "no $KEYRING: cannot read Debian's lists"; return 1; }
+	mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
+	: >>"$d/status"
+	for s in "$dist" "$dist-updates"; do
+		echo "deb [signed-by=$KEYRING] http://deb.debian.org/debian $s main"
+	done >"$d/sources.list"
+	echo "deb [signed-by=$KEYRING] http://deb.debian.org/debian-security $dist-security main" >>"$d/sources.list"
+	if [ -z "$(find "$d/lists" -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null | head -n 1)" ]; then
+		log "apt-get update ($dist, private lists in build/kernels/apt/$dist)"
+		# shellcheck disable=SC2046
+		apt-get $(apt_opts "$dist") update -qq >/dev/null 2>&1 || log "apt-get update for $dist failed (offline?)"
 	fi
-	[ -z "$p" ] && p=$(cached_pkg "$2")
+}
+# resolve DIST META ERE: the linux-image package META depends on, else the
+# newest kept .deb matching ERE.
+resolve() {
+	local dist=$1 meta=$2 re=$3 p f
+	apt_refresh "$dist"
+	# shellcheck disable=SC2046
+	p=$(apt-cache $(apt_opts "$dist") depends "$meta" 2>/dev/null |
+		sed -nE 's/^ *Depends: ([^ <>]+).*/\1/p' | grep -E "$re" | head -n 1)
+	if [ -z "$p" ]; then
+		p=$(for f in "$K"/*.deb; do [ -e "$f" ] && basename "$f" | sed 's/_.*//'; done |
+			grep -E "$re" | sort -V | tail -n 1)
+	fi
 	echo "$p"
 }
-if [ -n "${SMOLDER_KERNELS:-}" ]; then
-	PKGS=$SMOLDER_KERNELS
-else
-	k61=$(resolve linux-image-cloud-amd64 '^linux-image-6\.1\.0-[0-9]+-cloud-amd64$')
-	k612=$(resolve linux-image-6.12-cloud-amd64 '^linux-image-6\.12\.[0-9]+\+deb12-cloud-amd64$')
-	[ -n "$k61" ] || die "cannot find the Debian 12 6.1 cloud kernel package"
-	[ -n "$k612" ] || die "cannot find the bookworm 6.12 cloud kernel package"
-	PKGS="$k61 $k612"
-fi
-
-# fetch_deb PKG: path of PKG's .deb in $K, downloading it only when the
-# candidate version (or, offline, any version) is not there yet.
+# fetch_deb DIST PKG: path of PKG's .deb in $K, downloaded only when the
+# candidate version (or, offline, any version) is not kept yet.
 fetch_deb() {
-	local pkg=$1 ver f tmp
-	ver=$(apt-cache show --no-all-versions "$pkg" 2>/dev/null | sed -n 's/^Version: //p' | head -n 1)
-	if [ -z "$ver" ]; then
-		apt_update
-		ver=$(apt-cache show --no-all-versions "$pkg" 2>/dev/null | sed -n 's/^Version: //p' | head -n 1)
-	fi
+	local dist=$1 pkg=$2 ver f tmp
+	apt_refresh "$dist"
+	# shellcheck disable=SC2046
+	ver=$(apt-cache $(apt_opts "$dist") show --no-all-versions "$pkg" 2>/dev/null | sed -n 's/^Version: //p' | head -n 1)
 	if [ -n "$ver" ]; then
 		f="$K/${pkg}_${ver//:/%3a}_amd64.deb"
 		[ -s "$f" ] && { echo "$f"; return 0; }
 		log "downloading $pkg $ver"
 		tmp=$(mktemp -d "$K/dl.XXXXXX")
-		if (cd "$tmp" && apt-get download -qq -o APT::Sandbox::User=root "$pkg=$ver" >/dev/null) &&
+		# shellcheck disable=SC2046
+		if (cd "$tmp" && apt-get $(apt_opts "$dist") download -qq "$pkg=$ver" >/dev/null 2>&1) &&
 			mv "$tmp"/*.deb "$f" 2>/dev/null; then
 			rm -rf "$tmp"
 			echo "$f"
@@ -126,20 +136,50 @@ fetch_deb() {
 	return 1
 }
 
-# ---- 4. the initramfs -------------------------------------------------------
+# ENTRIES: "NAME|DIST|PACKAGE" to boot, or "NAME|skip|WHY".
+ENTRIES=()
+if [ -n "${SMOLDER_KERNELS:-}" ]; then
+	for e in $SMOLDER_KERNELS; do
+		case $e in *:*) d=${e%%:*} p=${e#*:} ;; *) d=bookworm p=$e ;; esac
+		ENTRIES+=("${p#linux-image-}|$d|$p")
+	done
+else
+	while IFS='|' read -r label dist meta re; do
+		p=$(resolve "$dist" "$meta" "$re")
+		if [ -n "$p" ]; then
+			ENTRIES+=("${p#linux-image-}|$dist|$p")
+		else
+			ENTRIES+=("$label|skip|cannot find the package in $dist's lists or build/kernels (offline?)")
+		fi
+	done <<'EOF'
+debian-11-5.10|bullseye|linux-image-cloud-amd64|^linux-image-5\.10\.0-[0-9]+-cloud-amd64$
+debian-12-6.1|bookworm|linux-image-cloud-amd64|^linux-image-6\.1\.0-[0-9]+-cloud-amd64$
+debian-12-6.12|bookworm|linux-image-6.12-cloud-amd64|^linux-image-6\.12\.[0-9]+\+deb12-cloud-amd64$
+EOF
+	if [ -r "/boot/vmlinuz-$(uname -r)" ]; then
+		ENTRIES+=("host-$(uname -r)|host|/boot/vmlinuz-$(uname -r)")
+	else
+		ENTRIES+=("host $(uname -r)|skip|no kernel image in /boot (tested directly by make test)")
+	fi
+fi
+
+# ---- 3. the initramfs -----------------------------------------------------------
 IRD="$K/initramfs"
 INITRD="$K/initramfs.cpio.gz"
 rm -rf "$IRD"
 mkdir -p "$IRD"/{bin,sbin,dev,proc,sys,tmp,test,lib64,lib/x86_64-linux-gnu}
+chmod 1777 "$IRD/tmp"
 cp "$BUSYBOX" "$IRD/bin/busybox"
 for a in $("$BUSYBOX" --list); do
 	[ "$a" = busybox ] || ln -sf busybox "$IRD/bin/$a"
 done
-# copy_with_libs BIN: BIN into /test, and the shared libraries ldd lists at
-# their own paths (symlinks resolved: ld-linux keeps its /lib64 name).
+# copy_with_libs BIN [DIR]: BIN into DIR (default /test), and the shared
+# libraries ldd lists at their own paths (ld-linux keeps its /lib64 name).
 copy_with_libs() {
-	local bin=$1 lib
-	cp "$bin" "$IRD/test/"
+	local bin=$1 dir=${2:-/test} lib
+	mkdir -p "$IRD$dir"
+	rm -f "$IRD$dir/$(basename "$bin")"
+	cp "$bin" "$IRD$dir/"
 	if ldd "$bin" 2>&1 | grep -q 'not found'; then
 		die "$bin: a shared library is missing: $(ldd "$bin" | grep 'not found' | tr '\n' ' ')"
 	fi
@@ -148,9 +188,10 @@ copy_with_libs() {
 		[ -e "$IRD$lib" ] || cp -L "$lib" "$IRD$lib"
 	done
 }
-copy_with_libs ./smolder
-copy_with_libs build/workloads/cpu_split
-copy_with_libs build/workloads/syscall_heavy
+for f in $NEED; do
+	copy_with_libs "$f"
+done
+copy_with_libs "$(command -v setpriv)" # util-linux's (busybox's has no --reuid): called as /test/setpriv, since busybox sh runs its own applets first
 
 cat >"$IRD/init" <<EOF
 #!/bin/sh
@@ -161,75 +202,110 @@ export PATH=/bin:/sbin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
-mount -t tmpfs tmpfs /tmp
-mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
-mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
 mount -t bpf bpf /sys/fs/bpf 2>/dev/null
-# Keep the kernel's own console messages out of the results; dmesg is
-# printed at the end instead.
+# Keep the kernel's own console messages out of the results.
 echo 1 >/proc/sys/kernel/printk
 cd /test
-echo "@@GUEST-START"
+MODE=$(sed -n 's/.*smolder\.mode=\([a-z]*\).*/\1/p' /proc/cmdline)
+echo "@@GUEST-START $MODE"
 echo "@@UNAME $(uname -r)"
-echo "@@VERSION $(cat /proc/version)"
 echo "@@CPUS $(cat /sys/devices/system/cpu/online)"
 [ -r /sys/kernel/btf/vmlinux ] && echo "@@BTF yes" || echo "@@BTF no"
+echo "@@LOCKDOWN $(cat /sys/kernel/security/lockdown 2>/dev/null)"
+echo "@@LSM $(cat /sys/kernel/security/lsm 2>/dev/null)"
+echo "@@PARANOID $(cat /proc/sys/kernel/perf_event_paranoid)"
 
-# run NAME ARGS...: ./smolder ARGS, its stdout, stderr and exit code between
-# markers; when it fails, again with -vv for libbpf's (and the verifier's)
-# log.
+# run NAME COMMAND...: its stdout, stderr and exit code between markers.
 run() {
 	name=$1
 	shift
-	echo "@@BEGIN $name: ./smolder $*"
-	t0=$(cut -d' ' -f1 /proc/uptime)
-	./smolder "$@" >/tmp/$name.out 2>/tmp/$name.err
+	echo "@@BEGIN $name: $*"
+	"$@" >/tmp/$name.out 2>/tmp/$name.err
 	rc=$?
-	t1=$(cut -d' ' -f1 /proc/uptime)
 	echo "@@STDOUT $name"
 	cat /tmp/$name.out
 	echo "@@STDERR $name"
 	cat /tmp/$name.err
 	echo "@@RC $name $rc"
-	echo "@@TIME $name $t0 $t1"
 	echo "@@END $name"
-	if [ "$rc" != 0 ]; then
-		echo "@@BEGIN $name-vv: ./smolder -vv $*"
-		./smolder -vv "$@" >/tmp/$name-vv.out 2>/tmp/$name-vv.err
-		rc=$?
-		echo "@@STDERR $name-vv"
-		tail -n 150 /tmp/$name-vv.err
-		echo "@@RC $name-vv $rc"
-		echo "@@END $name-vv"
-	fi
 }
+# set_sysctl FILE VALUE: writes until it reads back (perf_event_max_stack is
+# busy while a program that walks stacks is still being freed).
+set_sysctl() {
+	i=0
+	while [ "$(cat "$1")" != "$2" ] && [ $i -lt 100 ]; do
+		echo "$2" >"$1" 2>/dev/null || sleep 0.1
+		i=$((i + 1))
+	done
+	echo "@@SYSCTL $1 $(cat "$1")"
+}
+NOBODY="/test/setpriv --reuid=65534 --regid=65534 --clear-groups"
+CAPS="--inh-caps=-all,+bpf,+perfmon --ambient-caps=-all,+bpf,+perfmon"
 
-./cpu_split $WL_SECONDS &
-CPU_SPLIT=$!
-./syscall_heavy $WL_SECONDS &
-SYSCALL_HEAVY=$!
-echo "@@PIDS cpu_split=$CPU_SPLIT syscall_heavy=$SYSCALL_HEAVY"
-sleep 0.3
-run pid -F 199 -f -p $CPU_SPLIT 3
-run kstacks -F 99 -dfK 2
-run percpu -F 99 -I -f --per-cpu 2
-kill $CPU_SPLIT $SYSCALL_HEAVY 2>/dev/null
+if [ "$MODE" != main ]; then # integrity, confidentiality: lockdown= on the command line
+	./cpu_split 10 &
+	sleep 0.3
+	run $MODE ./smolder -F 99 -f 1
+else
+	./cpu_split $WL_SECONDS &
+	CPU_SPLIT=$!
+	./syscall_heavy $WL_SECONDS &
+	echo "@@PIDS cpu_split=$CPU_SPLIT"
+	sleep 0.3
+	run pid ./smolder -v -F 199 -f -p $CPU_SPLIT 3
+	run kstacks ./smolder -F 99 -dfK 1.5
+	run percpu ./smolder -F 99 -I -f --per-cpu 1.5
+	run degrade ./deny ringbuf,tracing ./smolder -F 199 -f -p $CPU_SPLIT 1.5
+
+	run btf_rename ./btf_rename /sys/kernel/btf/vmlinux /tmp/renamed.btf task_struct flags flags_renamed
+	run verifier ./smolder --btf /tmp/renamed.btf -f 1
+	run verifier_v ./smolder -v --btf /tmp/renamed.btf -f 1
+	cp /sys/kernel/btf/vmlinux /tmp/vmlinux.btf
+	mount -t tmpfs none /sys/kernel/btf
+	run nobtf ./smolder -f 1
+	run btf ./smolder --btf /tmp/vmlinux.btf -F 199 -f -p $CPU_SPLIT 1.5
+	umount /sys/kernel/btf
+
+	run nocaps $NOBODY --inh-caps=-all ./smolder -f 1
+	paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+	set_sysctl /proc/sys/kernel/perf_event_paranoid 3
+	# (before 5.11 an unprivileged user also needs RLIMIT_MEMLOCK raised: see memlock*)
+	run paranoid3 sh -c "ulimit -l unlimited && exec $NOBODY $CAPS ./smolder -F 99 -f 0.5"
+	set_sysctl /proc/sys/kernel/perf_event_paranoid 2
+	run paranoid2 sh -c "ulimit -l unlimited && exec $NOBODY $CAPS ./smolder -F 99 -f 0.5"
+	set_sysctl /proc/sys/kernel/perf_event_paranoid $paranoid
+
+	run memlock0 sh -c 'ulimit -l 0 && exec /test/setpriv --bounding-set=-sys_resource ./smolder -F 99 -f 0.5'
+	run memlock64 sh -c 'ulimit -l 64 && exec /test/setpriv --bounding-set=-sys_resource ./smolder -F 99 -f 0.5'
+
+	kill $CPU_SPLIT
+	./deep_stack $WL_SECONDS &
+	DEEP=$!
+	sleep 0.3
+	set_sysctl /proc/sys/kernel/perf_event_max_stack 16
+	run maxstack16 ./smolder -F 199 -df -p $DEEP 1.5
+	set_sysctl /proc/sys/kernel/perf_event_max_stack 127
+	run maxstack127 ./smolder -F 199 -df -p $DEEP 1
+fi
+kill $(jobs -p) 2>/dev/null
 wait
 echo "@@BEGIN dmesg"
-dmesg | grep -iE 'bpf|btf|perf|warn|bug|error|oops|call trace' | tail -n 40
+dmesg | grep -iE 'bpf|btf|perf|lockdown|warn|bug|error|oops|call trace' | tail -n 40
 echo "@@END dmesg"
 echo "@@GUEST-DONE"
 poweroff -f
 EOF
 chmod +x "$IRD/init"
-(cd "$IRD" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) >"$INITRD" ||
+(cd "$IRD" && find . -print0 | cpio --null -o -H newc --quiet -R 0:0 | gzip -1) >"$INITRD" ||
 	die "cannot build the initramfs"
 
-# ---- 5. boot and check --------------------------------------------------------
-PASSED=0
-FAILED=0
-pass() { echo "PASS $1: $2"; PASSED=$((PASSED + 1)); }
-fail() { echo "FAIL $1: $2: $3"; FAILED=$((FAILED + 1)); }
+# ---- 4. checks ------------------------------------------------------------------
+# Each check appends "PASS name" or "FAIL name: why" to $CHECKS.
+CHECKS=
+ok() { echo "PASS $1" >>"$CHECKS"; }
+bad() { echo "FAIL $1: $2" >>"$CHECKS"; }
 # section LOG NAME KIND: the lines of one run's STDOUT or STDERR.
 section() {
 	awk -v name="$2" -v kind="$3" '
@@ -237,7 +313,16 @@ section() {
 		on && /^@@(STDOUT|STDERR|RC|END) / { on = 0 }
 		on { print }' "$1"
 }
-rc_of() { sed -nE "s/^@@RC $2 ([0-9]+)\$/\\1/p" "$1" | tail -n 1; }
+# extract LOG DIR NAME...: each run's .out, .err and .rc files in DIR.
+extract() {
+	local logf=$1 d=$2 n
+	shift 2
+	for n in "$@"; do
+		section "$logf" "$n" STDOUT >"$d/$n.out"
+		section "$logf" "$n" STDERR >"$d/$n.err"
+		sed -nE "s/^@@RC $n ([0-9]+)\$/\\1/p" "$logf" | tail -n 1 >"$d/$n.rc"
+	done
+}
 summary() { # ERRFILE -> "SAMPLES LOST" or nothing
 	sed -nE 's/^smolder: ([0-9]+) samples, ([0-9]+) lost.*/\1 \2/p' "$1" | tail -n 1
 }
@@ -247,115 +332,264 @@ share() { # FOLDED ERE -> percentage of samples on stacks matching
 }
 total() { awk '{ t += $NF } END { print t + 0 }' "$1"; }
 between() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }'; }
-oneline() { head -c "${2:-300}" "$1" | tr '\n' ' '; }
+oneline() { head -c "${2:-300}" "$1" | tr '\n' '|'; }
 
-# check_ok KERNEL DIR NAME: exit code 0 and "N samples, 0 lost" with N > 0.
-check_ok() {
-	local kn=$1 d=$2 name=$3 rc s
-	rc=$(cat "$d/$name.rc")
-	if [ "$rc" = 0 ]; then
-		pass "$kn" "$name: smolder exited 0"
+# captured D NAME: exit code 0 and "N samples, 0 lost" with N > 0.
+captured() {
+	local d=$1 n=$2 rc s
+	rc=$(cat "$d/$n.rc")
+	s=$(summary "$d/$n.err")
+	if [ "$rc" = 0 ] && [ -n "$s" ] && [ "${s#* }" = 0 ] && [ "${s% *}" -gt 0 ]; then
+		ok "$n: exit 0, ${s% *} samples, 0 lost"
 	else
-		fail "$kn" "$name: smolder exited 0" "exit code '${rc:-none}', stderr: $(oneline "$d/$name.err" 400)"
-		if [ -s "$d/$name-vv.err" ]; then
-			echo "---- $kn: tail of 'smolder -vv' stderr ($name) ----"
-			tail -n 60 "$d/$name-vv.err"
-			echo "---- end ----"
-		fi
+		bad "$n: exit 0 and N samples, 0 lost" "exit '${rc:-none}', stderr: $(oneline "$d/$n.err" 400)"
 	fi
-	s=$(summary "$d/$name.err")
-	if [ -n "$s" ] && [ "${s#* }" = 0 ] && [ "${s% *}" -gt 0 ]; then
-		pass "$kn" "$name: summary '${s% *} samples, 0 lost'"
+}
+# refused D NAME ERE: exit code 1, stderr exactly one "smolder: ..." line
+# matching ERE, nothing on stdout.
+refused() {
+	local d=$1 n=$2 re=$3 rc
+	rc=$(cat "$d/$n.rc")
+	if [ "$rc" = 1 ] && [ "$(wc -l <"$d/$n.err")" -eq 1 ] && grep -qE '^smolder: [a-z]' "$d/$n.err" &&
+		grep -qE -- "$re" "$d/$n.err" &&
+		[ ! -s "$d/$n.out" ]; then
+		ok "$n: one-line error /$re/, exit 1"
 	else
-		fail "$kn" "$name: summary 'N samples, 0 lost'" "got '${s:-no summary line}': $(oneline "$d/$name.err")"
+		bad "$n: one-line error /$re/, exit 1" "exit '${rc:-none}', stderr: $(oneline "$d/$n.err" 400), stdout $(wc -c <"$d/$n.out") bytes"
 	fi
+}
+# notes D NAME WANT: exactly WANT "smolder: note:" lines.
+notes() {
+	local n
+	n=$(grep -c '^smolder: note:' "$1/$2.err")
+	if [ "$n" = "$3" ]; then ok "$2: $3 notes"
+	else bad "$2: $3 notes" "$n notes: $(grep '^smolder: note:' "$1/$2.err" | tr '\n' '|' | head -c 400)"; fi
+}
+# burn_split D NAME: cpu_split's user frames named, about 75% burn_a.
+burn_split() {
+	local d=$1 n=$2 t a
+	t=$(total "$d/$n.out")
+	a=$(share "$d/$n.out" '^cpu_split;.*;main;run_loop;burn_a(;| )')
+	if [ "$t" -gt 0 ] && between "$a" 60 90 && grep -qE ';run_loop;burn_b(;| )' "$d/$n.out" &&
+		[ -z "$(grep -v '^cpu_split;' "$d/$n.out" | head -n 1)" ]; then
+		ok "$n: user frames main;run_loop;burn_a $a% of $t samples"
+	else
+		bad "$n: user frames main;run_loop;burn_a within 60..90%" "burn_a $a% of $t samples: $(oneline "$d/$n.out")"
+	fi
+}
+
+# user_depth FOLDED: the most user frames of a deep_stack stack (folded with -d).
+user_depth() {
+	awk -F';' '/^deep_stack;/ { sub(/ [0-9]+$/, ""); n = 0
+		for (i = 2; i <= NF && $i != "-"; i++) n++
+		if (n > m) m = n } END { print m + 0 }' "$1"
 }
 
 KERNEL_RE='(^|;)(entry_SYSCALL_64[a-z_]*|do_syscall_64|x64_sys_call|__x64_sys_read|ksys_read|vfs_read|read_zero)(;| )'
 
-test_kernel() {
-	local pkg=$1 deb kn vmlinuz logf d t0 t1 rc n a b sa kl
-	kn=${pkg#linux-image-}
-	deb=$(fetch_deb "$pkg") || { fail "$kn" "download" "cannot get $pkg"; return; }
-	vmlinuz="$K/$(basename "$deb" .deb).vmlinuz"
-	if [ ! -s "$vmlinuz" ]; then
-		dpkg-deb --fsys-tarfile "$deb" | tar -xO --wildcards './boot/vmlinuz-*' >"$vmlinuz.tmp" &&
-			[ -s "$vmlinuz.tmp" ] && mv "$vmlinuz.tmp" "$vmlinuz" ||
-			{ rm -f "$vmlinuz.tmp"; fail "$kn" "extract" "no vmlinuz in $deb"; return; }
-	fi
-	log "booting $pkg $(dpkg-deb -f "$deb" Version) (log: build/kernels/$kn.log)"
-	logf="$K/$kn.log"
+# boot KERNEL_NAME VMLINUZ MODE APPEND: one boot; the serial log's path.
+boot() {
+	local kn=$1 vmlinuz=$2 mode=$3 append=$4 logf="$K/$1.$3.log" t0 rc
 	t0=$(date +%s)
 	timeout "$QEMU_TIMEOUT" qemu-system-x86_64 -accel tcg -m 1024 -smp 2 \
 		-kernel "$vmlinuz" -initrd "$INITRD" \
-		-append "console=ttyS0 quiet panic=-1" \
+		-append "console=ttyS0 quiet panic=-1 smolder.mode=$mode $append" \
 		-nographic -no-reboot -monitor none </dev/null 2>&1 | tr -d '\r' >"$logf"
 	rc=${PIPESTATUS[0]}
-	t1=$(date +%s)
-	log "$kn: qemu exited $rc after $((t1 - t0)) s"
-
-	if grep -q '^@@GUEST-DONE' "$logf"; then
-		pass "$kn" "boot: guest ran the tests and powered off ($((t1 - t0)) s, $(sed -n 's/^@@UNAME //p' "$logf"))"
-	else
-		fail "$kn" "boot" "guest did not finish (qemu exit $rc after $((t1 - t0)) s); last lines: $(tail -n 8 "$logf" | tr '\n' ' ' | head -c 600)"
-		[ "$rc" = 124 ] || grep -q '^@@GUEST-START' "$logf" || return
+	log "$kn: $mode boot: qemu exited $rc after $(($(date +%s) - t0)) s"
+	echo "$logf"
+}
+booted() { # LOG WHAT
+	if grep -q '^@@GUEST-DONE' "$1"; then
+		ok "$2: guest ran and powered off ($(sed -n 's/^@@UNAME //p' "$1"))"
+		return 0
 	fi
-	grep -q '^@@BTF yes' "$logf" && pass "$kn" "kernel BTF at /sys/kernel/btf/vmlinux" ||
-		fail "$kn" "kernel BTF at /sys/kernel/btf/vmlinux" "absent"
+	bad "$2: guest ran and powered off" "last lines: $(tail -n 6 "$1" | tr '\n' '|' | head -c 400)"
+	return 1
+}
 
+# test_kernel NAME VMLINUZ CONFIG: boots and checks; sets RESULT.
+test_kernel() {
+	local kn=$1 vmlinuz=$2 config=$3 d logf lsm append="" debian_paranoid=0 memlock=0 n rc
 	d="$K/results/$kn"
 	rm -rf "$d"
 	mkdir -p "$d"
-	for n in pid kstacks percpu pid-vv kstacks-vv percpu-vv; do
-		section "$logf" "$n" STDOUT >"$d/$n.out"
-		section "$logf" "$n" STDERR >"$d/$n.err"
-		rc_of "$logf" "$n" >"$d/$n.rc"
+	CHECKS="$d/checks"
+	: >"$CHECKS"
+	# The BPF LSM (for build/tools/deny) where the kernel has it but not by default.
+	lsm=$(sed -nE 's/^CONFIG_LSM="(.*)"$/\1/p' "$config")
+	if grep -q '^CONFIG_BPF_LSM=y' "$config" && [ -n "$lsm" ] && ! echo ",$lsm," | grep -q ',bpf,'; then
+		append="lsm=$lsm,bpf"
+	fi
+	grep -q '^CONFIG_SECURITY_PERF_EVENTS_RESTRICT=y' "$config" && debian_paranoid=1
+	# Before 5.11 BPF memory is charged to RLIMIT_MEMLOCK.
+	case $kn in [1-4].* | 5.[0-9].* | 5.10.*) memlock=1 ;; esac
+
+	logf=$(boot "$kn" "$vmlinuz" main "$append")
+	if booted "$logf" main || grep -q '^@@GUEST-START' "$logf"; then
+		grep -q '^@@BTF yes' "$logf" && ok "kernel BTF at /sys/kernel/btf/vmlinux" ||
+			bad "kernel BTF at /sys/kernel/btf/vmlinux" "absent"
+		extract "$logf" "$d" pid kstacks percpu degrade btf_rename verifier verifier_v nobtf btf \
+			nocaps paranoid3 paranoid2 memlock0 memlock64 maxstack16 maxstack127
+
+		# Captures: user frames, kernel frames, both CPUs; every feature found.
+		captured "$d" pid
+		burn_split "$d" pid
+		if grep -qE '^smolder: kernel features: ' "$d/pid.err" &&
+			! grep -E '^smolder: kernel features: ' "$d/pid.err" | grep -q ' no\b'; then
+			ok "pid: every kernel feature found"
+		else
+			bad "pid: every kernel feature found" "$(grep -E '^smolder: kernel features: ' "$d/pid.err" || echo 'no features line')"
+		fi
+		notes "$d" pid 0
+		captured "$d" kstacks
+		n=$(grep -cE "$KERNEL_RE" "$d/kstacks.out")
+		if [ "$n" -gt 0 ] && grep -qE "^syscall_heavy;.*;vfs_read;" "$d/kstacks.out"; then
+			ok "kstacks: kernel frames ($n stacks with syscall frames)"
+		else
+			bad "kstacks: kernel frames syscall_heavy;...;vfs_read" "$(oneline "$d/kstacks.out")"
+		fi
+		captured "$d" percpu
+		if grep -qE '^cpu_0;' "$d/percpu.out" && grep -qE '^cpu_1;' "$d/percpu.out"; then
+			ok "percpu: cpu_0 and cpu_1 frames"
+		else
+			bad "percpu: cpu_0 and cpu_1 frames" "$(oneline "$d/percpu.out")"
+		fi
+
+		# Degraded: no ring buffer, no tracing programs; still named.
+		if grep -q 'deny: cannot load or attach' "$d/degrade.err"; then
+			bad "degrade: the BPF LSM refuses features" "$(oneline "$d/degrade.err")"
+		else
+			captured "$d" degrade
+			burn_split "$d" degrade
+			notes "$d" degrade 2
+			if grep -qE '^smolder: note: BPF ring buffer not supported by this kernel.*: processes are named' "$d/degrade.err" &&
+				grep -qE '^smolder: note: BTF tracepoints not supported by this kernel.*: exits and execs' "$d/degrade.err"; then
+				ok "degrade: notes name the ring buffer and BTF tracepoints and what is lost"
+			else
+				bad "degrade: notes name the ring buffer and BTF tracepoints" "$(oneline "$d/degrade.err" 500)"
+			fi
+		fi
+
+		# A real verifier rejection: BTF without task_struct.flags.
+		if [ "$(cat "$d/btf_rename.rc")" = 0 ]; then
+			refused "$d" verifier "verifier rejected program do_sample: .*task_struct\.flags.*rerun with -v"
+			n=$(grep -c '^smolder: verifier: ' "$d/verifier_v.err")
+			if [ "$(cat "$d/verifier_v.rc")" = 1 ] && [ "$n" -ge 5 ] && [ "$n" -le 20 ] &&
+				tail -n 1 "$d/verifier_v.err" | grep -q '^smolder: the kernel.s BPF verifier rejected program do_sample:' &&
+				grep -q '^smolder: verifier: .*task_struct.flags' "$d/verifier_v.err"; then
+				ok "verifier_v: -v prints the last $n lines of the verifier's log, then the error"
+			else
+				bad "verifier_v: -v prints 5..20 lines of the verifier's log, then the error" "exit $(cat "$d/verifier_v.rc"), $n lines: $(tail -n 3 "$d/verifier_v.err" | tr '\n' '|' | head -c 400)"
+			fi
+		else
+			bad "btf_rename: wrote the renamed BTF" "$(oneline "$d/btf_rename.err")"
+		fi
+
+		# --btf: without /sys/kernel/btf/vmlinux.
+		refused "$d" nobtf "kernel BTF not found.*--btf FILE"
+		captured "$d" btf
+		burn_split "$d" btf
+		if grep -qE '^smolder: note: BTF tracepoints need /sys/kernel/btf/vmlinux' "$d/btf.err"; then
+			ok "btf: one note: BTF tracepoints need /sys/kernel/btf/vmlinux"
+		else
+			bad "btf: a note that BTF tracepoints need /sys/kernel/btf/vmlinux" "$(oneline "$d/btf.err")"
+		fi
+
+		# Privileges.
+		refused "$d" nocaps "not permitted.*CAP_BPF and CAP_PERFMON are missing.*run as root"
+		if [ "$debian_paranoid" = 1 ]; then
+			refused "$d" paranoid3 "perf event.*kernel\.perf_event_paranoid is 3.*CAP_SYS_ADMIN.*sysctl -w kernel\.perf_event_paranoid=2"
+		else
+			captured "$d" paranoid3
+		fi
+		captured "$d" paranoid2
+
+		# RLIMIT_MEMLOCK that cannot be raised.
+		if [ "$memlock" = 1 ]; then
+			refused "$d" memlock0 "RLIMIT_MEMLOCK is 0 KiB.*ulimit -l unlimited"
+			refused "$d" memlock64 "RLIMIT_MEMLOCK is 64 KiB.*ulimit -l unlimited"
+		else
+			captured "$d" memlock0
+			captured "$d" memlock64
+		fi
+
+		# kernel.perf_event_max_stack below 127: a note, and stacks cut to it.
+		captured "$d" maxstack16
+		# user frames: those between the process frame and "-"
+		n=$(user_depth "$d/maxstack16.out")
+		if grep -qE '^smolder: note: kernel\.perf_event_max_stack is 16, .*sysctl -w kernel\.perf_event_max_stack=127' "$d/maxstack16.err" &&
+			[ "$n" -ge 10 ] && [ "$n" -le 16 ]; then
+			ok "maxstack16: a note names the sysctl; stacks cut to $n frames"
+		else
+			bad "maxstack16: a note names the sysctl; stacks cut to 16 frames" "deepest $n frames; $(oneline "$d/maxstack16.err")"
+		fi
+		n=$(user_depth "$d/maxstack127.out")
+		if [ "$n" -gt 100 ] && ! grep -q '^smolder: note:' "$d/maxstack127.err"; then
+			ok "maxstack127: no note, stacks of $n frames"
+		else
+			bad "maxstack127: no note, stacks of over 100 frames" "deepest $n frames; $(oneline "$d/maxstack127.err")"
+		fi
+	fi
+
+	# Lockdown: integrity (Secure Boot's usual mode) runs; confidentiality cannot.
+	for mode in integrity confidentiality; do
+		logf=$(boot "$kn" "$vmlinuz" $mode "$append lockdown=$mode")
+		booted "$logf" "$mode" || continue
+		extract "$logf" "$d" $mode
+		grep -q "^@@LOCKDOWN .*\[$mode\]" "$logf" && ok "$mode: kernel locked down ($mode)" ||
+			bad "$mode: kernel locked down ($mode)" "$(grep '^@@LOCKDOWN' "$logf")"
 	done
-
-	# -p PID on cpu_split: 75% burn_a by construction.
-	check_ok "$kn" "$d" pid
-	n=$(total "$d/pid.out")
-	a=$(share "$d/pid.out" ';burn_a(;| )')
-	b=$(share "$d/pid.out" ';burn_b(;| )')
-	if [ "$n" -gt 0 ] && grep -qE ';burn_a(;| )' "$d/pid.out" && grep -qE ';burn_b(;| )' "$d/pid.out"; then
-		pass "$kn" "pid: stacks through burn_a and burn_b ($n samples)"
-	else
-		fail "$kn" "pid: stacks through burn_a and burn_b" "$n samples: $(oneline "$d/pid.out")"
-	fi
-	if [ "$n" -gt 0 ] && between "$a" 60 90; then
-		pass "$kn" "pid: burn_a share $a% (burn_b $b%) within 60..90%"
-	else
-		fail "$kn" "pid: burn_a share within 60..90%" "burn_a $a%, burn_b $b% of $n samples"
-	fi
-	sa=$(awk '!/^cpu_split;/' "$d/pid.out" | head -n 1)
-	if [ "$n" -gt 0 ] && [ -z "$sa" ]; then
-		pass "$kn" "pid: only cpu_split stacks"
-	else
-		fail "$kn" "pid: only cpu_split stacks" "${sa:-no output}"
-	fi
-
-	# Whole system, kernel stacks only: syscall_heavy lives in read(2).
-	check_ok "$kn" "$d" kstacks
-	kl=$(grep -cE "$KERNEL_RE" "$d/kstacks.out")
-	if [ -s "$d/kstacks.out" ] && [ "$kl" -gt 0 ]; then
-		pass "$kn" "kstacks: kernel frames ($kl stacks with syscall frames, e.g. $(grep -E "$KERNEL_RE" "$d/kstacks.out" | sort -t' ' -k2 -n | tail -n 1 | head -c 160))"
-	else
-		fail "$kn" "kstacks: kernel frames" "$(wc -l <"$d/kstacks.out") lines, none with syscall frames: $(oneline "$d/kstacks.out")"
-	fi
-
-	# Idle included, per CPU: both CPUs show up.
-	check_ok "$kn" "$d" percpu
-	if grep -qE '^cpu_0;' "$d/percpu.out" && grep -qE '^cpu_1;' "$d/percpu.out"; then
-		pass "$kn" "percpu: cpu_0 and cpu_1 frames ($(total "$d/percpu.out") samples)"
-	else
-		fail "$kn" "percpu: cpu_0 and cpu_1 frames" "$(oneline "$d/percpu.out")"
-	fi
+	[ -e "$d/integrity.rc" ] && captured "$d" integrity
+	[ -e "$d/confidentiality.rc" ] &&
+		refused "$d" confidentiality "locked down in confidentiality mode.*lockdown=integrity"
 }
 
+# ---- 5. every kernel ----------------------------------------------------------------
+PASSED=0
+FAILED=0
+SKIPPED=0
 T0=$(date +%s)
-for pkg in $PKGS; do
-	test_kernel "$pkg"
+for e in "${ENTRIES[@]}"; do
+	IFS='|' read -r kn dist what <<<"$e"
+	if [ "$dist" = skip ]; then
+		echo "SKIP $kn: $what"
+		SKIPPED=$((SKIPPED + 1))
+		continue
+	fi
+	t0=$(date +%s)
+	if [ "$dist" = host ]; then
+		vmlinuz=$what
+		config="$K/host-$(uname -r).config"
+		{ cat "/boot/config-$(uname -r)" 2>/dev/null || zcat /proc/config.gz 2>/dev/null; } >"$config"
+	else
+		if ! deb=$(fetch_deb "$dist" "$what"); then
+			echo "SKIP $kn: cannot download $what from $dist (offline?) and none kept in build/kernels"
+			SKIPPED=$((SKIPPED + 1))
+			continue
+		fi
+		vmlinuz="$K/$(basename "$deb" .deb).vmlinuz"
+		config="$K/$(basename "$deb" .deb).config"
+		if [ ! -s "$vmlinuz" ] || [ ! -s "$config" ]; then
+			dpkg-deb --fsys-tarfile "$deb" | tar -xO --wildcards './boot/vmlinuz-*' >"$vmlinuz.tmp" &&
+				dpkg-deb --fsys-tarfile "$deb" | tar -xO --wildcards './boot/config-*' >"$config.tmp" &&
+				[ -s "$vmlinuz.tmp" ] && mv "$vmlinuz.tmp" "$vmlinuz" && mv "$config.tmp" "$config" ||
+				{ rm -f "$vmlinuz.tmp" "$config.tmp"; echo "FAIL $kn: extract: no vmlinuz or config in $deb"; FAILED=$((FAILED + 1)); continue; }
+		fi
+		log "$kn: $what $(dpkg-deb -f "$deb" Version)"
+	fi
+	test_kernel "$kn" "$vmlinuz" "$config"
+	[ "$VERBOSE" = 1 ] && sed 's/^/    /' "$CHECKS"
+	n=$(grep -c '^PASS ' "$CHECKS")
+	f=$(grep -c '^FAIL ' "$CHECKS")
+	if [ "$f" = 0 ] && [ "$n" -gt 0 ]; then
+		echo "PASS $kn: $n checks ($(($(date +%s) - t0)) s, 3 boots)"
+		PASSED=$((PASSED + 1))
+	else
+		echo "FAIL $kn: $(grep -m 1 '^FAIL ' "$CHECKS" | sed 's/^FAIL //') ($f of $((n + f)) checks failed: build/kernels/results/$kn/checks)"
+		FAILED=$((FAILED + 1))
+	fi
 done
-log "kernels: $PKGS; $(($(date +%s) - T0)) s"
-echo "$PASSED passed, $FAILED failed"
+log "$((PASSED + FAILED)) kernels booted in $(($(date +%s) - T0)) s"
+echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
 [ "$FAILED" = 0 ]

@@ -33,6 +33,7 @@
 #include "capture.h"
 #include "kctx.h"
 #include "log.h"
+#include "probe.h"
 #include "smolder.skel.h"
 
 struct capture {
@@ -56,20 +57,7 @@ struct capture {
 
 static const char *fix_for(int error)
 {
-	if (error == EPERM || error == EACCES)
-		return "run as root or grant CAP_BPF and CAP_PERFMON";
-	if (error == ENOMEM)
-		return "lower --stack-storage-size or free memory";
-	return "run with -vv for libbpf's log";
-}
-
-static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (log_verbosity < 3 && level != LIBBPF_WARN)
-		return 0;
-	if (log_verbosity < 3)
-		return 0; /* libbpf's warnings are multi-line; we print our own */
-	return vfprintf(stderr, fmt, ap);
+	return probe__fix(error);
 }
 
 /* Inode of our PID namespace, so samples carry the PIDs we see. */
@@ -182,10 +170,7 @@ static int attach_events(struct capture *c, const struct capture_opts *o)
 			if (errno == ENODEV) /* went offline since we looked */
 				continue;
 			err("cannot open cpu-clock perf event on cpu %d: %s (%s)", o->cpus[i],
-			    errstr(errno),
-			    errno == EACCES || errno == EPERM
-				    ? "run as root or grant CAP_PERFMON"
-				    : "this kernel needs CONFIG_PERF_EVENTS");
+			    errstr(errno), probe__perf_fix(errno));
 			return -1;
 		}
 		c->perf_fds[c->nr_events] = fd;
@@ -281,14 +266,14 @@ static int create_banks(struct capture *c, unsigned int first, unsigned int n)
 
 static int load(struct capture *c, const struct capture_opts *o)
 {
+	struct probe_opts po = { .btf_path = o->btf_path };
+	LIBBPF_OPTS(bpf_object_open_opts, open_opts);
 	int e;
 
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		err("kernel BTF not found at /sys/kernel/btf/vmlinux (run a kernel built with CONFIG_DEBUG_INFO_BTF=y)");
+	if (probe__kernel(&po))
 		return -1;
-	}
-	libbpf_set_print(libbpf_log);
-	c->skel = smolder_bpf__open();
+	probe__open_opts(&open_opts);
+	c->skel = smolder_bpf__open_opts(&open_opts);
 	if (!c->skel) {
 		err("cannot open BPF object: %s (%s)", errstr(errno), fix_for(errno));
 		return -1;
@@ -302,9 +287,10 @@ static int load(struct capture *c, const struct capture_opts *o)
 		err("cannot configure BPF object: %s (%s)", errstr(-e), fix_for(-e));
 		return -1;
 	}
+	probe__adjust(c->skel);
 	e = smolder_bpf__load(c->skel);
 	if (e) {
-		err("cannot load BPF program: %s (%s)", errstr(-e), fix_for(-e));
+		probe__load_failed(e);
 		return -1;
 	}
 	if ((e = fill_filter(c->skel->maps.tgids, o->tgids, o->nr_tgids)) ||
@@ -330,22 +316,40 @@ static int on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* Exec and exit end an image; new images announce themselves by ring buffer. */
+/*
+ * Exec and exit end an image; new images announce themselves by ring buffer.
+ * Either may be left out on kernels without them (probe.c).
+ */
 static int attach_image_tracking(struct capture *c)
 {
-	c->exec_link = bpf_program__attach(c->skel->progs.on_exec);
-	c->exit_link = bpf_program__attach(c->skel->progs.on_exit);
-	c->events = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_event, c, NULL);
-	if (!c->exec_link || !c->exit_link || !c->events) {
+	bool tp = bpf_program__autoload(c->skel->progs.on_exec);
+	bool rb = bpf_map__autocreate(c->skel->maps.events);
+
+	if (tp) {
+		c->exec_link = bpf_program__attach(c->skel->progs.on_exec);
+		c->exit_link = bpf_program__attach(c->skel->progs.on_exit);
+	}
+	if (rb)
+		c->events = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_event, c, NULL);
+	if ((tp && (!c->exec_link || !c->exit_link)) || (rb && !c->events)) {
 		err("cannot attach process tracking: %s (%s)", errstr(errno), fix_for(errno));
 		return -1;
 	}
 	return 0;
 }
 
+bool capture__has_events(struct capture *c)
+{
+	return c->events;
+}
+
 int capture__poll(struct capture *c, int timeout_ms)
 {
-	int n = ring_buffer__poll(c->events, timeout_ms);
+	int n;
+
+	if (!c->events)
+		return 0;
+	n = ring_buffer__poll(c->events, timeout_ms);
 
 	return n < 0 && n != -EINTR ? n : 0;
 }

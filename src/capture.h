@@ -46,6 +46,7 @@ struct capture_opts {
 	uint32_t stack_chunks;  /* 16-frame chunks the stack table holds */
 	uint32_t count_entries; /* distinct sample keys the count map holds */
 	bool rotate;            /* create the second bank now (else at the first rotate) */
+	const char *btf_path;   /* --btf: BTF to relocate against, NULL for the kernel's */
 	image_fn on_image;      /* may be NULL */
 	void *arg;
 };
@@ -56,7 +57,10 @@ typedef int (*sample_fn)(const struct sample_key *key, uint64_t count, void *arg
 
 /* Loads and attaches; sampling runs from here on.  NULL after printing why. */
 struct capture *capture__open(const struct capture_opts *opts);
-/* Delivers pending image events for up to timeout_ms; -errno on failure. */
+/* False when this kernel gives no image events (no BPF ring buffer). */
+bool capture__has_events(struct capture *c);
+/* Delivers pending image events for up to timeout_ms; -errno on failure.
+ * Returns at once without events. */
 int capture__poll(struct capture *c, int timeout_ms);
 /* True when tgid's current image still has generation gen. */
 bool capture__image_current(struct capture *c, uint32_t tgid, uint32_t gen);

@@ -97,6 +97,9 @@ static const char usage_text[] =
 "                             (--format picks the format, default folded)\n"
 "\n"
 "Other:\n"
+"      --btf FILE             the kernel's BTF, for kernels without\n"
+"                             /sys/kernel/btf/vmlinux (a vmlinux with .BTF,\n"
+"                             or raw BTF); exec and exit are then not traced\n"
 "  -v, --verbose              more detail on stderr (twice: libbpf's log)\n"
 "  -q, --quiet                no summary line on stderr\n"
 "  -h, --help                 this help\n"
@@ -191,6 +194,7 @@ enum {
 	OPT_SUBTITLE, OPT_WIDTH, OPT_MINWIDTH, OPT_COLORS, OPT_COUNTNAME,
 	OPT_INVERTED, OPT_REVERSE, OPT_FLAMECHART, OPT_CONTINUOUS, OPT_INTERVAL,
 	OPT_OUTPUT_DIR, OPT_KEEP, OPT_MAX_SIZE, OPT_GROUP_THREADS, OPT_KWORKER, OPT_IRQ_FRAMES,
+	OPT_BTF,
 };
 
 #define RENDER_OPTIONS                                                        \
@@ -236,6 +240,7 @@ static const struct option long_opts[] = {
 	{ "kworker", no_argument, NULL, OPT_KWORKER },
 	{ "irq-frames", no_argument, NULL, OPT_IRQ_FRAMES },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "btf", required_argument, NULL, OPT_BTF },
 	RENDER_OPTIONS,
 	{ 0 },
 };
@@ -465,6 +470,13 @@ static int parse_option(int c, const char *arg, struct env *env)
 	case OPT_GROUP_THREADS: env->group_threads = true; return 0;
 	case OPT_KWORKER: env->kworker = true; return 0;
 	case OPT_IRQ_FRAMES: env->irq_frames = true; return 0;
+	case OPT_BTF:
+		if (!*arg) {
+			err("empty BTF file name (give --btf FILE)");
+			return -1;
+		}
+		env->btf_path = arg;
+		return 0;
 	}
 	return parse_render_option(c, arg, env);
 }

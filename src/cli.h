@@ -61,6 +61,7 @@ struct env {
 	const char *output_dir; /* --output-dir */
 	uint64_t keep;          /* --keep */
 	uint64_t max_bytes;     /* --max-size, 0: no limit */
+	const char *btf_path;   /* --btf */
 	int verbosity;
 };
 

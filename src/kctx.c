@@ -21,6 +21,7 @@
 #include <bpf/libbpf.h>
 #include "kctx.h"
 #include "log.h"
+#include "probe.h"
 #include "smolder.skel.h"
 
 struct named_work {
@@ -78,6 +79,11 @@ int kctx__configure(struct smolder_bpf *skel, struct kctx_opts *o)
 	const char *missing;
 	int e = 0;
 
+	if ((o->irq_frames || o->kworker_frames) && !probe__tp_btf()) {
+		/* tp_btf programs attach by the running kernel's own BTF ids */
+		warn("note: this kernel has no BTF tracepoints: --irq-frames and --kworker are off");
+		o->irq_frames = o->kworker_frames = false;
+	}
 	if (o->irq_frames || o->kworker_frames) {
 		vmlinux = btf__load_vmlinux_btf();
 		if (!vmlinux)

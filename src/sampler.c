@@ -50,6 +50,7 @@ int sampler__open(struct sampler *s, const struct env *env)
 		.stack_chunks = env->stack_entries * 2,
 		.count_entries = env->count_entries,
 		.rotate = env->continuous,
+		.btf_path = env->btf_path,
 		.on_image = on_image,
 	};
 
@@ -66,6 +67,7 @@ int sampler__open(struct sampler *s, const struct env *env)
 		usyms__free(s->us);
 		return -1;
 	}
+	s->events_ok = capture__has_events(s->cap); /* else sampler__wait just waits */
 	usyms__set_validator(s->us, image_current, s->cap);
 	usyms__set_demangle(s->us, !env->no_demangle);
 	info("sampling %zu cpus at %" PRIu64 " %s", env->nr_cpus,

@@ -67,3 +67,12 @@ check error_not_root_exit_1 equals "$rc" 1
 check error_not_root_one_line one_error "$TMP/nr.err"
 check error_not_root_names_fix some_line "$TMP/nr.err" '(permission denied|not permitted).*root.*CAP_BPF.*CAP_PERFMON'
 check error_not_root_no_stdout equals "$(wc -c <"$TMP/nr.out")" 0
+
+# CAP_BPF without CAP_PERFMON: the kernel refuses perf_event programs; the
+# error names the missing capability before anything is tried.
+timeout 10 setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all,+bpf \
+	--ambient-caps=-all,+bpf "$SMOLDER" -f 1 >"$TMP/np.out" 2>"$TMP/np.err"
+rc=$?
+check error_no_perfmon_exit_1 equals "$rc" 1
+check error_no_perfmon_one_line one_error "$TMP/np.err"
+check error_no_perfmon_names_it some_line "$TMP/np.err" '^smolder: not permitted to trace with BPF: CAP_PERFMON is missing \(run as root or grant CAP_BPF and CAP_PERFMON'
