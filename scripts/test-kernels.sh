@@ -271,6 +271,7 @@ else
 	run kstacks ./smolder -F 99 -dfK 1.5
 	run percpu ./smolder -F 99 -I -f --per-cpu 1.5
 	run degrade ./deny ringbuf,tracing ./smolder -F 199 -f -p $CPU_SPLIT 1.5
+	run degrade_ctx ./deny tracing ./smolder -F 199 -f -K --kworker --irq-frames 1
 
 	run btf_rename ./btf_rename /sys/kernel/btf/vmlinux /tmp/renamed.btf task_struct flags flags_renamed
 	run verifier ./smolder --btf /tmp/renamed.btf -f 1
@@ -473,7 +474,7 @@ test_kernel() {
 		grep -q '^@@BTF yes' "$logf" && ok "kernel BTF at /sys/kernel/btf/vmlinux" ||
 			bad "kernel BTF at /sys/kernel/btf/vmlinux" "absent"
 		extract "$logf" "$d" pid kstacks percpu degrade btf_rename verifier verifier_v nobtf btf \
-			nocaps paranoid3 paranoid2 memlock0 memlock64 maxstack16 maxstack127 kworker irq
+			nocaps paranoid3 paranoid2 memlock0 memlock64 maxstack16 maxstack127 kworker irq degrade_ctx
 
 		# Captures: user frames, kernel frames, both CPUs; every feature found.
 		captured "$d" pid
@@ -511,6 +512,16 @@ test_kernel() {
 				ok "degrade: notes name the ring buffer and BTF tracepoints and what is lost"
 			else
 				bad "degrade: notes name the ring buffer and BTF tracepoints" "$(oneline "$d/degrade.err" 500)"
+			fi
+		fi
+
+		# Without tracing programs, the context options turn off with a note.
+		if ! grep -q 'deny: cannot load or attach' "$d/degrade_ctx.err"; then
+			captured "$d" degrade_ctx
+			if grep -qE '^smolder: note: this kernel has no BTF tracepoints: --irq-frames and --kworker are off$' "$d/degrade_ctx.err"; then
+				ok "degrade_ctx: --irq-frames and --kworker off, with a note"
+			else
+				bad "degrade_ctx: --irq-frames and --kworker off, with a note" "$(oneline "$d/degrade_ctx.err" 400)"
 			fi
 		fi
 
