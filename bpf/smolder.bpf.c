@@ -687,13 +687,13 @@ int BPF_PROG(on_exit, struct task_struct *task)
 
 /* Walks and stores the sample's stacks; their ids and flags go into key. */
 static __always_inline void store_stacks(struct bpf_perf_event_data *ctx, const struct bank *b,
-					 struct task_struct *task, struct sample_key *key)
+					 struct task_struct *task, __u32 task_flags, bool in_kernel,
+					 struct sample_key *key)
 {
-	/* Kernel addresses have the top bit set on every 64-bit arch we build for. */
-	if (kernel_stacks && (long)PT_REGS_IP(&ctx->regs) < 0)
+	if (kernel_stacks && in_kernel)
 		key->kstack = store_stack(ctx, b->stacks, 0, &key->flags, SAMPLE_KSTACK_LOST,
 					  SAMPLE_KSTACK_ERR);
-	if (BPF_CORE_READ(task, flags) & PF_KTHREAD)
+	if (task_flags & PF_KTHREAD)
 		key->flags |= SAMPLE_KTHREAD;
 	else if (user_stacks)
 		key->ustack = store_stack(ctx, b->stacks, BPF_F_USER_STACK, &key->flags,
@@ -728,10 +728,16 @@ int do_sample(struct bpf_perf_event_data *ctx)
 	struct sample_key key = {};
 	bool idle_task = (__u32)bpf_get_current_pid_tgid() == 0;
 	__u32 task_flags = BPF_CORE_READ(task, flags);
+	bool forced_idle = !idle_task && (task_flags & PF_IDLE);
+	/* Kernel addresses have the top bit set on every 64-bit arch we build for. */
 	bool in_kernel = (long)PT_REGS_IP(&ctx->regs) < 0;
-	bool irq_stack = in_kernel && interrupted_irq_work(ctx, task);
+	bool irq_stack = false;
+	__u32 exec_ctx = CTX_TASK;
 	struct bank b;
 
+	/* only what needs it pays for the stack pointer's check */
+	if (in_kernel && (idle_task || forced_idle || irq_frames || kworker_frames))
+		irq_stack = interrupted_irq_work(ctx, task);
 	open_bank(&b);
 	if (!task_ids(task, &key)) {
 		count(&b, CNT_PIDNS_MISS);
@@ -741,7 +747,7 @@ int do_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	if (filter_tid && !bpf_map_lookup_elem(&tids, &key.pid))
 		return 0;
-	if (!classify(&b, &key, idle_task, !idle_task && (task_flags & PF_IDLE), irq_stack))
+	if (!classify(&b, &key, idle_task, forced_idle, irq_stack))
 		return 0;
 
 	count(&b, CNT_SAMPLES);
@@ -752,13 +758,15 @@ int do_sample(struct bpf_perf_event_data *ctx)
 	}
 	if (per_cpu)
 		key.cpu = bpf_get_smp_processor_id();
+	if (irq_frames || kworker_frames)
+		exec_ctx = sample_context(irq_stack);
 	if (irq_frames)
-		key.ctx = sample_context(irq_stack);
+		key.ctx = exec_ctx;
 	/* the item's own code only: not an interrupt that came in on top */
-	if (kworker_frames && (task_flags & PF_WQ_WORKER) && sample_context(irq_stack) == CTX_TASK)
+	if (kworker_frames && (task_flags & PF_WQ_WORKER) && exec_ctx == CTX_TASK)
 		key.work = running_work_id(&b, task);
 	bpf_get_current_comm(&key.comm, sizeof(key.comm));
-	store_stacks(ctx, &b, task, &key);
+	store_stacks(ctx, &b, task, task_flags, in_kernel, &key);
 	count_sample(&b, &key);
 	return 0;
 }

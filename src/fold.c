@@ -193,6 +193,12 @@ static int add_head(struct fold *f, const struct sample_key *key, uint16_t *n)
 	return sb_frame(&f->buf, name, "");
 }
 
+/* Frame i's address to name: the leaf's own, a caller's return address - 1. */
+static uint64_t frame_addr(const struct stack_trace *st, int i)
+{
+	return i ? st->ip[i] - 1 : st->ip[i];
+}
+
 static int add_user(struct fold *f, const struct sample_key *key,
 		    const struct stack_trace *st, uint16_t *n)
 {
@@ -205,7 +211,7 @@ static int add_user(struct fold *f, const struct sample_key *key,
 				"[lost user stack]" : "[missed user stack]", "");
 	}
 	for (int i = st ? (int)st->nr - 1 : -1; i >= 0; i--) {
-		uint64_t addr = i ? st->ip[i] - 1 : st->ip[i];
+		uint64_t addr = frame_addr(st, i);
 
 		bool jit = false;
 
@@ -219,6 +225,14 @@ static int add_user(struct fold *f, const struct sample_key *key,
 		(*n)++;
 	}
 	return 0;
+}
+
+/* The bare symbol of kernel frame i (no module, not sanitized), or NULL. */
+static const char *kernel_sym(struct fold *f, const struct stack_trace *st, int i)
+{
+	const struct ksym *s = f->ksyms ? ksyms__map_addr(f->ksyms, frame_addr(st, i)) : NULL;
+
+	return s ? s->name : NULL;
 }
 
 static void kernel_name(struct fold *f, uint64_t addr, char *name, size_t len)
@@ -242,12 +256,13 @@ static enum idle_path idle_path(struct fold *f, const struct sample_key *key,
 				const struct stack_trace *st)
 {
 	enum idle_path found = IDLE_PATH_OTHER, p;
-	char name[NAME_MAX_LEN];
+	const char *name;
 
 	if (key->flags & SAMPLE_IDLE_INJECT)
 		return IDLE_PATH_INJECT;
 	for (uint32_t i = 0; st && i < st->nr; i++) {
-		kernel_name(f, i ? st->ip[i] - 1 : st->ip[i], name, sizeof(name));
+		if (!(name = kernel_sym(f, st, i)))
+			continue;
 		p = ctxframes__idle_path_of(name);
 		if (p == IDLE_PATH_CPUIDLE && found == IDLE_PATH_OTHER)
 			found = p;
@@ -269,13 +284,11 @@ static int count_idle(struct fold *f, uint32_t cpu, enum idle_path p, uint64_t c
 /* True when the kernel stack runs the softirq loop (see ctxframes__irq). */
 static bool in_softirq_loop(struct fold *f, const struct stack_trace *st)
 {
-	char name[NAME_MAX_LEN];
+	const char *name;
 
-	for (uint32_t i = 0; st && i < st->nr; i++) {
-		kernel_name(f, i ? st->ip[i] - 1 : st->ip[i], name, sizeof(name));
-		if (ctxframes__is_softirq_loop(name))
+	for (uint32_t i = 0; st && i < st->nr; i++)
+		if ((name = kernel_sym(f, st, i)) && ctxframes__is_softirq_loop(name))
 			return true;
-	}
 	return false;
 }
 
@@ -343,7 +356,7 @@ static int add_kernel(struct fold *f, const struct sample_key *key,
 				"[lost kernel stack]" : "[missed kernel stack]", suffix);
 	}
 	for (int i = st ? (int)st->nr - 1 : -1; i >= 0; i--) {
-		kernel_name(f, i ? st->ip[i] - 1 : st->ip[i], name, sizeof(name));
+		kernel_name(f, frame_addr(st, i), name, sizeof(name));
 		if (sb_frame(&f->buf, name, suffix))
 			return -ENOMEM;
 		(*n)++;

@@ -24,6 +24,9 @@
 #include "probe.h"
 #include "smolder.skel.h"
 
+#define NR_IRQ_PROGS 4 /* first in tracepoint_progs(), then the workqueue's */
+#define NR_PROGS 7
+
 struct named_work {
 	uint64_t id;
 	struct work_desc desc;
@@ -31,7 +34,7 @@ struct named_work {
 
 struct kctx {
 	bool kworker_frames;
-	struct bpf_link *links[8];
+	struct bpf_link *links[NR_PROGS];
 	size_t nr_links;
 	int names_fd;
 	struct named_work *snap; /* sorted by id */
@@ -59,22 +62,22 @@ static const char *missing_tracepoint(const struct btf *vmlinux, const char *con
 	return NULL;
 }
 
-static void set_autoload(struct bpf_program *const *progs, size_t n, bool on)
+/* The tracepoint programs, irq and softirq ones first (see NR_IRQ_PROGS). */
+static void tracepoint_progs(struct smolder_bpf *skel, struct bpf_program *progs[NR_PROGS])
 {
-	for (size_t i = 0; i < n; i++)
-		bpf_program__set_autoload(progs[i], on);
+	struct bpf_program *all[NR_PROGS] = {
+		skel->progs.on_softirq_entry, skel->progs.on_softirq_exit,
+		skel->progs.on_irq_entry, skel->progs.on_irq_exit,
+		skel->progs.on_queue_work, skel->progs.on_execute_start,
+		skel->progs.on_execute_end,
+	};
+
+	memcpy(progs, all, sizeof(all));
 }
 
 int kctx__configure(struct smolder_bpf *skel, struct kctx_opts *o)
 {
-	struct bpf_program *irq_progs[] = {
-		skel->progs.on_softirq_entry, skel->progs.on_softirq_exit,
-		skel->progs.on_irq_entry, skel->progs.on_irq_exit,
-	};
-	struct bpf_program *wq_progs[] = {
-		skel->progs.on_queue_work, skel->progs.on_execute_start,
-		skel->progs.on_execute_end,
-	};
+	struct bpf_program *progs[NR_PROGS];
 	struct btf *vmlinux = NULL;
 	const char *missing;
 	int e = 0;
@@ -100,9 +103,10 @@ int kctx__configure(struct smolder_bpf *skel, struct kctx_opts *o)
 	btf__free(vmlinux);
 	skel->rodata->irq_frames = o->irq_frames;
 	skel->rodata->kworker_frames = o->kworker_frames;
-	/* the queuer's context comes from the irq state too */
-	set_autoload(irq_progs, 4, o->irq_frames || o->kworker_frames);
-	set_autoload(wq_progs, 3, o->kworker_frames);
+	tracepoint_progs(skel, progs);
+	for (int i = 0; i < NR_PROGS; i++) /* the queuer's context needs the irq state too */
+		bpf_program__set_autoload(progs[i], i < NR_IRQ_PROGS ? o->irq_frames || o->kworker_frames
+								     : o->kworker_frames);
 	if (!o->kworker_frames &&
 	    ((e = bpf_map__set_max_entries(skel->maps.queued_work, 1)) ||
 	     (e = bpf_map__set_max_entries(skel->maps.running_work, 1)) ||
@@ -113,13 +117,7 @@ int kctx__configure(struct smolder_bpf *skel, struct kctx_opts *o)
 
 struct kctx *kctx__attach(struct smolder_bpf *skel, const struct kctx_opts *o)
 {
-	struct bpf_program *progs[] = {
-		skel->progs.on_softirq_entry, skel->progs.on_softirq_exit,
-		skel->progs.on_irq_entry, skel->progs.on_irq_exit,
-		skel->progs.on_queue_work, skel->progs.on_execute_start,
-		skel->progs.on_execute_end,
-	};
-	size_t n = o->kworker_frames ? 7 : o->irq_frames ? 4 : 0;
+	struct bpf_program *progs[NR_PROGS];
 	struct kctx *k = calloc(1, sizeof(*k));
 
 	if (!k) {
@@ -128,9 +126,12 @@ struct kctx *kctx__attach(struct smolder_bpf *skel, const struct kctx_opts *o)
 	}
 	k->kworker_frames = o->kworker_frames;
 	k->names_fd = bpf_map__fd(skel->maps.work_names);
-	for (size_t i = 0; i < n; i++) {
-		k->links[i] = bpf_program__attach(progs[i]);
-		if (!k->links[i]) {
+	tracepoint_progs(skel, progs);
+	for (int i = 0; i < NR_PROGS; i++) {
+		if (!bpf_program__autoload(progs[i])) /* left out by kctx__configure */
+			continue;
+		k->links[k->nr_links] = bpf_program__attach(progs[i]);
+		if (!k->links[k->nr_links]) {
 			err("cannot attach %s: %s (run with -vv for libbpf's log)",
 			    bpf_program__name(progs[i]), errstr(errno));
 			kctx__free(k);
