@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <libgen.h>
 #include <sys/stat.h>
 #include "cli.h"
 #include "log.h"
@@ -556,32 +555,10 @@ static int setup_continuous(struct env *env)
 	return 0;
 }
 
-/* The output's directory must take a new file before we spend a capture. */
-static int check_output(const char *path)
-{
-	char *copy = strdup(path), *dir;
-	struct stat st;
-	int ok;
-
-	if (!copy)
-		return -1;
-	dir = dirname(copy);
-	ok = !access(dir, W_OK | X_OK) && !(stat(path, &st) == 0 && S_ISDIR(st.st_mode));
-	if (!ok)
-		err("cannot write %s: %s (check the directory exists and is writable)", path,
-		    errno == 0 || errno == EEXIST ? "is a directory" : errstr(errno));
-	free(copy);
-	return ok ? 0 : -1;
-}
-
-/* Every -o that names a file (not "-", standard output). */
+/* Every -o that names a file must take it before we spend a capture. */
 static int check_outputs(const struct env *env)
 {
-	for (size_t i = 0; i < env->nr_outputs; i++)
-		if (env->outputs[i].path && strcmp(env->outputs[i].path, "-") &&
-		    check_output(env->outputs[i].path))
-			return -1;
-	return 0;
+	return outputs__check(env->outputs, env->nr_outputs);
 }
 
 /* PIDs must exist and CPUs be online: exit 1 otherwise. */
