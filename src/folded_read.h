@@ -22,7 +22,7 @@
 #include <stdio.h>
 #include "profile.h"
 
-#define FOLDED_LINE_MAX (4u << 20) /* bytes; the deepest real stacks take ~200 KB */
+#define FOLDED_LINE_MAX (4u << 20) /* bytes: far more than a real stack needs */
 #define FOLDED_COUNT_MAX 1e18
 
 /*
