@@ -46,7 +46,8 @@ static int report(const struct env *env, struct capture *cap, struct usyms *us)
 }
 
 /* A signal that ends the run arrived while we were starting: say so and
- * stop before sampling (nothing was counted, nothing is written). */
+ * stop before waiting for samples (what the first moments counted is not
+ * written). */
 static bool stopped_during_start(const sigset_t *sigs)
 {
 	static const struct { int sig; const char *name; } ends[] = {
@@ -58,7 +59,7 @@ static bool stopped_during_start(const sigset_t *sigs)
 		return false;
 	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++)
 		if (sigismember(sigs, ends[i].sig) && sigismember(&pending, ends[i].sig)) {
-			err("stopped by %s during start-up, before sampling began: nothing written",
+			err("stopped by %s during start-up: nothing written",
 			    ends[i].name);
 			return true;
 		}

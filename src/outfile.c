@@ -224,8 +224,13 @@ static int resolve(const char *path, struct target *t)
 	const char *p = todo;
 	int hops = 0, r;
 
-	if (strlen(path) >= PATH_MAX || (path[0] != '/' && !getcwd(done, sizeof(done)))) {
+	if (strlen(path) >= PATH_MAX) {
 		err("cannot write %s: %s (give a shorter path)", path, errstr(ENAMETOOLONG));
+		return -1;
+	}
+	if (path[0] != '/' && !getcwd(done, sizeof(done))) {
+		err("cannot write %s: the current directory: %s (give an absolute path)", path,
+		    errstr(errno));
 		return -1;
 	}
 	if (!strcmp(done, "/"))
@@ -247,8 +252,11 @@ static int resolve(const char *path, struct target *t)
 		err("cannot write %s: is a directory (give a file name)", path);
 		return -1;
 	}
-	return stat(t->full, &t->st) ? (err("cannot write %s: %s (%s)", path, errstr(errno), where_hint), -1)
-				      : classify(path, t);
+	if (stat(t->full, &t->st)) {
+		err("cannot write %s: %s (%s)", path, errstr(errno), where_hint);
+		return -1;
+	}
+	return classify(path, t);
 }
 
 /* ---- opening ---- */

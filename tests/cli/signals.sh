@@ -2,7 +2,7 @@
 # Start-up and signals.  --btf with a FIFO (or a device) is one line at
 # once, not a hang with SIGTERM blocked.  A SIGTERM that arrives during
 # start-up (sent before exec, with SIGTERM blocked, so it is pending when
-# smolder starts) ends the run before sampling with one line.  SIGHUP ends
+# smolder starts) ends the run when start-up is over, with one line.  SIGHUP ends
 # a capture and a continuous run like SIGTERM, writing what was collected,
 # unless it was ignored when smolder started (nohup).  A --stack-storage-size
 # whose maps take over 256 MiB of kernel memory says how much.
@@ -31,7 +31,7 @@ RC=$?
 el=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
 check startup_signal_exit_1 equals "$RC" 1
 check startup_signal_one_line one_error "$TMP/early.err"
-check startup_signal_says_so some_line "$TMP/early.err" '^smolder: stopped by SIGTERM during start-up, before sampling began: nothing written$'
+check startup_signal_says_so some_line "$TMP/early.err" '^smolder: stopped by SIGTERM during start-up: nothing written$'
 check startup_signal_prompt within "$el" 0 3
 check startup_signal_no_file test ! -e "$TMP/early.folded"
 
