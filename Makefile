@@ -141,10 +141,14 @@ $(OUT)/tools/btf_rename: tests/tools/btf_rename.c
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= $(CLANG)
 FUZZ_CFLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -Isrc
-FUZZ_MODULES := elf_syms debuginfo proc_maps perfmap demangle log
+	-g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -Isrc -I$(OUT) \
+	-DSMOLDER_VERSION='"$(VERSION)"'
+FUZZ_MODULES := elf_syms debuginfo proc_maps perfmap demangle log \
+	folded_read profile strtab output_folded output_svg flame output_speedscope \
+	output_pprof pb utf8
 FUZZ_OBJS := $(patsubst %,$(OUT)/fuzz/obj/%.o,$(FUZZ_MODULES))
-FUZZ_LIBS := -lelf -lz -llzma -liberty
+# expat and json-c check that fuzz_outputs' SVG and JSON stay well-formed
+FUZZ_LIBS := -lelf -lz -llzma -liberty -lexpat -ljson-c
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_NAMES := $(patsubst tests/fuzz/%.c,%,$(FUZZ_SRCS))
 FUZZERS := $(addprefix $(OUT)/fuzz/,$(FUZZ_NAMES))
@@ -156,6 +160,8 @@ $(OUT)/fuzz/obj/%.o: src/%.c $(wildcard src/*.h)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(OUT)/fuzz/obj/output_svg.o: $(OUT)/flamegraph_js.h
 
 $(OUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS)
 	$(call msg,FUZZ-LD,$@)
@@ -212,6 +218,21 @@ $(OUT)/fuzz/corpus-fuzz_demangle/.seeded:
 	$(Q)printf '%s' '_RINvC3foo3barFG0_RL0_lRL1_lEuE' >$(@D)/rust-v0-binder
 	$(Q)printf '%s' '_RINvC3foo3barTllETBb_Bb_ETBf_Bf_ETBn_Bn_ETBv_Bv_EE' >$(@D)/rust-v0-backrefs
 	$(Q)printf '%s' '_Z1fPFviEPFvS0_S0_EPFvS2_S2_EPFvS4_S4_EPFvS6_S6_E' >$(@D)/cxx-substitutions
+	$(Q)touch $@
+
+$(OUT)/fuzz/corpus-fuzz_folded/.seeded:
+	$(Q)mkdir -p $(@D)
+	$(Q)printf '%s\n' 'main;run_loop;burn_a;spin 700' 'app;a b  c;x 1' 'java;Foo::bar(int, char) const 2.5' \
+		'worker 12 5' 'a;b 1000000000000000000' >$(@D)/one
+	$(Q)printf 'a;b 3 5\r\na;c\t0.00001 0\n\n' >$(@D)/diff
+	$(Q)touch $@
+
+# fuzz_outputs: flags, TITLE NUL SUBTITLE NUL COUNTNAME NUL, folded text
+$(OUT)/fuzz/corpus-fuzz_outputs/.seeded:
+	$(Q)mkdir -p $(@D)
+	$(Q)printf '\001Flame Graph\000sub\000samples\000main;a 3\nmain;b 1\n' >$(@D)/plain
+	$(Q)printf '\042x</title><script>alert(1)</script>\000]]>&amp;\000x</title><script>\000a;<b> 1\n' >$(@D)/inject
+	$(Q)printf '\377\303(\000\355\240\200\000\001\000a;\342\202 2 3\n' >$(@D)/utf8
 	$(Q)touch $@
 
 fuzzers: $(FUZZERS) $(FUZZ_SEEDS)

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -13,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <libgen.h>
 #include <sys/stat.h>
 #include "cli.h"
 #include "log.h"
@@ -28,12 +28,12 @@ static const char usage_text[] =
 "in the kernel, and writes them at the end: a readable report, folded\n"
 "stacks (-f), or a picture chosen by the output file's name: an\n"
 "interactive flame graph (.svg), speedscope (.speedscope.json) or pprof\n"
-"(.pb.gz).  Runs for duration seconds, or until Ctrl-C or SIGTERM; both\n"
-"still write everything collected.  `smolder flamegraph --help` and\n"
+"(.pb.gz).  Runs for duration seconds, or until Ctrl-C, SIGTERM or SIGHUP;\n"
+"each still writes everything collected.  `smolder flamegraph --help` and\n"
 "`smolder diff --help` describe the two commands that draw folded files.\n"
 "\n"
 "What to sample:\n"
-"  -p, --pid PID[,PID...]     only these processes\n"
+"  -p, --pid PID[,PID...]     only these processes (no empty elements)\n"
 "  -L, --tid TID[,TID...]     only these threads\n"
 "  -C, --cpu CPU[,CPU...]     only these CPUs (ranges like 0-3 work)\n"
 "  -F, --frequency HZ         samples per second per CPU (default 49)\n"
@@ -45,9 +45,11 @@ static const char usage_text[] =
 "  -U, --user-stacks-only     no kernel frames\n"
 "  -K, --kernel-stacks-only   no user frames\n"
 "      --stack-storage-size N distinct stacks kept in the kernel (default\n"
-"                             32768 stacks of up to 32 frames; deeper ones\n"
-"                             take more room; a sample whose stack finds no\n"
-"                             room is counted as lost and reported)\n"
+"                             32768 stacks of up to 32 frames, 15 MiB of\n"
+"                             kernel memory; deeper ones take more room; a\n"
+"                             sample whose stack finds no room is counted as\n"
+"                             lost and reported).  At most 4194304 (about\n"
+"                             1.9 GiB); over 256 MiB a line says how much\n"
 "\n"
 "How to write it:\n"
 "  -f, --folded               folded stacks: comm;user...;kernel... COUNT\n"
@@ -62,7 +64,15 @@ static const char usage_text[] =
 "                             .svg flame graph, .speedscope.json speedscope,\n"
 "                             .pb.gz pprof; other names: the report, or\n"
 "                             folded with -f.  Give -o up to 8 times to\n"
-"                             write several formats of one capture\n"
+"                             write several formats of one capture; one\n"
+"                             that fails does not stop the others.  A file\n"
+"                             is replaced whole (a temporary file, then a\n"
+"                             rename; a symlink's target is written); a\n"
+"                             character device, terminal or FIFO is written\n"
+"                             in place (a FIFO needs its reader); - is\n"
+"                             standard output.  Block devices, and symlinks\n"
+"                             of another user in a sticky directory such as\n"
+"                             /tmp, are refused\n"
 "      --format FORMAT        report, folded, svg, speedscope or pprof,\n"
 "                             whatever the names say\n"
 "\n"
@@ -89,17 +99,22 @@ static const char usage_text[] =
 "                             and write DIR/smolder-<UTC time>.<ext> every\n"
 "                             interval, each with exactly that interval's\n"
 "                             samples; SIGUSR1 ends the interval at once,\n"
-"                             SIGINT/SIGTERM write the last partial one\n"
+"                             SIGINT/SIGTERM/SIGHUP write the last partial\n"
+"                             one.  An interval that cannot be written (a\n"
+"                             full disk) counts its samples as lost, and\n"
+"                             the exit code is then 1\n"
 "      --interval SECONDS     the interval (default 60)\n"
 "      --output-dir DIR       where profiles go (created if missing)\n"
 "      --keep N               keep the newest N profiles (default 1440)\n"
-"      --max-size MB          and at most MB megabytes of them\n"
+"      --max-size MB          and at most MB megabytes of them (temporary\n"
+"                             files still being written count too)\n"
 "                             (--format picks the format, default folded)\n"
 "\n"
 "Other:\n"
 "      --btf FILE             the kernel's BTF, for kernels without\n"
 "                             /sys/kernel/btf/vmlinux (a vmlinux with .BTF,\n"
-"                             or raw BTF); exec and exit are then not traced\n"
+"                             or raw BTF, a regular file); exec and exit are\n"
+"                             then not traced\n"
 "  -v, --verbose              more detail on stderr (twice: libbpf's log)\n"
 "  -q, --quiet                no summary line on stderr\n"
 "  -h, --help                 this help\n"
@@ -121,7 +136,8 @@ static const char usage_text[] =
 static const char render_text[] =
 "\n"
 "How to draw a flame graph (.svg):\n"
-"      --title TEXT           the title (default \"Flame Graph\")\n"
+"      --title TEXT           the title (default \"Flame Graph\"); also the\n"
+"                             speedscope profile's name and a pprof comment\n"
 "      --subtitle TEXT        a second line under the title\n"
 "      --width PX             the image width (default 1200)\n"
 "      --minwidth PX|N%       leave out frames narrower than PX pixels, or\n"
@@ -145,10 +161,11 @@ static const char flamegraph_text[] =
 "Reads folded stacks (from the files, or standard input when none or -)\n"
 "as written by smolder -f, bcc's profile -f, stackcollapse-perf.pl and\n"
 "others: a stack per line, frames separated by ';', root first, then\n"
-"whitespace and a sample count (whole or decimal).  Frame names may hold\n"
-"spaces.  Lines with two counts (BEFORE AFTER, as difffolded.pl writes)\n"
-"draw a differential graph.  Writes an interactive SVG flame graph to\n"
-"standard output, or what -o names.\n"
+"whitespace and a sample count (whole or decimal, at most 10^18).  Frame\n"
+"names may hold spaces; a line is at most 4 MiB.  Lines with two counts\n"
+"(BEFORE AFTER, as difffolded.pl writes) draw a differential graph.\n"
+"Writes an interactive SVG flame graph to standard output, or what -o\n"
+"names (written as a capture's -o are: see smolder --help).\n"
 "\n"
 "  -o, --output FILE          write FILE; .svg, .folded/.txt,\n"
 "                             .speedscope.json or .pb.gz by its name (other\n"
@@ -281,13 +298,24 @@ bad:
 	return -1;
 }
 
+/* A list with an empty element ("1,,2", ",1", "1,", ""): a usage error. */
+static bool empty_element(const char *s)
+{
+	return !*s || *s == ',' || s[strlen(s) - 1] == ',' || strstr(s, ",,");
+}
+
 /* "1,2,3" into a fresh array of ids. */
 static int parse_ids(const char *s, const char *what, uint32_t **ids, size_t *nr)
 {
-	char *copy = strdup(s), *save = NULL;
+	char *copy, *save = NULL;
 	uint64_t v;
 
-	if (!copy)
+	if (empty_element(s)) {
+		err("invalid %s list '%s' (%s: expected e.g. 1 or 1,2)", what, s,
+		    *s ? "an empty element" : "empty");
+		return -1;
+	}
+	if (!(copy = strdup(s)))
 		return -1;
 	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		uint32_t *n = realloc(*ids, (*nr + 1) * sizeof(**ids));
@@ -300,10 +328,6 @@ static int parse_ids(const char *s, const char *what, uint32_t **ids, size_t *nr
 		(*ids)[(*nr)++] = v;
 	}
 	free(copy);
-	if (!*nr) {
-		err("invalid %s '%s' (expected a comma-separated list)", what, s);
-		return -1;
-	}
 	return 0;
 }
 
@@ -421,10 +445,11 @@ static int parse_option(int c, const char *arg, struct env *env)
 	case 'p': return parse_ids(arg, "pid", &env->tgids, &env->nr_tgids);
 	case 'L': return parse_ids(arg, "tid", &env->tids, &env->nr_tids);
 	case 'C': {
-		int n = cpus__parse_list(arg, env->cpus, MAX_CPUS);
+		int n = empty_element(arg) ? -1 : cpus__parse_list(arg, env->cpus, MAX_CPUS);
 
 		if (n < 0) {
-			err("invalid cpu list '%s' (expected e.g. 0,2 or 0-3)", arg);
+			err("invalid cpu list '%s' (%sexpected e.g. 0,2 or 0-3)", arg,
+			    empty_element(arg) ? "an empty element: " : "");
 			return -1;
 		}
 		env->nr_cpus = n;
@@ -452,7 +477,7 @@ static int parse_option(int c, const char *arg, struct env *env)
 		env->max_bytes = v << 20;
 		return 0;
 	case OPT_STACK_STORAGE:
-		if (parse_u64(arg, "stack storage size", 16, 1u << 24, &v))
+		if (parse_u64(arg, "stack storage size", 16, MAX_STACK_ENTRIES, &v))
 			return -1;
 		env->stack_entries = v;
 		return 0;
@@ -501,6 +526,40 @@ static int check_conflicts(const struct env *env)
 }
 
 /*
+ * Kernel memory of a preallocated hash map of n entries, as the kernel
+ * charges it: each element's header (struct htab_elem, 48 bytes), key and
+ * value rounded to 8 bytes, and about 16 bytes of bucket.  Measured on
+ * 6.18: 32768 stacks take 15.6 MiB in all, 65536 take 30.8 MiB.
+ */
+static uint64_t hash_map_bytes(uint64_t n, size_t key, size_t value)
+{
+	return n * (48 + 16 + (key + 7) / 8 * 8 + (value + 7) / 8 * 8);
+}
+
+/* What the stack and count maps ask of the kernel, in every bank. */
+static uint64_t maps_bytes(const struct env *env, uint32_t stacks, uint32_t counts)
+{
+	uint64_t bank = hash_map_bytes(2ull * stacks, sizeof(struct stack_chunk_key),
+				       sizeof(struct stack_chunk)) +
+			hash_map_bytes(counts, sizeof(struct sample_key), sizeof(__u64));
+
+	return bank * (env->continuous ? SMOLDER_BANKS : 1);
+}
+
+/* A --stack-storage-size that asks for more than WARN_MAP_BYTES of kernel
+ * memory is said, with what it costs: the kernel gives it without a word. */
+static void warn_map_size(const struct env *env)
+{
+	static const struct env one_shot;
+	uint64_t want = maps_bytes(env, env->stack_entries, env->count_entries);
+	uint64_t dflt = maps_bytes(&one_shot, DEFAULT_STACK_ENTRIES, DEFAULT_STACK_ENTRIES / 8 * 3);
+
+	if (want > WARN_MAP_BYTES)
+		warn("--stack-storage-size %u takes about %" PRIu64 " MiB of kernel memory (the default, %u, takes %" PRIu64 " MiB; give a smaller size unless the machine can spare it)",
+		     env->stack_entries, want >> 20, DEFAULT_STACK_ENTRIES, dflt >> 20);
+}
+
+/*
  * Map sizes.  A one-shot capture keeps --stack-storage-size stacks and 3/8
  * as many sample keys (under 16 MiB of kernel memory by default).  A
  * continuous one holds one interval per bank, so its default follows the
@@ -523,6 +582,7 @@ static void size_maps(struct env *env)
 		env->count_entries = want > 65536 ? 65536 : (uint32_t)want;
 	if (env->count_entries < 1024)
 		env->count_entries = 1024;
+	warn_map_size(env);
 }
 
 /* Continuous mode's defaults and its output directory, made if missing. */
@@ -556,32 +616,10 @@ static int setup_continuous(struct env *env)
 	return 0;
 }
 
-/* The output's directory must take a new file before we spend a capture. */
-static int check_output(const char *path)
-{
-	char *copy = strdup(path), *dir;
-	struct stat st;
-	int ok;
-
-	if (!copy)
-		return -1;
-	dir = dirname(copy);
-	ok = !access(dir, W_OK | X_OK) && !(stat(path, &st) == 0 && S_ISDIR(st.st_mode));
-	if (!ok)
-		err("cannot write %s: %s (check the directory exists and is writable)", path,
-		    errno == 0 || errno == EEXIST ? "is a directory" : errstr(errno));
-	free(copy);
-	return ok ? 0 : -1;
-}
-
-/* Every -o that names a file (not "-", standard output). */
+/* Every -o that names a file must take it before we spend a capture. */
 static int check_outputs(const struct env *env)
 {
-	for (size_t i = 0; i < env->nr_outputs; i++)
-		if (env->outputs[i].path && strcmp(env->outputs[i].path, "-") &&
-		    check_output(env->outputs[i].path))
-			return -1;
-	return 0;
+	return outputs__check(env->outputs, env->nr_outputs);
 }
 
 /* PIDs must exist and CPUs be online: exit 1 otherwise. */

@@ -18,6 +18,8 @@
 #define DEFAULT_INTERVAL 60
 #define DEFAULT_KEEP 1440          /* a day of 1-minute profiles */
 #define DEFAULT_STACK_ENTRIES 32768
+#define MAX_STACK_ENTRIES (1u << 22) /* about 1.9 GiB of kernel memory */
+#define WARN_MAP_BYTES (256ull << 20) /* said above this */
 
 enum command {
 	CMD_CAPTURE,    /* smolder [options] [duration] */

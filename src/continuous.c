@@ -24,6 +24,8 @@ struct interval {
 	struct timespec start; /* CLOCK_REALTIME, for the file name */
 	double start_mono;
 	unsigned nr;           /* intervals written */
+	unsigned failed;       /* intervals that could not be written */
+	uint64_t unwritten;    /* their samples, lost */
 };
 
 static long rss_kib(void)
@@ -39,9 +41,10 @@ static long rss_kib(void)
 	return resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
-/* One line per interval, on a terminal (or with -vv anywhere). */
+/* One line per interval, on a terminal (or with -vv anywhere); an interval
+ * that could not be written counts its samples as lost. */
 static void print_status(const struct env *env, const struct interval *iv, const uint64_t *c,
-			 size_t stacks, size_t processes, const char *path)
+			 size_t stacks, size_t processes, const char *path, const uint64_t *unwritten)
 {
 	struct tm tm;
 
@@ -49,10 +52,10 @@ static void print_status(const struct env *env, const struct interval *iv, const
 		return;
 	gmtime_r(&iv->start.tv_sec, &tm);
 	fprintf(stderr, "smolder: %02d:%02d:%02dZ +%.0fs: %" PRIu64 " samples, %" PRIu64
-		" lost, %zu stacks, %zu processes, RSS %ld KiB -> %s\n", tm.tm_hour, tm.tm_min,
+		" lost, %zu stacks, %zu processes, RSS %ld KiB %s %s\n", tm.tm_hour, tm.tm_min,
 		tm.tm_sec, sampler__now() - iv->start_mono, c[CNT_SAMPLES],
-		c[CNT_STACK_MAP_FULL] + c[CNT_COUNT_MAP_FULL], stacks, processes, rss_kib(),
-		strrchr(path, '/') + 1);
+		c[CNT_STACK_MAP_FULL] + c[CNT_COUNT_MAP_FULL] + (unwritten ? *unwritten : 0), stacks, processes,
+		rss_kib(), unwritten ? "-> not written:" : "->", strrchr(path, '/') + 1);
 }
 
 /* With -vv: what the symbol caches hold after trimming. */
@@ -69,32 +72,47 @@ static void debug_usyms(const struct usyms *us)
 	      st.images_dropped, st.files_evicted);
 }
 
-/* Names, folds and writes the drained bank; 0, or -1 after printing why. */
+/* Names, folds and writes the drained bank; 0, or -1 after printing why,
+ * with the interval's samples counted in iv->unwritten. */
 static int write_interval(const struct env *env, struct sampler *s, const struct ksyms *ks,
-			  const struct interval *iv)
+			  struct interval *iv)
 {
 	struct out_spec out = { .fmt = env->format };
-	struct fold_stats st;
-	uint64_t c[CNT__MAX];
+	struct fold_stats st = { 0 };
+	uint64_t c[CNT__MAX], lost = 0;
 	char path[4096];
-	struct fold *f;
+	struct fold *f = NULL;
 	size_t nr = 0;
 	int rc = -1;
 
-	if (profile_dir__name(path, sizeof(path), env->output_dir, &iv->start, env->format)) {
-		err("output directory name too long: %s", env->output_dir);
-		return -1;
-	}
+	capture__counters(s->cap, c);
 	out.path = path;
-	f = report__fold(env, s->cap, ks, s->us, &st);
-	if (f && !report__write(env, f, &out, 1)) {
-		rc = 0;
+	if (profile_dir__name(path, sizeof(path), env->output_dir, &iv->start, env->format))
+		err("output directory name too long: %s", env->output_dir);
+	else if ((f = report__fold(env, s->cap, ks, s->us, &st)))
+		rc = report__write(env, f, &out, 1);
+	if (f)
 		fold__sorted(f, &nr);
-		capture__counters(s->cap, c);
-		print_status(env, iv, c, nr, st.processes, path);
+	if (rc) {
+		/* what the file would have held: the samples counted */
+		lost = f ? st.samples : c[CNT_SAMPLES] - c[CNT_STACK_MAP_FULL] - c[CNT_COUNT_MAP_FULL];
+		iv->unwritten += lost;
+		iv->failed++;
 	}
+	print_status(env, iv, c, nr, st.processes, path, rc ? &lost : NULL);
 	fold__free(f);
 	return rc;
+}
+
+/* Old profiles beyond --keep and --max-size, and stale temporary files. */
+static void prune(const struct env *env)
+{
+	int e = profile_dir__prune(env->output_dir, env->format, env->keep, env->max_bytes);
+
+	if (e < 0)
+		warn("cannot prune %s: %s (old profiles stay)", env->output_dir, errstr(-e));
+	else if (e)
+		debug("removed %d old profiles or stale temporary files from %s", e, env->output_dir);
 }
 
 /* Ends the interval: rotate, write, release, trim caches, prune files.
@@ -113,7 +131,7 @@ static int end_interval(const struct env *env, struct sampler *s, const struct k
 	}
 	rc = write_interval(env, s, ks, iv);
 	if (rc)
-		warn("the samples of this interval are not saved; sampling goes on");
+		warn("this interval's samples are lost; sampling goes on");
 	e = capture__release(s->cap);
 	if (e) {
 		err("cannot clear the sample maps: %s (run with -v)", errstr(-e));
@@ -124,9 +142,7 @@ static int end_interval(const struct env *env, struct sampler *s, const struct k
 	 * then follows what is live, not the busiest interval's peak. */
 	malloc_trim(0);
 	debug_usyms(s->us);
-	e = profile_dir__prune(env->output_dir, env->format, env->keep, env->max_bytes);
-	if (e < 0)
-		warn("cannot prune %s: %s (old profiles stay)", env->output_dir, errstr(-e));
+	prune(env);
 	iv->nr += !rc;
 	return 0;
 }
@@ -135,6 +151,12 @@ static void start_interval(struct interval *iv)
 {
 	clock_gettime(CLOCK_REALTIME, &iv->start);
 	iv->start_mono = sampler__now();
+}
+
+/* SIGINT, SIGTERM and SIGHUP end the run, writing the last interval. */
+static bool ends_run(int sig)
+{
+	return sig == SIGINT || sig == SIGTERM || sig == SIGHUP;
 }
 
 int run_continuous(const struct env *env, struct sampler *s, const sigset_t *sigs)
@@ -146,8 +168,9 @@ int run_continuous(const struct env *env, struct sampler *s, const sigset_t *sig
 	int sig = 0, rc = 0;
 
 	info("writing a profile every %g s to %s", env->interval, env->output_dir);
+	prune(env); /* what a killed run left behind */
 	start_interval(&iv);
-	while (!rc && sig != SIGINT && sig != SIGTERM) {
+	while (!rc && !ends_run(sig)) {
 		double until = iv.start_mono + env->interval;
 
 		if (end && end < until)
@@ -155,15 +178,18 @@ int run_continuous(const struct env *env, struct sampler *s, const sigset_t *sig
 		sig = sampler__wait(s, sigs, until);
 		if (!sig && end && sampler__now() >= end)
 			sig = SIGTERM; /* the duration is over: the last interval */
-		if (sig == SIGINT || sig == SIGTERM)
+		if (ends_run(sig))
 			capture__stop(s->cap);
 		rc = end_interval(env, s, ks, &iv) ? 1 : 0;
 		start_interval(&iv);
 	}
 	capture__counters_total(s->cap, c);
-	report__summary(env, s->cap, c);
+	report__summary(env, s->cap, c, iv.unwritten);
+	if (iv.failed)
+		warn("%u of %u intervals could not be written: their %" PRIu64 " samples are lost",
+		     iv.failed, iv.failed + iv.nr, iv.unwritten);
 	info("%u profiles written to %s", iv.nr, env->output_dir);
 	ksyms__free(ks);
 	sampler__close(s);
-	return rc;
+	return rc || iv.failed ? 1 : 0;
 }

@@ -56,10 +56,7 @@ static int write_all(const struct env *env, const struct profile *p)
 {
 	struct out_data d = { .prof = p, .render = &env->render };
 
-	for (size_t i = 0; i < env->nr_outputs; i++)
-		if (outputs__write(&env->outputs[i], &d))
-			return 1;
-	return 0;
+	return outputs__write_all(env->outputs, env->nr_outputs, &d) ? 1 : 0;
 }
 
 int cmd_flamegraph(struct env *env)

@@ -37,6 +37,7 @@ static bool trailing_count(const char *s, size_t *len, double *out)
 	return true;
 }
 
+__attribute__((format(printf, 5, 6)))
 static int line_error(char *errbuf, size_t errlen, const char *name, size_t lineno,
 		      const char *fmt, ...)
 {
@@ -77,8 +78,51 @@ static int read_line(const char *line, size_t len, const char *name, size_t line
 	/* with one count, a frame name may itself end in " 12" */
 	if (!len)
 		return line_error(errbuf, errlen, name, lineno, "a count without a stack");
+	if (count > FOLDED_COUNT_MAX || (*kinds == 2 && before > FOLDED_COUNT_MAX))
+		return line_error(errbuf, errlen, name, lineno,
+				  "a count over 10^18 (expected a sample count)");
 	p->diff = *kinds == 2;
 	return profile__add(p, line, len, count, p->diff ? before : 0);
+}
+
+/* Room in *buf for n + 1 bytes (up to FOLDED_LINE_MAX + 1); -ENOMEM. */
+static int room(char **buf, size_t *cap, size_t n)
+{
+	size_t ncap = *cap ? *cap * 2 : 4096;
+	char *nb;
+
+	if (n < *cap)
+		return 0;
+	if (ncap > FOLDED_LINE_MAX + 1)
+		ncap = FOLDED_LINE_MAX + 1;
+	if (!(nb = realloc(*buf, ncap)))
+		return -ENOMEM;
+	*buf = nb;
+	*cap = ncap;
+	return 0;
+}
+
+/* The next line of in, without its newline, NUL-terminated in *buf: its
+ * length; -1 at the end of the input; -EFBIG when it is longer than
+ * FOLDED_LINE_MAX (the rest of it is left unread), -ENOMEM. */
+static ssize_t next_line(FILE *in, char **buf, size_t *cap)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = getc_unlocked(in)) != EOF && c != '\n') {
+		if (n == FOLDED_LINE_MAX)
+			return -EFBIG;
+		if (room(buf, cap, n))
+			return -ENOMEM;
+		(*buf)[n++] = (char)c;
+	}
+	if (c == EOF && !n)
+		return -1;
+	if (room(buf, cap, n))
+		return -ENOMEM;
+	(*buf)[n] = '\0';
+	return n;
 }
 
 int folded_read(FILE *in, const char *name, struct profile *p, char *errbuf, size_t errlen)
@@ -88,9 +132,16 @@ int folded_read(FILE *in, const char *name, struct profile *p, char *errbuf, siz
 	char *line = NULL;
 	ssize_t n;
 
-	while (!e && (n = getline(&line, &cap, in)) >= 0) {
+	while (!e && (n = next_line(in, &line, &cap)) != -1) {
 		lineno++;
-		while (n > 0 && strchr("\n\r \t", line[n - 1]))
+		if (n < 0) {
+			e = n == -EFBIG ? line_error(errbuf, errlen, name, lineno,
+						     "longer than %u MiB (not a folded-stacks file?)",
+						     FOLDED_LINE_MAX >> 20)
+					: (int)n;
+			break;
+		}
+		while (n > 0 && line[n - 1] && strchr("\r \t", line[n - 1]))
 			n--;
 		if (n > 0)
 			e = read_line(line, n, name, lineno, p, &kinds, errbuf, errlen);

@@ -10,6 +10,7 @@
  */
 #include <inttypes.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include "cli.h"
@@ -44,25 +45,55 @@ static int report(const struct env *env, struct capture *cap, struct usyms *us)
 	return rc;
 }
 
+/* A signal that ends the run arrived while we were starting: say so and
+ * stop before waiting for samples (what the first moments counted is not
+ * written). */
+static bool stopped_during_start(const sigset_t *sigs)
+{
+	static const struct { int sig; const char *name; } ends[] = {
+		{ SIGINT, "SIGINT" }, { SIGTERM, "SIGTERM" }, { SIGHUP, "SIGHUP" },
+	};
+	sigset_t pending;
+
+	if (sigpending(&pending))
+		return false;
+	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++)
+		if (sigismember(sigs, ends[i].sig) && sigismember(&pending, ends[i].sig)) {
+			err("stopped by %s during start-up: nothing written",
+			    ends[i].name);
+			return true;
+		}
+	return false;
+}
+
 /* smolder [options] [duration]: sample, then name, fold and write. */
 static int cmd_capture(struct env *env)
 {
+	struct sigaction hup;
 	uint64_t c[CNT__MAX];
 	struct sampler s;
 	sigset_t sigs;
 	int rc;
 
 	/* Blocked before the capture starts: a signal just after start still
-	 * ends it cleanly instead of killing us with the maps unread. */
+	 * ends it cleanly instead of killing us with the maps unread.  SIGHUP
+	 * (a closed terminal) ends it like SIGTERM, unless it was ignored when
+	 * we started (nohup). */
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
+	if (sigaction(SIGHUP, NULL, &hup) || hup.sa_handler != SIG_IGN)
+		sigaddset(&sigs, SIGHUP);
 	if (env->continuous)
 		sigaddset(&sigs, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 
 	if (sampler__open(&s, env))
 		return 1;
+	if (stopped_during_start(&sigs)) {
+		sampler__close(&s);
+		return 1;
+	}
 	if (env->continuous)
 		return run_continuous(env, &s, &sigs);
 	sampler__wait(&s, &sigs, env->duration > 0 ? sampler__now() + env->duration : 0);
@@ -71,7 +102,7 @@ static int cmd_capture(struct env *env)
 
 	rc = report(env, s.cap, s.us);
 	capture__counters(s.cap, c);
-	report__summary(env, s.cap, c);
+	report__summary(env, s.cap, c, 0);
 	sampler__close(&s);
 	return rc;
 }

@@ -40,8 +40,16 @@ struct render_opts {
 	bool reverse;          /* stacks reversed (leaf first) before merging */
 	bool flamechart;       /* input order kept, only adjacent stacks merge;
 				  x is time */
-	const char *name;      /* profile name for speedscope/pprof ("smolder") */
+	const char *name;      /* profile name for speedscope/pprof (--title,
+				  else "smolder") */
 };
+
+/* The name speedscope and pprof give the profile: o->name, else the
+ * title, else "smolder".  Writers escape it like any other text. */
+static inline const char *profile_name(const struct render_opts *o)
+{
+	return o && o->name ? o->name : o && o->title && *o->title ? o->title : "smolder";
+}
 
 /* flamegraph.pl's input: "frame;frame;... COUNT" per line. */
 int output_folded(FILE *out, const struct folded *stacks, size_t nr);

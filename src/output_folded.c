@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Folded stacks output: the text flamegraph.pl, speedscope and others read. */
 #include <inttypes.h>
+#include <string.h>
+#include "folded_read.h"
 #include "output.h"
 
 int output_folded(FILE *out, const struct folded *stacks, size_t nr)
@@ -24,7 +26,37 @@ static void put_frames(FILE *out, const struct profile *p, const struct pstack *
 	}
 }
 
-/* %.17g keeps every digit of a decimal count; whole counts print as such. */
+/*
+ * " COUNT" as the folded reader reads it back (folded_read.h): digits and
+ * at most one dot, never an exponent.  Whole counts print as such, others
+ * with 17 significant digits (every digit of a double); sums past
+ * FOLDED_COUNT_MAX (a diff's) as FOLDED_COUNT_MAX.
+ */
+static void put_count(FILE *out, double v)
+{
+	char buf[400];
+	int zeros = 0;
+
+	if (!(v >= 0)) /* not a number: no such count comes in */
+		v = 0;
+	if (v > FOLDED_COUNT_MAX)
+		v = FOLDED_COUNT_MAX;
+	if (v == (double)(uint64_t)v) {
+		fprintf(out, " %" PRIu64, (uint64_t)v);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%.17g", v);
+	if (strchr(buf, 'e')) {
+		/* below 1e-4: as many decimals as the leading zeros need */
+		for (double t = v; t < 0.1 && zeros < 330; t *= 10)
+			zeros++;
+		snprintf(buf, sizeof(buf), "%.*f", zeros + 17, v);
+		for (size_t n = strlen(buf); n > 1 && buf[n - 1] == '0' && buf[n - 2] != '.'; n--)
+			buf[n - 1] = '\0';
+	}
+	fprintf(out, " %s", buf);
+}
+
 int output_folded_profile(FILE *out, const struct profile *p)
 {
 	for (size_t i = 0; i < p->nr; i++) {
@@ -32,9 +64,9 @@ int output_folded_profile(FILE *out, const struct profile *p)
 
 		put_frames(out, p, s);
 		if (p->diff)
-			fprintf(out, " %.17g %.17g\n", s->before, s->count);
-		else
-			fprintf(out, " %.17g\n", s->count);
+			put_count(out, s->before);
+		put_count(out, s->count);
+		putc('\n', out);
 	}
 	return ferror(out) ? -1 : 0;
 }

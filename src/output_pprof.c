@@ -261,7 +261,7 @@ static int pw_body(struct pprof_writer *w, const struct profile *p, const char *
 int output_pprof(FILE *out, const struct profile *p, const struct render_opts *o)
 {
 	struct pprof_writer w = { .out = out, .period_ns = p->period_ns, .names = &p->names };
-	const char *name = o && o->name ? o->name : "smolder";
+	const char *name = profile_name(o);
 	int err;
 
 	/* windowBits 15 + 16: a gzip wrapper, which pprof expects on disk.

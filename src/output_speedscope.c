@@ -141,7 +141,7 @@ static void write_frames(FILE *f, const struct profile *p, const struct used_nam
 
 int output_speedscope(FILE *out, const struct profile *p, const struct render_opts *o)
 {
-	const char *name = o && o->name ? o->name : "smolder";
+	const char *name = profile_name(o);
 	struct used_names u;
 	double total = 0;
 	int err = 0;

@@ -370,7 +370,7 @@ static void write_title(const struct svg *g, const struct flame_frame *fr)
 	ob_str(g->out, " (");
 	ob_str(g->out, fmt_count(buf, sizeof(buf), fr->count));
 	ob_str(g->out, " ");
-	ob_str(g->out, g->countname);
+	put_str(g->out, g->countname); /* --countname: escaped like any text */
 	ob_str(g->out, ", ");
 	ob_fixed(g->out, pct(fr->count, g->f->total), 2);
 	ob_str(g->out, "%");

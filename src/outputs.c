@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Output files: formats by name, temporary file and rename (see outputs.h). */
+/* Output files: formats by name, and where each goes (see outputs.h). */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "log.h"
+#include "outfile.h"
 #include "outputs.h"
 
 static const struct {
@@ -84,34 +86,57 @@ static int write_stdout(const struct out_spec *o, const struct out_data *d)
 	return 0;
 }
 
-/* A temporary file beside the target, then rename: never a half file, and
- * a symlink planted at path is replaced, not followed. */
+/* SIGPIPE ignored while a FIFO or device is written: a reader that goes
+ * away is a write error of this output (EPIPE), not the end of the run. */
+static int write_file(const struct out_spec *o, const struct out_data *d, struct outfile *of)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	int e;
+
+	if (of->in_place)
+		sigaction(SIGPIPE, &ign, &old);
+	errno = 0;
+	e = write_format(of->f, o, d);
+	e = e == -ENOMEM ? ENOMEM : e ? (errno ? errno : EIO) : 0;
+	e = outfile__close(of, e);
+	if (of->in_place)
+		sigaction(SIGPIPE, &old, NULL);
+	return e;
+}
+
+/* Regular files through a temporary file and a rename, devices and FIFOs
+ * in place (outfile.h says which and why). */
 int outputs__write(const struct out_spec *o, const struct out_data *d)
 {
-	char tmp[4096];
-	FILE *out;
-	int fd, e;
+	struct outfile of;
 
 	if (!o->path || !strcmp(o->path, "-"))
 		return write_stdout(o, d);
-	snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", o->path);
-	fd = mkstemp(tmp);
-	if (fd < 0 || !(out = fdopen(fd, "w"))) {
-		err("cannot write %s: %s (check the directory exists and is writable)",
-		    o->path, errstr(errno));
-		if (fd >= 0)
-			close(fd), unlink(tmp);
+	if (outfile__open(&of, o->path))
+		return -1;
+	if (o->fmt == FMT_PPROF && isatty(fileno(of.f))) {
+		outfile__abort(&of);
+		err("will not write pprof's compressed data to a terminal: %s (name a file .pb.gz)",
+		    o->path);
 		return -1;
 	}
-	fchmod(fd, 0644);
-	errno = 0;
-	e = write_format(out, o, d);
-	if (e == -ENOMEM)
-		errno = ENOMEM;
-	if (fclose(out) || e || rename(tmp, o->path)) {
-		err("cannot write %s: %s (check free space)", o->path, errstr(errno ? errno : EIO));
-		unlink(tmp);
-		return -1;
-	}
+	return write_file(o, d, &of);
+}
+
+int outputs__write_all(const struct out_spec *outs, size_t nr, const struct out_data *d)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < nr; i++)
+		if (outputs__write(&outs[i], d))
+			rc = -1;
+	return rc;
+}
+
+int outputs__check(const struct out_spec *outs, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (outs[i].path && strcmp(outs[i].path, "-") && outfile__check(outs[i].path))
+			return -1;
 	return 0;
 }

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Where results go: the format each output file asks for (by --format, else
- * by its name), and writing every output of one run, each to a temporary
- * file renamed into place so that no reader ever sees half a file.
+ * by its name), and writing every output of one run: regular files through
+ * a temporary file renamed into place so that no reader ever sees half a
+ * file, devices and FIFOs in place (outfile.h).  A failed output does not
+ * keep the others from being written.
  */
 #ifndef SMOLDER_OUTPUTS_H
 #define SMOLDER_OUTPUTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include "output.h"
 
 #define MAX_OUTPUTS 8
@@ -37,5 +40,11 @@ struct out_data {
 
 /* Writes one output.  0, or -1 after printing why. */
 int outputs__write(const struct out_spec *o, const struct out_data *d);
+/* Writes every output, whatever fails: 0, or -1 when one or more failed
+ * (each said why, one line each). */
+int outputs__write_all(const struct out_spec *outs, size_t nr, const struct out_data *d);
+/* At start: every output path may be written (see outfile__check).  0, or
+ * -1 after printing why. */
+int outputs__check(const struct out_spec *outs, size_t nr);
 
 #endif

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 #include "pb.h"
 #include "utf8.h"
@@ -82,14 +83,17 @@ void pb__string(struct pb *b, unsigned field, const char *s, size_t len)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t out = 0, i;
+	bool bad = false;
 	int k;
 
-	/* Two passes: the length goes first on the wire. */
+	/* Two passes: the length goes first on the wire.  (A 3-byte ill-formed
+	 * sequence takes as many bytes as its U+FFFD: lengths cannot tell.) */
 	for (i = 0; i < len; i += k > 0 ? k : -k) {
 		k = utf8__seq(u + i, len - i);
 		out += k > 0 ? (size_t)k : sizeof(replacement) - 1;
+		bad |= k < 0;
 	}
-	if (out == len) {
+	if (!bad) {
 		pb__bytes(b, field, s, len);
 		return;
 	}

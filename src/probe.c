@@ -28,12 +28,14 @@
  * only with -vv.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/capability.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <bpf/bpf.h>
@@ -56,7 +58,8 @@
 
 /* What the checks found, for the explanations of later failures. */
 static struct {
-	const char *btf_path;    /* --btf */
+	const char *btf_path;    /* --btf, as libbpf opens it: btf_link */
+	char btf_link[32];       /* /proc/self/fd/N of the --btf file, kept open */
 	bool vmlinux_btf;        /* libbpf finds the kernel's own BTF */
 	uint32_t caps[2];        /* our effective capabilities */
 	bool memlock_charged;    /* the kernel charges BPF memory to RLIMIT_MEMLOCK */
@@ -173,6 +176,32 @@ static int check_privileges(void)
 
 /* ---- BTF ----------------------------------------------------------------- */
 
+/*
+ * The --btf file, pinned: only a regular file (a FIFO would block the
+ * open, and with it SIGINT and SIGTERM, forever; a device could act on
+ * an open), and libbpf reads that very file through st.btf_link, however
+ * the path changes meanwhile.  0, or -1 after printing why.
+ */
+static int pin_btf(const char *path)
+{
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	struct stat s;
+
+	if (fd < 0 || fstat(fd, &s)) {
+		err("cannot read BTF from %s: %s (give --btf the kernel's BTF file)", path,
+		    errstr(errno));
+	} else if (!S_ISREG(s.st_mode)) {
+		err("cannot read BTF from %s: %s (give --btf the kernel's BTF file)", path,
+		    S_ISDIR(s.st_mode) ? "is a directory" : "not a regular file");
+	} else {
+		snprintf(st.btf_link, sizeof(st.btf_link), "/proc/self/fd/%d", fd);
+		return 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
 static int check_btf(const char *path)
 {
 	struct btf *btf;
@@ -193,7 +222,9 @@ static int check_btf(const char *path)
 		    " (run a kernel built with CONFIG_DEBUG_INFO_BTF=y, or give its BTF with --btf FILE)");
 		return -1;
 	}
-	btf = btf__parse(path, NULL);
+	if (pin_btf(path))
+		return -1;
+	btf = btf__parse(st.btf_link, NULL);
 	e = libbpf_get_error(btf);
 	if (e) {
 		btf = NULL;
@@ -214,7 +245,7 @@ static int check_btf(const char *path)
 		return -1;
 	}
 	btf__free(btf);
-	st.btf_path = path;
+	st.btf_path = st.btf_link;
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "outfile.h"
 #include "profile_dir.h"
 
 
@@ -36,18 +37,26 @@ int profile_dir__name(char *buf, size_t len, const char *dir, const struct times
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-/* "smolder-" + stamp + ext, digits where the stamp has digits. */
-static bool is_profile_name(const char *name, const char *ext)
+/* name[0..len) is "smolder-" + stamp + ext, digits where the stamp has
+ * digits. */
+static bool is_profile_name(const char *name, size_t len, const char *ext)
 {
 	static const char shape[] = "dddddddd" "T" "dddddd" "." "ddd" "Z";
 	const char *s = name + 8;
+	size_t el = strlen(ext);
 
-	if (strncmp(name, "smolder-", 8) || strlen(s) != sizeof(shape) - 1 + strlen(ext))
+	if (len != 8 + sizeof(shape) - 1 + el || strncmp(name, "smolder-", 8))
 		return false;
 	for (size_t i = 0; i < sizeof(shape) - 1; i++)
 		if (shape[i] == 'd' ? s[i] < '0' || s[i] > '9' : s[i] != shape[i])
 			return false;
-	return !strcmp(s + sizeof(shape) - 1, ext);
+	return !memcmp(s + sizeof(shape) - 1, ext, el);
+}
+
+/* A temporary file of one of our profiles ("smolder-...Z.folded.tmp.XXXXXX"). */
+static bool is_profile_base(const char *base, size_t len, void *ext)
+{
+	return is_profile_name(base, len, ext);
 }
 
 struct entry {
@@ -72,7 +81,7 @@ static int list_profiles(int dfd, const char *ext, struct entry **out, size_t *n
 	if (!d)
 		return -errno;
 	while ((de = readdir(d))) {
-		if (!is_profile_name(de->d_name, ext) ||
+		if (!is_profile_name(de->d_name, strlen(de->d_name), ext) ||
 		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
 			continue;
 		if (n == cap) {
@@ -106,6 +115,8 @@ int profile_dir__prune(const char *dir, enum out_format fmt, uint64_t keep, uint
 		close(dfd);
 		return e;
 	}
+	/* temporary files a killed run left; those still being written count */
+	removed = outfile__sweep(dfd, is_profile_base, (void *)profile_dir__ext(fmt), &total);
 	for (size_t i = 0; i < n; i++)
 		total += v[i].bytes;
 	while (n - first > 1 && (n - first > keep || (max_bytes && total > max_bytes))) {

@@ -101,7 +101,8 @@ int report__write(const struct env *env, struct fold *f, const struct out_spec *
 	int rc = 0;
 
 	d.stacks = fold__sorted(f, &d.nr);
-	for (size_t i = 0; i < nr_outs && !rc; i++) {
+	/* every output that can be written is, whatever failed before */
+	for (size_t i = 0; i < nr_outs; i++) {
 		if (outs[i].fmt > FMT_FOLDED && !prof) {
 			prof = profile__from_folded(d.stacks, d.nr, period);
 			if (!prof) {
@@ -110,7 +111,8 @@ int report__write(const struct env *env, struct fold *f, const struct out_spec *
 			}
 			d.prof = prof;
 		}
-		rc = outputs__write(&outs[i], &d);
+		if (outputs__write(&outs[i], &d))
+			rc = -1;
 	}
 	profile__free(prof);
 	return rc;
@@ -129,16 +131,20 @@ struct ksyms *report__load_ksyms(const struct env *env)
 		warn("kernel addresses are hidden (set sysctl kernel.kptr_restrict=0)");
 	return ks;
 }
-void report__summary(const struct env *env, struct capture *cap, const uint64_t *c)
+void report__summary(const struct env *env, struct capture *cap, const uint64_t *c,
+		     uint64_t unwritten)
 {
 	uint64_t lost, run_ns, runs;
+	char more[64] = "";
 
 	lost = c[CNT_STACK_MAP_FULL] + c[CNT_COUNT_MAP_FULL];
 	if (env->verbosity < 1)
 		return;
+	if (unwritten)
+		snprintf(more, sizeof(more), ", not written %" PRIu64, unwritten);
 	fprintf(stderr, "smolder: %" PRIu64 " samples, %" PRIu64 " lost (stack map full %" PRIu64
-		", count map full %" PRIu64 ")\n", c[CNT_SAMPLES], lost,
-		c[CNT_STACK_MAP_FULL], c[CNT_COUNT_MAP_FULL]);
+		", count map full %" PRIu64 "%s)\n", c[CNT_SAMPLES], lost + unwritten,
+		c[CNT_STACK_MAP_FULL], c[CNT_COUNT_MAP_FULL], more);
 	if (lost)
 		warn("samples were lost: raise --stack-storage-size (now %u)", env->stack_entries);
 	info("%" PRIu64 " idle-loop samples left out, %" PRIu64 " kernel and %" PRIu64

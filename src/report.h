@@ -32,7 +32,9 @@ struct ksyms *report__load_ksyms(const struct env *env);
  * (unless -q). */
 void report__idle_table(const struct env *env, const struct fold *f);
 /* "smolder: N samples, M lost (...)" and, with -v, the details, from the
- * counters c[CNT__MAX]. */
-void report__summary(const struct env *env, struct capture *cap, const uint64_t *c);
+ * counters c[CNT__MAX]; unwritten: samples of continuous mode's intervals
+ * that could not be written (lost too, "not written N" when any). */
+void report__summary(const struct env *env, struct capture *cap, const uint64_t *c,
+		     uint64_t unwritten);
 
 #endif

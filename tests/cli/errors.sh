@@ -31,6 +31,15 @@ err_case pid_not_a_number 2 'abc|pid|-p' -p abc 1
 err_case pid_empty 2 'pid|-p' -p '' 1
 err_case tid_not_a_number 2 'abc|tid|thread|-L' -L abc 1
 err_case cpu_not_a_number 2 'abc|cpu|-C' -C abc 1
+# Empty list elements (issue 12): one line, exit 2, for -p, -L and -C.
+err_case pid_empty_element 2 "invalid pid list '1,,2' \(an empty element" -p 1,,2 1
+err_case pid_leading_comma 2 "invalid pid list ',1'" -p ,1 1
+err_case pid_trailing_comma 2 "invalid pid list '1,'" -p 1, 1
+err_case tid_empty_element 2 "invalid tid list '1,,2' \(an empty element" -L 1,,2 1
+err_case cpu_empty_element 2 "invalid cpu list '0,,1' \(an empty element" -C 0,,1 1
+err_case cpu_trailing_comma 2 "invalid cpu list '0,'" -C 0, 1
+# --stack-storage-size past 4194304 stacks (~1.9 GiB of kernel memory)
+err_case stack_storage_absurd 2 'stack storage size .*16777216.*4194304' --stack-storage-size 16777216 1
 # A CPU that does not exist: a usage or runtime error, naming the CPU.
 err_case cpu_out_of_range '1|2' 'cpu.*999|999.*cpu' -C 999 1
 err_case freq_zero 2 'freq|-F' -F 0 1

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include "folded_read.h"
+#include "output.h"
 #include "unit.h"
 
 static char errbuf[256];
@@ -147,6 +148,88 @@ TEST(diff_pairs_stacks_and_normalizes)
 	profile__free(b);
 }
 
+TEST(counts_over_the_bound_are_rejected)
+{
+	struct profile *p = profile__new();
+	char huge[512];
+
+	CHECK(read_text("a;b 1000000000000000000\n", p) == 0);
+	CHECK(read_text("a;b 1000000000000001000\n", p) == -EINVAL);
+	CHECK(strstr(errbuf, "line 1 of in: a count over 10^18") != NULL);
+	memset(huge, '9', sizeof(huge) - 1); /* strtod: infinity */
+	huge[sizeof(huge) - 1] = '\0';
+	memcpy(huge, "a;b ", 4);
+	CHECK(read_text(huge, p) == -EINVAL);
+	CHECK(read_text("a;b inf\n", p) == -EINVAL);
+	CHECK(read_text("a;b 1e5\n", p) == -EINVAL);
+	profile__free(p);
+}
+
+/* A line of n bytes, "a;xxx... 1". */
+static int read_line_of(size_t n)
+{
+	struct profile *p = profile__new();
+	char *t = malloc(n + 2);
+	int e;
+
+	memset(t, 'x', n);
+	memcpy(t, "a;", 2);
+	memcpy(t + n - 2, " 1\n", 4);
+	e = read_text(t, p);
+	free(t);
+	profile__free(p);
+	return e;
+}
+
+TEST(lines_are_capped)
+{
+	CHECK(read_line_of(FOLDED_LINE_MAX) == 0);
+	CHECK(read_line_of(FOLDED_LINE_MAX + 1) == -EINVAL);
+	CHECK(strstr(errbuf, "line 1 of in: longer than 4 MiB") != NULL);
+}
+
+/* Writes p as folded text and reads it back into a new profile. */
+static struct profile *round_trip(const struct profile *p)
+{
+	struct profile *q = profile__new();
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	output_folded_profile(f, p);
+	fclose(f);
+	if (read_text(buf, q)) {
+		printf("  not read back: %s\n", errbuf);
+		profile__free(q);
+		q = NULL;
+	}
+	free(buf);
+	return q;
+}
+
+TEST(what_the_writer_writes_the_reader_reads)
+{
+	struct profile *a = profile__new(), *b = profile__new(), *d, *q;
+
+	CHECK(read_text("m;x 1000000000000000000\nm;x 1000000000000000000\nm;tiny 0.00001234\n"
+			"m;big 123456789012345678\nm;half 0.5\n", a) == 0);
+	CHECK(read_text("m;x 3\nm;y 0.000000001\n", b) == 0);
+	q = round_trip(a);
+	CHECK(q && q->nr == a->nr);
+	for (size_t i = 0; q && i < q->nr; i++)
+		CHECK(q->stacks[i].count == a->stacks[i].count);
+	profile__free(q);
+	/* a diff sums m;x past the bound, and -n scales the rest up */
+	d = profile__diff(b, a, true);
+	q = d ? round_trip(d) : NULL;
+	CHECK(q && q->diff && q->nr == d->nr);
+	CHECK(q && q->stacks[0].count == FOLDED_COUNT_MAX);
+	profile__free(q);
+	profile__free(d);
+	profile__free(a);
+	profile__free(b);
+}
+
 int main(void)
 {
 	RUN(reads_stacks_and_counts_in_order);
@@ -158,5 +241,8 @@ int main(void)
 	RUN(two_counts_are_before_and_after);
 	RUN(name_ending_in_number_after_single_counts);
 	RUN(diff_pairs_stacks_and_normalizes);
+	RUN(counts_over_the_bound_are_rejected);
+	RUN(lines_are_capped);
+	RUN(what_the_writer_writes_the_reader_reads);
 	UNIT_EXIT();
 }

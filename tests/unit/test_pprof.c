@@ -332,6 +332,11 @@ TEST(pb_string_replaces_bad_utf8)
 	b.len = 0;
 	pb__string(&b, 1, "\xc3\xa9t\xc3\xa9", 5); /* valid: as it is */
 	CHECK(b.len == 7 && !memcmp(b.buf + 2, "\xc3\xa9t\xc3\xa9", 5));
+	/* an ill-formed 3-byte sequence: as long as its U+FFFD, still replaced
+	 * (fuzz_outputs found it written as it was) */
+	b.len = 0;
+	pb__string(&b, 1, "\xf0\x9d\x88S", 4);
+	CHECK(b.len == 6 && !memcmp(b.buf + 2, "\xef\xbf\xbdS", 4));
 	pb__free(&b);
 }
 

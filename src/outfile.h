@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Opening an output path without destroying what is there.  smolder runs
+ * as root and is often told to write into directories other users share,
+ * so the path is resolved by hand, one component at a time, and each
+ * symbolic link is judged before it is followed:
+ *
+ * - a regular file (or a new one) is written to a temporary file beside
+ *   it, NAME.tmp.XXXXXX, then renamed over it: readers never see half a
+ *   file, and a failed write keeps the old one.  A symlink to a regular
+ *   file writes the file it points to (the link stays).  A new file gets
+ *   0666 less the umask; an existing one keeps its mode (and, for root,
+ *   its owner);
+ * - a character device, a terminal or a FIFO is written in place: never
+ *   renamed over, never truncated.  A FIFO is opened without blocking
+ *   first, so one without a reader is an error, not a hang;
+ * - a path through a /proc "magic" link (/dev/stdout, /proc/self/fd/1) is
+ *   opened by the kernel and written in place: our own standard output or
+ *   error through a duplicate of it, other files from their start;
+ * - a block device, a socket or a directory is refused, and so is a
+ *   symlink in a sticky, world-writable directory (/tmp) owned by neither
+ *   us nor the directory's owner: the kernel's fs.protected_symlinks rule,
+ *   applied whether the sysctl is on or not.
+ *
+ * Temporary files left by a killed run are removed by outfile__sweep: a
+ * temporary file is stale when it is ours (same owner), nobody holds its
+ * lock (a writer keeps an flock on it while it writes) and it was last
+ * written OUTFILE_STALE_SECONDS ago or more, so a concurrent smolder's
+ * file is never taken.
+ */
+#ifndef SMOLDER_OUTFILE_H
+#define SMOLDER_OUTFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define OUTFILE_STALE_SECONDS 60
+
+struct outfile {
+	FILE *f;
+	const char *path;  /* as given, for messages */
+	int dirfd;         /* the target's directory (temporary file), or -1 */
+	bool in_place;     /* a device, FIFO, terminal or magic link */
+	char name[256];    /* the target's name in dirfd */
+	char tmp[256];     /* the temporary file's name in dirfd, or "" */
+};
+
+/* At start: path can be written (the same checks as outfile__open, and the
+ * directory must take a new file), and stale temporary files beside it are
+ * removed.  0, or -1 after printing why. */
+int outfile__check(const char *path);
+/* Opens path for writing.  0, or -1 after printing why. */
+int outfile__open(struct outfile *of, const char *path);
+/* Ends a write: err is 0 when every byte was handed to of->f, else the
+ * errno of the failure.  Flushes, closes and renames the temporary file
+ * into place (or removes it).  0, or -1 after printing why. */
+int outfile__close(struct outfile *of, int err);
+/* Closes without writing: the temporary file goes, nothing is printed. */
+void outfile__abort(struct outfile *of);
+
+/* The length of BASE when name is "BASE.tmp.XXXXXX" (six letters or
+ * digits), else 0. */
+size_t outfile__temp_base(const char *name);
+/*
+ * Removes the stale temporary files in the directory dirfd (opened for
+ * reading) whose BASE is_target accepts; the size of those that stay is
+ * added to *live_bytes (may be NULL).  Returns how many were removed.
+ */
+int outfile__sweep(int dirfd, bool (*is_target)(const char *base, size_t len, void *arg),
+		   void *arg, uint64_t *live_bytes);
+
+#endif

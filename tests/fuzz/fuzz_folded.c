@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * libFuzzer target for the folded-stack reader (folded_read.c) and the
+ * folded writer.  Besides not crashing: whatever the reader accepts, the
+ * writer writes as text the reader reads back, to the same stacks and
+ * counts, and writing that again gives the same text (a fixed point).  The
+ * same holds for the diff of the input with itself (sums, -n scaling).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "folded_read.h"
+#include "log.h"
+#include "output.h"
+
+static char errbuf[512];
+
+static struct profile *read_buf(const char *buf, size_t len)
+{
+	struct profile *p = profile__new();
+	FILE *f = fmemopen((void *)buf, len, "r");
+
+	if (!p || !f || folded_read(f, "fuzz", p, errbuf, sizeof(errbuf))) {
+		profile__free(p);
+		p = NULL;
+	}
+	if (f)
+		fclose(f);
+	return p;
+}
+
+static char *write_buf(const struct profile *p, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	if (!f || output_folded_profile(f, p))
+		abort();
+	fclose(f);
+	return buf;
+}
+
+/* p written, read back and written again: the same profile, the same text. */
+static void check_round_trip(const struct profile *p)
+{
+	size_t len1, len2;
+	char *t1 = write_buf(p, &len1), *t2;
+	struct profile *q = len1 ? read_buf(t1, len1) : profile__new();
+
+	if (!q) {
+		fprintf(stderr, "written text not read back: %s\n", errbuf);
+		abort();
+	}
+	if (q->nr != p->nr || q->diff != p->diff)
+		abort();
+	for (size_t i = 0; i < p->nr; i++) {
+		double c = p->stacks[i].count, b = p->stacks[i].before;
+
+		/* the writer writes sums past the bound as the bound */
+		if (q->stacks[i].count != (c > FOLDED_COUNT_MAX ? FOLDED_COUNT_MAX : c) ||
+		    q->stacks[i].before != (b > FOLDED_COUNT_MAX ? FOLDED_COUNT_MAX : b))
+			abort();
+	}
+	t2 = write_buf(q, &len2);
+	if (len1 != len2 || memcmp(t1, t2, len1))
+		abort();
+	free(t1);
+	free(t2);
+	profile__free(q);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct profile *p, *d;
+
+	log_verbosity = 0;
+	p = read_buf((const char *)data, size);
+	if (!p)
+		return 0;
+	check_round_trip(p);
+	if (!p->diff && p->nr) {
+		d = profile__diff(p, p, size & 1);
+		if (!d)
+			abort();
+		check_round_trip(d);
+		profile__free(d);
+	}
+	profile__free(p);
+	return 0;
+}
