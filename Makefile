@@ -70,7 +70,7 @@ $(OUT)/smolder.skel.h: $(OUT)/smolder.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name smolder_bpf > $@.tmp && mv $@.tmp $@
 
-$(OUT)/obj/%.o: src/%.c $(wildcard src/*.h) include/smolder.h $(OUT)/smolder.skel.h | $(OUT)/.dirs
+$(OUT)/obj/%.o: src/%.c $(wildcard src/*.h) $(wildcard include/*.h) $(OUT)/smolder.skel.h | $(OUT)/.dirs
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -108,11 +108,40 @@ $(OUT)/workloads/%: tests/workloads/%.c | $(OUT)/.dirs
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WORKLOAD_CFLAGS) $< -o $@ -ldl
 
+# Frameless workloads (tests/workloads/frameless), built the way
+# distributions build code, -O2 without frame pointers, by gcc and by clang:
+# unwind_paths-gcc, unwind_paths-clang and the libraries they dlopen, for
+# the DWARF unwinder and its tables.  unwind_paths-noasync is built without
+# asynchronous unwind tables, so its own code's CFI is only in .debug_frame,
+# which goes to a separate debug file (unwind_paths-noasync.debug, named by
+# its .gnu_debuglink) as in a stripped distribution binary.
+FRAMELESS_CFLAGS := -O2 -g -fomit-frame-pointer -pthread
+FRAMELESS_CC_gcc := $(CC)
+FRAMELESS_CC_clang := $(CLANG)
+FRAMELESS := $(foreach c,gcc clang,$(OUT)/workloads/unwind_paths-$(c) \
+	$(OUT)/workloads/unwind_dl-$(c).so) $(OUT)/workloads/unwind_paths-noasync
+$(OUT)/workloads/unwind_paths-gcc $(OUT)/workloads/unwind_paths-clang: \
+		$(OUT)/workloads/unwind_paths-%: tests/workloads/frameless/unwind_paths.c | $(OUT)/.dirs
+	$(call msg,CC,$@)
+	$(Q)$(FRAMELESS_CC_$*) $(FRAMELESS_CFLAGS) -DWL_CC='"$*"' $< -o $@ -ldl
+
+$(OUT)/workloads/unwind_dl-%.so: tests/workloads/frameless/unwind_dl.c | $(OUT)/.dirs
+	$(call msg,CC,$@)
+	$(Q)$(FRAMELESS_CC_$*) $(FRAMELESS_CFLAGS) -shared -fPIC $< -o $@
+
+$(OUT)/workloads/unwind_paths-noasync: tests/workloads/frameless/unwind_paths.c | $(OUT)/.dirs
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(FRAMELESS_CFLAGS) -fno-asynchronous-unwind-tables -DWL_CC='"gcc"' \
+		$< -o $@.full -ldl
+	$(Q)objcopy --only-keep-debug $@.full $@.debug
+	$(Q)objcopy --strip-debug --add-gnu-debuglink=$@.debug $@.full $@.tmp
+	$(Q)rm -f $@.full && mv $@.tmp $@
+
 # Tools the tests run (tests/tools): btf_rename writes a kernel's BTF with
 # one field renamed (a real verifier rejection), deny makes the kernel refuse
 # BPF features to one process (a BPF LSM program).  Linked like smolder, so
 # the kernel matrix's guests run them too.
-TOOLS := $(OUT)/tools/btf_rename $(OUT)/tools/deny
+TOOLS := $(OUT)/tools/btf_rename $(OUT)/tools/deny $(OUT)/tools/unwind_dump
 $(OUT)/tools/deny.bpf.o: tests/tools/deny.bpf.c
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
@@ -126,6 +155,11 @@ $(OUT)/tools/deny.skel.h: $(OUT)/tools/deny.bpf.o
 $(OUT)/tools/deny: tests/tools/deny.c $(OUT)/tools/deny.skel.h
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUT)/tools $< $(LDLIBS) -o $@
+
+$(OUT)/tools/unwind_dump: tests/tools/unwind_dump.c $(OUT)/libsmolder.a
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(OUT)/libsmolder.a $(LDLIBS) -o $@
 
 $(OUT)/tools/btf_rename: tests/tools/btf_rename.c
 	$(call msg,CC,$@)
@@ -225,7 +259,7 @@ fuzz: fuzzers
 	done
 
 unit: $(UNIT_BINS)
-workloads: $(WORKLOADS)
+workloads: $(WORKLOADS) $(FRAMELESS)
 tools: $(TOOLS)
 
 deps:
