@@ -176,7 +176,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC ?= $(CLANG)
 FUZZ_CFLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -Isrc
-FUZZ_MODULES := elf_syms debuginfo proc_maps perfmap demangle log
+FUZZ_MODULES := elf_syms debuginfo proc_maps perfmap demangle log unwind_table
 FUZZ_OBJS := $(patsubst %,$(OUT)/fuzz/obj/%.o,$(FUZZ_MODULES))
 FUZZ_LIBS := -lelf -lz -llzma -liberty
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
@@ -186,7 +186,7 @@ FUZZ_SEEDS := $(patsubst %,$(OUT)/fuzz/corpus-%/.seeded,$(FUZZ_NAMES))
 # Kept: they are shared by every target, not intermediate files.
 .SECONDARY: $(FUZZ_OBJS)
 
-$(OUT)/fuzz/obj/%.o: src/%.c $(wildcard src/*.h)
+$(OUT)/fuzz/obj/%.o: src/%.c $(wildcard src/*.h) $(wildcard include/*.h)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
@@ -215,6 +215,12 @@ $(OUT)/fuzz/corpus-fuzz_elf/.seeded:
 	$(Q)-$(CLANG) --target=armv7a-linux-gnueabihf -mthumb -c -O1 $(@D)/seed.c -o $(@D)/rel-thumb.o 2>/dev/null
 	$(Q)rm -f $(@D)/seed.c
 	$(Q)cp /bin/true $(@D)/true
+	$(Q)touch $@
+
+# CFI: small libraries from both compilers, .debug_frame, and CFI sections
+# alone, ld.so's and libc's among them (see tests/fuzz/cfi_seeds.sh).
+$(OUT)/fuzz/corpus-fuzz_cfi/.seeded: tests/fuzz/cfi_seeds.sh
+	$(Q)CC=$(CC) CLANG=$(CLANG) tests/fuzz/cfi_seeds.sh $(@D)
 	$(Q)touch $@
 
 $(OUT)/fuzz/corpus-fuzz_proc_maps/.seeded:

@@ -418,12 +418,13 @@ struct cie {
 static int read_record(const struct cfi_sec *s, size_t off, struct rec *rec,
 		       size_t *next)
 {
-	struct rd r = { s->data + off, s->data + s->size, false };
 	size_t id_size = 4;
+	struct rd r;
 	uint64_t len;
 
-	if (off >= s->size)
+	if (!s->data || off >= s->size)
 		return 1;
+	r = (struct rd){ s->data + off, s->data + s->size, false };
 	len = rd_u(&r, 4);
 	if (!r.bad && !len)
 		return 1;
@@ -1053,6 +1054,8 @@ static void sort_fdes(struct builder *b)
 	size_t i, n = 0;
 	struct fde_ref *last;
 
+	if (!b->nr_fdes)
+		return;
 	qsort(b->fdes, b->nr_fdes, sizeof(*b->fdes), fde_cmp);
 	for (i = 0; i < b->nr_fdes; i++) {
 		const struct fde_ref *e = &b->fdes[i];
