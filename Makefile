@@ -48,7 +48,7 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all clean deps test demo bench bench-flamegraph bench-soak bench-kcontext unit workloads tools test-kernels fuzzers fuzz
+.PHONY: all clean deps test demo bench bench-flamegraph bench-soak bench-kcontext bench-unwind unit workloads tools test-kernels fuzzers fuzz
 ifeq ($(ARCH),$(HOST_ARCH))
 all: smolder
 else
@@ -292,6 +292,12 @@ bench: deps
 bench-flamegraph:
 	$(Q)$(MAKE) --no-print-directory smolder
 	$(Q)scripts/bench-flamegraph.sh
+
+# Unwind tables of big Debian binaries (libc, ld.so, libstdc++, libLLVM-14,
+# python3.11): rows, kinds, bytes, build time and memory, readelf beside.
+bench-unwind:
+	$(Q)$(MAKE) --no-print-directory tools
+	$(Q)scripts/bench-unwind.sh
 
 # Continuous mode for 30 minutes (SOAK_SECONDS) at 49 and 19 Hz on a
 # machine starting thousands of short processes: RSS, fds, CPU, losses.

@@ -3,7 +3,8 @@
  * unwind_dump: builds the unwind table of an ELF file (src/unwind_table.c)
  * and prints what it holds, for measurements (docs/BENCHMARKS.md) and by
  * hand.  unwind_dump [-d DEBUGFILE] [-r] [-f] FILE
- *   (default)  one line of statistics, and the build's time
+ *   (default)  statistics, and the build's time
+ *   -m         the same as one line of key=value pairs, for scripts
  *   -r         every row: "VADDR KIND CFA_OFF RBP_OFF" (offsets in bytes)
  *   -f         reads addresses (hex) from standard input, prints the row of
  *              each: "ADDR KIND CFA_OFF RBP_OFF", "ADDR none" outside
@@ -46,6 +47,20 @@ static void print_row(uint64_t addr, const struct unwind_row *r)
 	}
 	printf("%" PRIx64 " %s %d %d\n", addr, kinds[r->kind], r->cfa_off * 8,
 	       r->rbp_off * (r->kind == UNWIND_PLT ? 1 : 8));
+}
+
+/* The statistics as key=value pairs (scripts/bench-unwind.sh reads them). */
+static void print_machine(const struct unwind_table *t, double ms)
+{
+	const struct unwind_stats *s = unwind_table__stats(t);
+	int i;
+
+	printf("fdes=%zu cfi_rows=%zu rows=%zu gaps=%zu rules=%zu bytes=%zu ms=%.2f",
+	       s->fdes, s->cfi_rows, s->rows, s->rows_by_kind[UNWIND_GAP],
+	       unwind_table__rules(t), unwind_table__bytes(t), ms);
+	for (i = 1; i < UNWIND_KIND__MAX; i++)
+		printf(" %s=%zu", kinds[i], s->cfi_rows_by_kind[i]);
+	printf(" stopped=%s\n", stops[s->stopped]);
 }
 
 static void print_stats(const struct unwind_table *t, double ms)
@@ -91,26 +106,28 @@ int main(int argc, char **argv)
 	struct elf_file *f, *dbg = NULL;
 	struct unwind_table *t;
 	struct timespec t0, t1;
-	int opt, fd, dfd = -1, rows = 0, find = 0, n = 1;
+	int opt, fd, dfd = -1, rows = 0, find = 0, machine = 0, n = 1;
 	double ms, best = 1e30;
 	const struct unwind_row *r;
 	size_t i, nr;
 	char line[64];
 
-	while ((opt = getopt(argc, argv, "d:rfn:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:rfmn:")) != -1) {
 		if (opt == 'd')
 			dbg_path = optarg;
 		else if (opt == 'r')
 			rows = 1;
 		else if (opt == 'f')
 			find = 1;
+		else if (opt == 'm')
+			machine = 1;
 		else if (opt == 'n')
 			n = atoi(optarg) > 0 ? atoi(optarg) : 1;
 		else
 			return 2;
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "usage: unwind_dump [-d DEBUGFILE] [-r] [-f] FILE\n");
+		fprintf(stderr, "usage: unwind_dump [-d DEBUGFILE] [-r | -f | -m] [-n N] FILE\n");
 		return 2;
 	}
 	f = open_elf(argv[optind], &fd);
@@ -138,6 +155,8 @@ int main(int argc, char **argv)
 
 			print_row(a, unwind_table__find(t, a));
 		}
+	} else if (machine) {
+		print_machine(t, best);
 	} else {
 		print_stats(t, best);
 	}
