@@ -44,8 +44,9 @@
 #include "elf_syms.h"
 #include "unwind_table.h"
 
-#define DEFAULT_MAX_ROWS (4u << 20)
-#define DEFAULT_MAX_CFI_BYTES (256u << 20)
+/* libLLVM-14, 105 MB: 0.95 Mi rows, a 4.9 MiB .eh_frame, 2.2 Mi instructions. */
+#define DEFAULT_MAX_ROWS (2u << 20)
+#define DEFAULT_MAX_CFI_BYTES (64u << 20)
 #define DEFAULT_MAX_INSNS (64ull << 20)
 /* Section offsets are kept in 32 bits. */
 #define MAX_CFI_BYTES 0xffffffffu
@@ -993,6 +994,8 @@ static int push_fde(struct builder *b, const struct fde_ref *e)
 	if (b->nr_fdes == b->fdes_cap) {
 		size_t cap = b->fdes_cap ? b->fdes_cap * 2 : 1024;
 
+		if (cap > b->max_rows)
+			cap = b->max_rows;
 		fdes = realloc(b->fdes, cap * sizeof(*fdes));
 		if (!fdes) {
 			b->nomem = true;

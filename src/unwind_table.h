@@ -21,10 +21,16 @@
 struct elf_file;
 struct unwind_table;
 
-/* Budgets of one build; 0 takes the default. */
+/*
+ * Budgets of one build; 0 takes the default.  They bound its memory: the CFI
+ * sections read (up to three, max_cfi_bytes each, .eh_frame's held by libelf
+ * until the elf_file is closed), 16 bytes per FDE and 8 per row (at most
+ * max_rows of each, the rows 1.5 times that while they grow); and its time:
+ * max_insns, plus the FDEs' sort.
+ */
 struct unwind_build_opts {
-	size_t max_rows;      /* rows of the table, gaps included (4 Mi: 32 MiB) */
-	size_t max_cfi_bytes; /* bytes read of one CFI section (256 MiB) */
+	size_t max_rows;      /* rows of the table, gaps included (2 Mi: 16 MiB) */
+	size_t max_cfi_bytes; /* bytes read of one CFI section (64 MiB) */
 	uint64_t max_insns;   /* CFA instructions executed (64 Mi) */
 };
 
