@@ -7,11 +7,13 @@
  * The CFI reader is our own, not elfutils' libdw, although Debian 12's
  * libdw (0.188) links statically (libdw.a with libbz2.a) and lists every
  * row of libLLVM-14 (95k FDEs, 861k rows) in 0.26 s and 14 MB of RSS:
- *  - libFuzzer found in its first minute files of 35 KB for which
- *    dwarf_cfi_addrframe asks malloc for 1.2 GB: a register number read
- *    from the file sizes its register array.  libdw.a is not ours to fix,
- *    and guarding it would mean decoding every instruction first, which is
- *    this parser.
+ *  - Ten minutes of libFuzzer on it (dwarf_getcfi_elf, dwarf_next_cfi,
+ *    dwarf_cfi_addrframe on every row) found six inputs, the first within
+ *    a minute, a 35 KB file, for which execute_cfi asks malloc for up to
+ *    1.2 GB: a register number read from the file sizes its register
+ *    array.  libdw.a is not ours to fix (nor built with sanitizers, so its
+ *    stray reads go unseen), and guarding it would mean decoding every
+ *    instruction first, which is this parser.
  *  - It cannot list an FDE's rows: each row is another dwarf_cfi_addrframe,
  *    which reruns the FDE's program from its start, so the work grows with
  *    the square of an FDE's length, which hostile input picks.

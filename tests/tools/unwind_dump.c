@@ -100,14 +100,33 @@ static struct elf_file *open_elf(const char *path, int *fd)
 	return f;
 }
 
+/* The table of f, built n times; *best gets the fastest build's ms. */
+static struct unwind_table *build(struct elf_file *f, struct elf_file *dbg, int n,
+				  double *best)
+{
+	struct unwind_table *t = NULL;
+	struct timespec t0, t1;
+	double ms;
+
+	*best = 1e30;
+	while (n-- > 0) {
+		unwind_table__free(t);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		t = unwind_table__build(f, dbg, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+		*best = ms < *best ? ms : *best;
+	}
+	return t;
+}
+
 int main(int argc, char **argv)
 {
 	const char *dbg_path = NULL;
 	struct elf_file *f, *dbg = NULL;
 	struct unwind_table *t;
-	struct timespec t0, t1;
 	int opt, fd, dfd = -1, rows = 0, find = 0, machine = 0, n = 1;
-	double ms, best = 1e30;
+	double best;
 	const struct unwind_row *r;
 	size_t i, nr;
 	char line[64];
@@ -133,14 +152,7 @@ int main(int argc, char **argv)
 	f = open_elf(argv[optind], &fd);
 	if (dbg_path)
 		dbg = open_elf(dbg_path, &dfd);
-	for (t = NULL; n-- > 0;) {
-		unwind_table__free(t);
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		t = unwind_table__build(f, dbg, NULL);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
-		best = ms < best ? ms : best;
-	}
+	t = build(f, dbg, n, &best);
 	if (!t) {
 		printf("no table: %s\n", strerror(errno));
 		return 1;
