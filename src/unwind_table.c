@@ -1417,29 +1417,54 @@ const struct unwind_stats *unwind_table__stats(const struct unwind_table *t)
 	return t ? &t->stats : NULL;
 }
 
-static int u32_cmp(const void *a, const void *b)
+/* Adds key (not 0) to an open-addressing set of cap slots (a power of 2);
+ * whether it was new. */
+static bool set_add(uint32_t *set, size_t cap, uint32_t key)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	size_t i = (key * 2654435761u) & (cap - 1);
 
-	return x < y ? -1 : x > y;
+	while (set[i] && set[i] != key)
+		i = (i + 1) & (cap - 1);
+	if (set[i])
+		return false;
+	set[i] = key;
+	return true;
 }
 
+/* A set twice as large with the same keys; NULL without memory. */
+static uint32_t *set_grow(uint32_t *set, size_t cap)
+{
+	uint32_t *bigger = calloc(cap * 2, sizeof(*bigger));
+	size_t i;
+
+	for (i = 0; bigger && i < cap; i++)
+		if (set[i])
+			set_add(bigger, cap * 2, set[i]);
+	free(set);
+	return bigger;
+}
+
+/* A hash set: distinct rules are a few hundred, whatever the rows. */
 size_t unwind_table__rules(const struct unwind_table *t)
 {
-	uint32_t *keys;
-	size_t i, n = 0, distinct = 0;
+	size_t i, cap = 1024, distinct = 0;
+	uint32_t *set, key;
 
-	if (!t || !(keys = malloc(t->nr * sizeof(*keys) + 1)))
+	if (!t || !(set = calloc(cap, sizeof(*set))))
 		return 0;
-	for (i = 0; i < t->nr; i++)
-		if (t->rows[i].kind != UNWIND_GAP)
-			keys[n++] = (uint32_t)t->rows[i].kind << 24 |
-				    (uint32_t)t->rows[i].cfa_off << 8 | (uint8_t)t->rows[i].rbp_off;
-	qsort(keys, n, sizeof(*keys), u32_cmp);
-	for (i = 0; i < n; i++)
-		distinct += !i || keys[i] != keys[i - 1];
-	free(keys);
-	return distinct;
+	for (i = 0; i < t->nr && set; i++) {
+		if (t->rows[i].kind == UNWIND_GAP)
+			continue;
+		key = (uint32_t)t->rows[i].kind << 24 | (uint32_t)t->rows[i].cfa_off << 8 |
+		      (uint8_t)t->rows[i].rbp_off;
+		distinct += set_add(set, cap, key);
+		if (distinct * 2 > cap) {
+			set = set_grow(set, cap);
+			cap *= 2;
+		}
+	}
+	free(set);
+	return set ? distinct : 0;
 }
 
 void unwind_table__free(struct unwind_table *t)
