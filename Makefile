@@ -48,7 +48,7 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all clean deps test demo bench bench-flamegraph bench-soak bench-kcontext unit workloads tools test-kernels fuzzers fuzz
+.PHONY: all clean deps test demo bench bench-flamegraph bench-soak bench-kcontext bench-unwind unit workloads tools test-kernels fuzzers fuzz
 ifeq ($(ARCH),$(HOST_ARCH))
 all: smolder
 else
@@ -70,7 +70,7 @@ $(OUT)/smolder.skel.h: $(OUT)/smolder.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name smolder_bpf > $@.tmp && mv $@.tmp $@
 
-$(OUT)/obj/%.o: src/%.c $(wildcard src/*.h) include/smolder.h $(OUT)/smolder.skel.h | $(OUT)/.dirs
+$(OUT)/obj/%.o: src/%.c $(wildcard src/*.h) $(wildcard include/*.h) $(OUT)/smolder.skel.h | $(OUT)/.dirs
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -108,11 +108,40 @@ $(OUT)/workloads/%: tests/workloads/%.c | $(OUT)/.dirs
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WORKLOAD_CFLAGS) $< -o $@ -ldl
 
+# Frameless workloads (tests/workloads/frameless), built the way
+# distributions build code, -O2 without frame pointers, by gcc and by clang:
+# unwind_paths-gcc, unwind_paths-clang and the libraries they dlopen, for
+# the DWARF unwinder and its tables.  unwind_paths-noasync is built without
+# asynchronous unwind tables, so its own code's CFI is only in .debug_frame,
+# which goes to a separate debug file (unwind_paths-noasync.debug, named by
+# its .gnu_debuglink) as in a stripped distribution binary.
+FRAMELESS_CFLAGS := -O2 -g -fomit-frame-pointer -pthread
+FRAMELESS_CC_gcc := $(CC)
+FRAMELESS_CC_clang := $(CLANG)
+FRAMELESS := $(foreach c,gcc clang,$(OUT)/workloads/unwind_paths-$(c) \
+	$(OUT)/workloads/unwind_dl-$(c).so) $(OUT)/workloads/unwind_paths-noasync
+$(OUT)/workloads/unwind_paths-gcc $(OUT)/workloads/unwind_paths-clang: \
+		$(OUT)/workloads/unwind_paths-%: tests/workloads/frameless/unwind_paths.c | $(OUT)/.dirs
+	$(call msg,CC,$@)
+	$(Q)$(FRAMELESS_CC_$*) $(FRAMELESS_CFLAGS) -DWL_CC='"$*"' $< -o $@ -ldl
+
+$(OUT)/workloads/unwind_dl-%.so: tests/workloads/frameless/unwind_dl.c | $(OUT)/.dirs
+	$(call msg,CC,$@)
+	$(Q)$(FRAMELESS_CC_$*) $(FRAMELESS_CFLAGS) -shared -fPIC $< -o $@
+
+$(OUT)/workloads/unwind_paths-noasync: tests/workloads/frameless/unwind_paths.c | $(OUT)/.dirs
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(FRAMELESS_CFLAGS) -fno-asynchronous-unwind-tables -DWL_CC='"gcc"' \
+		$< -o $@.full -ldl
+	$(Q)objcopy --only-keep-debug $@.full $@.debug
+	$(Q)objcopy --strip-debug --add-gnu-debuglink=$@.debug $@.full $@.tmp
+	$(Q)rm -f $@.full && mv $@.tmp $@
+
 # Tools the tests run (tests/tools): btf_rename writes a kernel's BTF with
 # one field renamed (a real verifier rejection), deny makes the kernel refuse
 # BPF features to one process (a BPF LSM program).  Linked like smolder, so
 # the kernel matrix's guests run them too.
-TOOLS := $(OUT)/tools/btf_rename $(OUT)/tools/deny
+TOOLS := $(OUT)/tools/btf_rename $(OUT)/tools/deny $(OUT)/tools/unwind_dump
 $(OUT)/tools/deny.bpf.o: tests/tools/deny.bpf.c
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
@@ -126,6 +155,11 @@ $(OUT)/tools/deny.skel.h: $(OUT)/tools/deny.bpf.o
 $(OUT)/tools/deny: tests/tools/deny.c $(OUT)/tools/deny.skel.h
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUT)/tools $< $(LDLIBS) -o $@
+
+$(OUT)/tools/unwind_dump: tests/tools/unwind_dump.c $(OUT)/libsmolder.a
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(OUT)/libsmolder.a $(LDLIBS) -o $@
 
 $(OUT)/tools/btf_rename: tests/tools/btf_rename.c
 	$(call msg,CC,$@)
@@ -143,7 +177,7 @@ FUZZ_CC ?= $(CLANG)
 FUZZ_CFLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -Isrc -I$(OUT) \
 	-DSMOLDER_VERSION='"$(VERSION)"'
-FUZZ_MODULES := elf_syms debuginfo proc_maps perfmap demangle log \
+FUZZ_MODULES := elf_syms debuginfo proc_maps perfmap demangle log unwind_table \
 	folded_read profile strtab output_folded output_svg flame output_speedscope \
 	output_pprof pb utf8
 FUZZ_OBJS := $(patsubst %,$(OUT)/fuzz/obj/%.o,$(FUZZ_MODULES))
@@ -156,7 +190,7 @@ FUZZ_SEEDS := $(patsubst %,$(OUT)/fuzz/corpus-%/.seeded,$(FUZZ_NAMES))
 # Kept: they are shared by every target, not intermediate files.
 .SECONDARY: $(FUZZ_OBJS)
 
-$(OUT)/fuzz/obj/%.o: src/%.c $(wildcard src/*.h)
+$(OUT)/fuzz/obj/%.o: src/%.c $(wildcard src/*.h) $(wildcard include/*.h)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
@@ -187,6 +221,12 @@ $(OUT)/fuzz/corpus-fuzz_elf/.seeded:
 	$(Q)-$(CLANG) --target=armv7a-linux-gnueabihf -mthumb -c -O1 $(@D)/seed.c -o $(@D)/rel-thumb.o 2>/dev/null
 	$(Q)rm -f $(@D)/seed.c
 	$(Q)cp /bin/true $(@D)/true
+	$(Q)touch $@
+
+# CFI: small libraries from both compilers, .debug_frame, and CFI sections
+# alone, ld.so's and libc's among them (see tests/fuzz/cfi_seeds.sh).
+$(OUT)/fuzz/corpus-fuzz_cfi/.seeded: tests/fuzz/cfi_seeds.sh
+	$(Q)CC=$(CC) CLANG=$(CLANG) tests/fuzz/cfi_seeds.sh $(@D)
 	$(Q)touch $@
 
 $(OUT)/fuzz/corpus-fuzz_proc_maps/.seeded:
@@ -246,7 +286,7 @@ fuzz: fuzzers
 	done
 
 unit: $(UNIT_BINS)
-workloads: $(WORKLOADS)
+workloads: $(WORKLOADS) $(FRAMELESS)
 tools: $(TOOLS)
 
 deps:
@@ -273,6 +313,12 @@ bench: deps
 bench-flamegraph:
 	$(Q)$(MAKE) --no-print-directory smolder
 	$(Q)scripts/bench-flamegraph.sh
+
+# Unwind tables of big Debian binaries (libc, ld.so, libstdc++, libLLVM-14,
+# python3.11): rows, kinds, bytes, build time and memory, readelf beside.
+bench-unwind:
+	$(Q)$(MAKE) --no-print-directory tools
+	$(Q)scripts/bench-unwind.sh
 
 # Continuous mode for 30 minutes (SOAK_SECONDS) at 49 and 19 Hz on a
 # machine starting thousands of short processes: RSS, fds, CPU, losses.

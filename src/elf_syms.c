@@ -663,6 +663,11 @@ void *elf_file__section(struct elf_file *f, const char *name, size_t max,
 	return copy;
 }
 
+Elf *elf_file__elf(struct elf_file *f)
+{
+	return f ? f->elf : NULL;
+}
+
 struct elf_syms *elf_syms__open_fd(int fd)
 {
 	struct elf_file *f = elf_file__open_fd(fd);

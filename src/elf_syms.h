@@ -67,6 +67,11 @@ size_t elf_file__build_id(struct elf_file *f, unsigned char *id, size_t max);
 void *elf_file__section(struct elf_file *f, const char *name, size_t max,
 			size_t *len);
 /*
+ * The libelf handle, for readers of other parts of the file (unwind_table.c
+ * reads CFI sections and program headers); it lives until the close.
+ */
+struct Elf *elf_file__elf(struct elf_file *f);
+/*
  * The function symbols of f (.symtab, .dynsym) merged with those of dbg's
  * .symtab (dbg may be NULL), offsets mapped through f's PT_LOAD headers.
  * When dbg is given but adds no function (no .symtab, none in it, or

@@ -1,0 +1,50 @@
+#!/bin/sh
+# Seeds for tests/fuzz/fuzz_cfi.c in DIR (see its header for the input
+# format): whole files ('f': a small library built by gcc and clang without
+# frame pointers, one whose CFI is in .debug_frame) and CFI sections with
+# their vaddr ('e', 'h': .eh_frame; 'd': .debug_frame), among them the
+# dynamic loader's and the C library's signal-trampoline CIE and FDE.
+set -e
+DIR=$1
+CC=${CC:-gcc}
+CLANG=${CLANG:-clang}
+mkdir -p "$DIR"
+cd "$DIR"
+cat >seed.c <<'SRC'
+#include <stddef.h>
+extern int ext(int);
+static int leaf(int x) { return x * 3 + 1; }
+int big(int x) { volatile char b[5000]; b[0] = x; return leaf(x) + b[0]; }
+int with_plt(int x) { int r = ext(x); return r + leaf(r); }
+SRC
+$CC -O2 -fomit-frame-pointer -shared -fPIC -nostdlib seed.c -o so-gcc
+$CLANG -O2 -fomit-frame-pointer -shared -fPIC -nostdlib seed.c -o so-clang
+$CC -O2 -g -fno-asynchronous-unwind-tables -shared -fPIC -nostdlib seed.c -o so-dbg
+rm -f seed.c
+# sect MODE FILE SECTION OUT [OFFSET LENGTH]: MODE, the section's vaddr in
+# 16 hex digits, then its bytes (or LENGTH of them from OFFSET).
+sect() {
+	addr=$(readelf -SW "$2" | awk -v s="$3" '{ for (i = 1; i < NF; i++) if ($i == s) print $(i + 2) }')
+	objcopy --dump-section "$3=sect.tmp" "$2" "$2.tmp"
+	rm -f "$2.tmp"
+	if [ -n "$5" ]; then
+		addr=$(printf '%x' $((0x$addr + $5)))
+		dd if=sect.tmp of=sect.cut bs=1 skip="$5" count="$6" 2>/dev/null
+		mv sect.cut sect.tmp
+	fi
+	{ printf '%s%016x' "$1" "0x$addr"; cat sect.tmp; } >"$4"
+	rm -f sect.tmp
+}
+for f in so-gcc so-clang; do
+	sect e $f .eh_frame e-$f
+	sect h $f .eh_frame h-$f
+done
+sect d so-dbg .debug_frame d-so-dbg
+libc=/usr/lib/x86_64-linux-gnu/libc.so.6
+sig=$(readelf -W --debug-dump=frames-interp $libc | awk '/CIE "zRS"/ { print $1; exit }')
+[ -z "$sig" ] || sect e $libc .eh_frame e-libc-signal $((0x$sig)) 256
+for f in so-gcc so-clang so-dbg; do
+	{ printf f; cat $f; } >f-$f
+	rm -f $f
+done
+sect e /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 .eh_frame e-ld.so
