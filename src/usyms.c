@@ -90,6 +90,8 @@ struct usyms {
 	bool vdso_tried;
 	usyms_validator validate;
 	void *validate_arg;
+	usyms_maps_hook maps_hook;
+	void *maps_hook_arg;
 	bool demangle;
 	/* Bounds, applied only by usyms__end_interval. */
 	uint64_t interval;  /* the current one, from 1 (0: never used) */
@@ -223,6 +225,12 @@ void usyms__set_validator(struct usyms *u, usyms_validator fn, void *arg)
 {
 	u->validate = fn;
 	u->validate_arg = arg;
+}
+
+void usyms__set_maps_hook(struct usyms *u, usyms_maps_hook fn, void *arg)
+{
+	u->maps_hook = fn;
+	u->maps_hook_arg = arg;
 }
 
 /*
@@ -695,6 +703,8 @@ int usyms__preload(struct usyms *u, pid_t pid, uint32_t gen)
 		return -ENOMEM;
 	if (u->nr_pids == before)
 		load_maps(u, e); /* known image: its mappings changed */
+	if (u->maps_hook && e->pm)
+		u->maps_hook(pid, gen, e->pm, u->maps_hook_arg);
 	load_jit_map(u, e); /* a JIT appends to its map as it maps code */
 	if (!e->pm)
 		return -ESRCH;

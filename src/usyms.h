@@ -37,6 +37,14 @@ typedef bool (*usyms_validator)(pid_t pid, uint32_t gen, void *arg);
 struct usyms *usyms__new(void);
 void usyms__set_validator(struct usyms *u, usyms_validator fn, void *arg);
 /*
+ * Called by usyms__preload with every read of an image's maps that the
+ * validator accepted, before the image's symbols are parsed (the unwind
+ * tables, unwind_maps.c, want them as soon as possible).
+ */
+struct proc_maps;
+typedef void (*usyms_maps_hook)(pid_t pid, uint32_t gen, const struct proc_maps *pm, void *arg);
+void usyms__set_maps_hook(struct usyms *u, usyms_maps_hook fn, void *arg);
+/*
  * Reads the mappings of image (pid, gen) now (again, if read before) and
  * parses the symbols of its executable file mappings, so they outlive the
  * process.  0, or -errno.
