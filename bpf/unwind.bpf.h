@@ -74,7 +74,9 @@ enum unwind_map_kind {
 	MK_NONE,       /* no mapping looked up yet */
 	MK_TABLE,      /* a loaded table */
 	MK_NO_TABLE,   /* anonymous code, or a file without CFI */
-	MK_NOT_LOADED, /* no mapping known for pc, or its table not loaded */
+	MK_NOT_LOADED, /* its file's table is not loaded */
+	MK_UNKNOWN,    /* no mapping known for pc (maps not read yet, or not
+			* mapped at all: a frame pointer walk's garbage) */
 };
 
 /* Fallback reasons of one walk, each counted once (enum counter). */
@@ -98,7 +100,8 @@ struct unwind_scratch {
 	__u8 exact;               /* pc is exact (leaf, signal frame), not a
 				   * return address: look it up as it is */
 	__u8 complete;            /* reached an UNWIND_END row */
-	__u16 pad;
+	__u8 via_fp;              /* pc came from a frame pointer */
+	__u8 pad;
 };
 
 struct {
@@ -127,7 +130,7 @@ static __always_inline void find_mapping(struct unwind_scratch *s, __u64 at)
 
 	s->map_start = s->map_end = 0;
 	if (!m || m->gen != s->gen) {
-		s->map_kind = MK_NOT_LOADED;
+		s->map_kind = MK_UNKNOWN;
 		return;
 	}
 	s->map_start = m->start;
@@ -217,6 +220,7 @@ static __always_inline int fp_step(struct unwind_scratch *s)
 	s->bp = fr[0];
 	s->pc = fr[1];
 	s->exact = 0;
+	s->via_fp = 1;
 	return fr[1] ? UNWIND_GO : UNWIND_STOP;
 }
 
@@ -245,6 +249,7 @@ static __always_inline int cfa_step(struct unwind_scratch *s, __u64 cfa, __s8 rb
 	s->sp = cfa;
 	s->pc = ra;
 	s->exact = 0;
+	s->via_fp = 0;
 	return ra ? UNWIND_GO : UNWIND_STOP;
 unreadable:
 	s->reasons |= R_UNREADABLE;
@@ -266,6 +271,7 @@ static __always_inline int signal_step(struct unwind_scratch *s, const struct un
 	s->pc = sp_ip[1];
 	s->bp = bp;
 	s->exact = 1;
+	s->via_fp = 0;
 	return sp_ip[1] ? UNWIND_GO : UNWIND_STOP;
 }
 
@@ -290,11 +296,15 @@ __noinline int unwind_step(__u32 slot)
 	}
 	if ((__s64)s->pc <= 0) /* no user address: the stack ends */
 		return UNWIND_STOP;
-	s->trace.ip[n] = s->pc;
-	s->trace.nr = n + 1;
 	at = s->exact ? s->pc : s->pc - 1;
 	if (at < s->map_start || at >= s->map_end)
 		find_mapping(s, at);
+	/* A frame pointer's return address that is in no known mapping cannot
+	 * be checked: more likely garbage (rbp of frameless code) than not. */
+	if (s->map_kind == MK_UNKNOWN && s->via_fp)
+		return UNWIND_STOP;
+	s->trace.ip[n] = s->pc;
+	s->trace.nr = n + 1;
 	if (s->map_kind == MK_TABLE)
 		kind = find_row(s, at, &row);
 
@@ -318,7 +328,7 @@ __noinline int unwind_step(__u32 slot)
 		s->reasons |= R_UNSUPPORTED;
 		return fp_step(s);
 	default: /* a gap, or no table for this mapping */
-		s->reasons |= s->map_kind == MK_NOT_LOADED ? R_NOT_LOADED : R_NO_TABLE;
+		s->reasons |= s->map_kind >= MK_NOT_LOADED ? R_NOT_LOADED : R_NO_TABLE;
 		return fp_step(s);
 	}
 	return cfa_step(s, cfa, row.rbp_off);
@@ -366,6 +376,7 @@ static __always_inline struct unwind_scratch *unwind_user(struct bpf_perf_event_
 	s->reasons = 0;
 	s->complete = 0;
 	s->exact = 1;
+	s->via_fp = 0;
 	s->map_start = s->map_end = 0;
 	s->map_kind = MK_NONE;
 	s->tgid = key->tgid;

@@ -167,7 +167,10 @@ static int open_unwind(struct capture *c, const struct capture_opts *o)
 		return 0;
 	unwind_maps__layout(o->unwind_budget, &uo.shard_bits, &uo.max_shards);
 	c->unwind = unwind_maps__new(&uo);
-	return c->unwind ? 0 : -ENOMEM;
+	if (!c->unwind)
+		return -ENOMEM;
+	unwind_maps__preload_self(c->unwind);
+	return 0;
 }
 
 struct unwind_maps *capture__unwind_maps(struct capture *c)

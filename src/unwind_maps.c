@@ -224,13 +224,17 @@ static bool mostly_gaps(const struct unwind_table *t, const struct ufile *uf)
 {
 	size_t nr;
 	const struct unwind_row *r = unwind_table__rows(t, &nr);
-	uint64_t gaps = 0, code = 0;
+	uint64_t gaps = 0, code = 0, end = 0, base = unwind_table__base(t);
 
-	for (size_t i = 0; i < uf->nr_segs; i++)
+	for (size_t i = 0; i < uf->nr_segs; i++) {
 		code += uf->segs[i].size;
-	for (size_t i = 0; i + 1 < nr; i++)
+		if (uf->segs[i].vaddr + uf->segs[i].size - base > end)
+			end = uf->segs[i].vaddr + uf->segs[i].size - base;
+	}
+	/* the last row, a gap, runs to the end of the code */
+	for (size_t i = 0; i < nr; i++)
 		if (r[i].kind == UNWIND_GAP)
-			gaps += r[i + 1].pc - r[i].pc;
+			gaps += (i + 1 < nr ? r[i + 1].pc : end > r[i].pc ? end : r[i].pc) - r[i].pc;
 	return gaps > code / GAP_SHARE;
 }
 
@@ -255,6 +259,8 @@ static struct unwind_table *build_table(struct ufile *uf, int fd, pid_t pid,
 	if ((!t && errno == ENOENT) || (t && mostly_gaps(t, uf))) {
 		snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
 		dbg = debuginfo__open_file(fd, root, m && !m->deleted ? m->path : NULL, &dfd);
+		debug("unwind table of inode %" PRIu64 ": %s CFI, %s debug file", uf->key.ino,
+		      t ? "partial" : "no", dbg ? "with its" : "no");
 		if (dbg) {
 			t2 = unwind_table__build(ef, dbg, NULL);
 			if (t2) {
@@ -817,6 +823,16 @@ void unwind_maps__update(pid_t pid, uint32_t gen, const struct proc_maps *pm, vo
 		um->nr_procs++;
 	}
 	apply_maps(um, p, gen, maps, nr);
+}
+
+void unwind_maps__preload_self(struct unwind_maps *um)
+{
+	struct proc_maps *pm = proc_maps__load(getpid());
+
+	for (size_t i = 0; pm && i < pm->nr; i++)
+		if (pm->maps[i].exec && pm->maps[i].kind == PROC_MAP_FILE)
+			resolve_file(um, getpid(), &pm->maps[i]);
+	proc_maps__free(pm);
 }
 
 void unwind_maps__stats(const struct unwind_maps *um, struct unwind_maps_stats *out)

@@ -46,6 +46,10 @@ struct unwind_maps *unwind_maps__new(const struct unwind_maps_opts *o);
  * kernel's mappings of pid those of pm.  Its signature is usyms' maps hook.
  */
 void unwind_maps__update(pid_t pid, uint32_t gen, const struct proc_maps *pm, void *um);
+/* Loads the tables of the files we map ourselves: the C library and the
+ * dynamic loader nearly every process maps too, ready before its first
+ * sample. */
+void unwind_maps__preload_self(struct unwind_maps *um);
 /* No more samples will come: later updates are ignored. */
 void unwind_maps__stop(struct unwind_maps *um);
 
