@@ -53,12 +53,12 @@ struct {
 	__array(values, struct unwind_shard);
 } unwind_shards SEC(".maps");
 
+/* Preallocated: before 5.13 perf_event programs may use no other hash. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, __u32);
 	__type(value, struct unwind_file);
 	__uint(max_entries, 1); /* set by the loader */
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 } unwind_files SEC(".maps");
 
 struct {
@@ -93,6 +93,8 @@ struct unwind_scratch {
 	struct stack_trace trace; /* the frames, leaf first */
 	__u64 pc, sp, bp;         /* registers of the frame being unwound */
 	__u64 map_start, map_end, map_bias; /* the mapping of the last pc */
+	__u64 row_at;             /* the address last searched (0: none), */
+	struct unwind_row row;    /* and its row: recursion repeats pcs */
 	__u32 pages, n_pages, shift;        /* its file's page index */
 	__u32 map_kind;           /* enum unwind_map_kind */
 	__u32 tgid, gen;          /* the process image walked */
@@ -297,16 +299,28 @@ __noinline int unwind_step(__u32 slot)
 	if ((__s64)s->pc <= 0) /* no user address: the stack ends */
 		return UNWIND_STOP;
 	at = s->exact ? s->pc : s->pc - 1;
-	if (at < s->map_start || at >= s->map_end)
+	if (at < s->map_start || at >= s->map_end) {
 		find_mapping(s, at);
-	/* A frame pointer's return address that is in no known mapping cannot
-	 * be checked: more likely garbage (rbp of frameless code) than not. */
-	if (s->map_kind == MK_UNKNOWN && s->via_fp)
+		s->row_at = 0;
+	}
+	/*
+	 * A frame pointer's return address in no known mapping cannot be
+	 * checked: more likely garbage (rbp of frameless code) than not, while
+	 * the process's maps come soon.  Without image events they come only
+	 * at the end: then this is bpf_get_stack's walk, as good as it gets.
+	 */
+	if (s->map_kind == MK_UNKNOWN && s->via_fp && image_events)
 		return UNWIND_STOP;
 	s->trace.ip[n] = s->pc;
 	s->trace.nr = n + 1;
-	if (s->map_kind == MK_TABLE)
+	if (s->map_kind == MK_TABLE && at == s->row_at) {
+		row = s->row;
+		kind = row.kind;
+	} else if (s->map_kind == MK_TABLE) {
 		kind = find_row(s, at, &row);
+		s->row = row;
+		s->row_at = at;
+	}
 
 	switch (kind) {
 	case UNWIND_CFA_RSP:
@@ -378,6 +392,7 @@ static __always_inline struct unwind_scratch *unwind_user(struct bpf_perf_event_
 	s->exact = 1;
 	s->via_fp = 0;
 	s->map_start = s->map_end = 0;
+	s->row_at = 0;
 	s->map_kind = MK_NONE;
 	s->tgid = key->tgid;
 	s->gen = key->gen;

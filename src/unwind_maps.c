@@ -369,8 +369,9 @@ static int place_rows(struct unwind_maps *um, struct ufile *uf, const struct unw
 	return 0;
 }
 
-/* Loads t into the shards and publishes it: 0, -ENOSPC (no room), -E2BIG
- * (cannot fit any shard) or another -errno.  Nothing is left on failure. */
+/* Loads t into the shards and publishes it: 0, -ENOSPC (no room in the
+ * shards), -E2BIG (the files map is full), -EFBIG (too dense and too large
+ * for a page index) or another -errno.  Nothing is left on failure. */
 static int load_table(struct unwind_maps *um, struct ufile *uf, const struct unwind_table *t)
 {
 	uint32_t max_pages = (1u << um->o.shard_bits) / 2, n_pages;
@@ -383,7 +384,7 @@ static int load_table(struct unwind_maps *um, struct ufile *uf, const struct unw
 
 	shift = nr ? page_shift(r, nr, max_pages) : -1;
 	if (shift < 0)
-		return -E2BIG;
+		return -EFBIG;
 	n_pages = (r[nr - 1].pc >> shift) + 1;
 	pg = calloc(n_pages, sizeof(*pg));
 	if (!pg)
@@ -449,6 +450,8 @@ static void publish_no_table(struct unwind_maps *um, struct ufile *uf)
 	if (!bpf_map_update_elem(um->o.files_fd, &uf->id, &ent, BPF_ANY)) {
 		uf->state = F_NO_TABLE;
 		um->st.files_no_table++;
+	} else {
+		uf->failed = true; /* its frames count as not loaded; not retried */
 	}
 }
 
@@ -464,7 +467,8 @@ static void load_file(struct unwind_maps *um, struct ufile *uf, int fd, pid_t pi
 		publish_no_table(um, uf);
 		goto out;
 	}
-	while ((err = load_table(um, uf, t)) == -ENOSPC && evict_lru(um))
+	/* -E2BIG from the files map: full, as the shards can be */
+	while (((err = load_table(um, uf, t)) == -ENOSPC || err == -E2BIG) && evict_lru(um))
 		;
 	if (err) {
 		uf->failed = true;

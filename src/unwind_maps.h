@@ -22,7 +22,7 @@ struct proc_maps;
 struct unwind_maps;
 
 #define UNWIND_DEFAULT_BUDGET (64ull << 20) /* --unwind-memory */
-#define UNWIND_MAX_FILES 65536               /* "unwind_files" entries */
+#define UNWIND_MAX_FILES 8192 /* "unwind_files" entries (preallocated: 600 KiB) */
 #define UNWIND_MAX_MAPPINGS 65536            /* "unwind_mappings" entries */
 
 /* The shards a budget buys: shards of 512 KiB, larger beyond 128 MiB so

@@ -2,13 +2,9 @@
 # The DWARF unwinder (--unwind dwarf, the default) against the frameless
 # workloads (tests/workloads/frameless: -O2 -fomit-frame-pointer, by gcc and
 # by clang), whose call graph is known by construction.  Every sample's user
-# stack (root first, from the folded output) is classified:
-#  - wrong: a known function whose caller frame is not one of its known
-#    callers, or a frame no function names ([unknown], [file+0x...]; only
-#    glibc's signal trampoline may be one, as on_prof's caller);
-#  - exact: not wrong, and whole: from _start (or __clone3 for threads) to
-#    the leaf, or the 127 innermost frames of the 200-deep recursion;
-#  - truncated: the rest (right as far as it goes).
+# stack is classified by tests/unwind_classify.awk: wrong (a frame under a
+# caller that is not its caller), exact (whole, from _start or __clone3, or
+# the 127 innermost frames of the deep recursion) or truncated.
 # For every mode and both compilers: wrong 0, exact >= 99%.  Also: the
 # build without asynchronous unwind tables, with its debug file (CFI from
 # .debug_frame: exact) and without (the fallback, counted as "no table");
@@ -19,76 +15,9 @@ source "$(dirname "$0")/../lib.sh"
 
 SECONDS_PER_RUN=${UNWIND_SECONDS:-2}
 
-# PLT stubs have no symbols: "FILE START END" of the .plt sections of libc and
-# the workloads, where an unnamed leaf frame is a stub (msort's memcpy).
-for f in /lib/x86_64-linux-gnu/libc.so.6 "$WL"/unwind_paths-gcc "$WL"/unwind_paths-clang; do
-	readelf -SW "$f" 2>/dev/null | awk -v f="$(basename "$f")" '
-		function hex(s,   i, v) { s = tolower(s); v = 0
-			for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-			return v }
-		{ sub(/^ *\[ *[0-9]+\] */, "") }
-		$1 ~ /^\.plt/ { printf "%s %d %d\n", f, hex($4), hex($4) + hex($5) }'
-done >"$TMP/plts"
-
 # classify FOLDED: "TOTAL EXACT TRUNCATED WRONG EXACT% WRONG_EXAMPLE"
 classify() {
-	awk -v plts="$TMP/plts" '
-	function hex(s,   i, v) { s = tolower(s); v = 0
-		for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-		return v }
-	function plt_stub(fr,   file, off, i) {
-		file = substr(fr, 2, index(fr, "+0x") - 2); off = fr
-		sub(/^.*\+0x/, "", off); sub(/\]$/, "", off); off = hex(off)
-		for (i = 1; i <= np; i++)
-			if (pf[i] == file && off >= ps[i] && off < pe[i])
-				return 1
-		return 0
-	}
-	BEGIN {
-		while ((getline l < plts) > 0) { split(l, a, " "); np++; pf[np] = a[1]; ps[np] = a[2]; pe[np] = a[3] }
-		c["hot_leaf"] = "chain_b|big_frame|recurse|run_plt|on_prof|jit_callback"
-		c["chain_b"] = "chain_a"
-		c["chain_a"] = "run_leaf"
-		c["run_leaf"] = "run_mode|main|run_signal|thread_main|run_jit"
-		c["big_frame"] = "run_mode|main"
-		c["recurse"] = "recurse|run_mode|main"
-		c["run_plt"] = "run_mode|main"
-		c["by_value"] = "msort_with_tmp[.a-z0-9]*|qsort_r|__qsort_r|__GI___qsort_r"
-		c["on_prof"] = "__restore_rt|\\[libc\\.so\\.6\\+0x[0-9a-f]+\\]"
-		c["run_signal"] = "run_mode|main"
-		c["run_threads"] = "run_mode|main"
-		c["run_dlopen"] = "run_mode|main"
-		c["dl_entry"] = "run_dlopen"
-		c["dl_work"] = "dl_entry"
-		c["run_jit"] = "run_mode|main"
-		c["jit_trampoline"] = "run_jit"
-		c["jit_callback"] = "jit_trampoline"
-		c["thread_main"] = "start_thread"
-		c["start_thread"] = "__clone3|clone3|__clone"
-		c["run_mode"] = "main"
-		c["main"] = "__libc_start_call_main"
-		c["__libc_start_call_main"] = "__libc_start_main|__libc_start_main_impl"
-		c["__libc_start_main"] = "_start"
-		c["__libc_start_main_impl"] = "_start"
-	}
-	{
-		n = $NF; line = $0; sub(/ [0-9]+$/, "", line)
-		k = split(line, f, ";") # f[1] is the process frame
-		t += n; bad = ""
-		for (i = 2; i <= k && bad == ""; i++) {
-			if (f[i] ~ /^\[/ && !(i < k && f[i + 1] == "on_prof" && f[i] ~ c["on_prof"]) &&
-			    !(i == k && plt_stub(f[i])))
-				bad = f[i]
-			else if ((f[i] in c) && i > 2 && f[i - 1] !~ ("^(" c[f[i]] ")$"))
-				bad = f[i - 1] "->" f[i]
-		}
-		if (bad != "") { w += n; if (ex == "") ex = bad; next }
-		if (f[2] == "_start" || f[2] == "__clone3" || (k - 1 == 127 && f[k] ~ /^(recurse|hot_leaf)$/))
-			e += n
-		else
-			tr += n
-	}
-	END { printf "%d %d %d %d %.1f %s\n", t, e, tr, w, t ? 100 * e / t : 0, ex == "" ? "-" : ex }' "$1"
+	awk -f "$TOP/tests/unwind_classify.awk" "$1"
 }
 
 # unwound NAME BINARY MODE [SMOLDER OPTIONS...]: runs BINARY MODE and profiles
@@ -170,6 +99,16 @@ unwound counters "$WL/unwind_paths-clang" leaf
 check counters_walked equals "$(counter "$ERR" walked)" "$(summary_samples "$ERR")"
 check counters_whole within "$(counter "$ERR" whole)" $(($(summary_samples "$ERR") * 99 / 100)) "$(summary_samples "$ERR")"
 check counters_tables_line some_line "$ERR" '^smolder: unwind tables: [0-9]+ files \([0-9]+ KiB\), .* KiB of kernel memory \(at most 64 MiB\)'
+
+# Samples in the kernel: the user registers saved on kernel entry start the
+# walk (syscall_heavy issues read(2) from do_reads).
+start_wl syscall_heavy $((SECONDS_PER_RUN + 2)) || exit 1
+run_sm kernel -F 999 -d -f -p "$WL_PID" "$SECONDS_PER_RUN"
+kill "$WL_PID" 2>/dev/null
+v=$(awk '/;-;.*;read_zero( |;)/ { t += $NF; if ($0 ~ /^syscall_heavy;_start;__libc_start_main;(__libc_start_call_main|\[libc\.so\.6\+0x[0-9a-f]+\]);main;do_reads;-;/) m += $NF }
+	END { if (t < 100) print "too few: " t; else printf "%.1f\n", 100 * m / t }' "$TMP/kernel.out")
+echo "# unwind: syscall_heavy in read(2): $v% of its stacks with whole user frames"
+check kernel_entry_user_regs within "$v" 97 100
 
 # perf's DWARF unwinding of the same program, classified the same way.
 if command -v perf >/dev/null; then
