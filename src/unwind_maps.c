@@ -29,6 +29,7 @@
 #include <gelf.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,8 @@
 #define PAGE_SHIFT_MIN 4
 #define PAGE_SHIFT_MAX 28
 #define SWEEP_NS 1000000000ull
+/* Builds waiting for the builder thread, each holding its file open. */
+#define MAX_JOBS 256
 /* A table whose gaps cover more than 1/GAP_SHARE of the code is missing
  * CFI (built without unwind tables): its debug file may have it. */
 #define GAP_SHARE 8
@@ -81,8 +84,9 @@ struct ufile {
 	struct file_key key;
 	uint32_t id;
 	enum file_state state;
-	bool inspected;     /* segs read */
+	bool inspected;     /* segs and base read */
 	bool failed;        /* could not be loaded: not retried */
+	bool queued;        /* its build is queued or running */
 	struct seg segs[MAX_SEGS];
 	size_t nr_segs;
 	uint64_t base;      /* the table's base vaddr */
@@ -92,6 +96,8 @@ struct ufile {
 	uint64_t last_used; /* tick of the last update that mapped it */
 	uint32_t refs;      /* mappings of held process images */
 };
+
+struct job;
 
 struct umap {
 	uint64_t start, end, bias;
@@ -121,6 +127,14 @@ struct unwind_maps {
 	uint64_t vdso_size;
 	bool vdso_tried;
 	struct unwind_maps_stats st;
+	/* The builder thread, and what it shares with the thread that reads
+	 * image events: everything above, under lock. */
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	pthread_t builder;
+	bool builder_started, quit;
+	struct job *jobs;
+	size_t nr_jobs;
 };
 
 static uint64_t now_ns(void)
@@ -154,29 +168,6 @@ void unwind_maps__layout(uint64_t budget, uint32_t *shard_bits, uint32_t *max_sh
 		*max_shards = MAX_SHARDS;
 }
 
-struct unwind_maps *unwind_maps__new(const struct unwind_maps_opts *o)
-{
-	struct unwind_maps *um = calloc(1, sizeof(*um));
-
-	if (!um)
-		return NULL;
-	um->o = *o;
-	um->next_id = 1;
-	um->shards = unwind_shards__new(o->shards_fd, o->shard_bits, o->max_shards);
-	if (!um->shards) {
-		free(um);
-		return NULL;
-	}
-	um->st.budget = (uint64_t)o->max_shards << (o->shard_bits + 3);
-	return um;
-}
-
-void unwind_maps__stop(struct unwind_maps *um)
-{
-	if (um)
-		um->stopped = true;
-}
-
 /* ---- files ----------------------------------------------------------- */
 
 static size_t file_bucket(const struct file_key *k)
@@ -203,7 +194,10 @@ static struct ufile *file_get(struct unwind_maps *um, const struct file_key *k)
 	return f;
 }
 
-/* The executable PT_LOADs, to find each mapping's load bias. */
+/*
+ * The executable PT_LOADs, to find each mapping's load bias, and the base
+ * of the file's table: the lowest of them, as unwind_table.c takes it.
+ */
 static void read_segments(struct ufile *uf, struct elf_file *ef)
 {
 	Elf *elf = elf_file__elf(ef);
@@ -211,12 +205,30 @@ static void read_segments(struct ufile *uf, struct elf_file *ef)
 	size_t n;
 
 	uf->inspected = true;
+	uf->base = UINT64_MAX;
 	if (!elf || elf_getphdrnum(elf, &n))
 		return;
-	for (size_t i = 0; i < n && i < 4096 && uf->nr_segs < MAX_SEGS; i++)
-		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X) &&
-		    ph.p_filesz)
+	for (size_t i = 0; i < n && i < 4096; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) ||
+		    !ph.p_memsz)
+			continue;
+		if (ph.p_vaddr < uf->base)
+			uf->base = ph.p_vaddr;
+		if (ph.p_filesz && uf->nr_segs < MAX_SEGS)
 			uf->segs[uf->nr_segs++] = (struct seg){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
+	}
+}
+
+/* Reads uf's segments from the file open on fd. */
+static void inspect(struct ufile *uf, int fd)
+{
+	struct elf_file *ef = elf_file__open_fd(fd);
+
+	uf->inspected = true;
+	if (ef) {
+		read_segments(uf, ef);
+		elf_file__close(ef);
+	}
 }
 
 /* Bytes of code in segments the table has no row for but gaps. */
@@ -243,8 +255,8 @@ static bool mostly_gaps(const struct unwind_table *t, const struct ufile *uf)
  * when the file's own CFI leaves most of its code uncovered (a program built
  * without unwind tables, stripped, with its CFI in the debug file).
  */
-static struct unwind_table *build_table(struct ufile *uf, int fd, pid_t pid,
-					const struct proc_map *m)
+static struct unwind_table *build_table(const struct ufile *uf, int fd, pid_t pid,
+					const char *path)
 {
 	struct elf_file *ef = elf_file__open_fd(fd), *dbg;
 	struct unwind_table *t, *t2;
@@ -253,12 +265,10 @@ static struct unwind_table *build_table(struct ufile *uf, int fd, pid_t pid,
 
 	if (!ef)
 		return NULL;
-	if (!uf->inspected)
-		read_segments(uf, ef);
 	t = unwind_table__build(ef, NULL, NULL);
 	if ((!t && errno == ENOENT) || (t && mostly_gaps(t, uf))) {
 		snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-		dbg = debuginfo__open_file(fd, root, m && !m->deleted ? m->path : NULL, &dfd);
+		dbg = debuginfo__open_file(fd, root, path, &dfd);
 		debug("unwind table of inode %" PRIu64 ": %s CFI, %s debug file", uf->key.ino,
 		      t ? "partial" : "no", dbg ? "with its" : "no");
 		if (dbg) {
@@ -382,6 +392,8 @@ static int load_table(struct unwind_maps *um, struct ufile *uf, const struct unw
 	struct unwind_extent pe;
 	int shift, err;
 
+	if (unwind_table__base(t) != uf->base)
+		return -EINVAL; /* the mappings' bias assumed another base: never */
 	shift = nr ? page_shift(r, nr, max_pages) : -1;
 	if (shift < 0)
 		return -EFBIG;
@@ -404,7 +416,6 @@ static int load_table(struct unwind_maps *um, struct ufile *uf, const struct unw
 		drop_extents(um, uf, false);
 		return err;
 	}
-	uf->base = unwind_table__base(t);
 	uf->state = F_LOADED;
 	um->st.files_loaded++;
 	um->st.table_bytes += uf->slots * 8;
@@ -455,32 +466,112 @@ static void publish_no_table(struct unwind_maps *um, struct ufile *uf)
 	}
 }
 
-/* Builds and loads the table of uf (open on fd), evicting others for room. */
-static void load_file(struct unwind_maps *um, struct ufile *uf, int fd, pid_t pid,
-		      const struct proc_map *m)
+/* Loads a table built for uf (or publishes that it has none), evicting
+ * others for room.  name is for messages; t0 when its build began. */
+static void load_built(struct unwind_maps *um, struct ufile *uf, struct unwind_table *t,
+		       const char *name, uint64_t t0)
 {
-	uint64_t t0 = now_ns();
-	struct unwind_table *t = build_table(uf, fd, pid, m);
 	int err;
 
 	if (!t) {
 		publish_no_table(um, uf);
-		goto out;
+		um->st.build_ms += (now_ns() - t0) / 1e6;
+		return;
 	}
 	/* -E2BIG from the files map: full, as the shards can be */
 	while (((err = load_table(um, uf, t)) == -ENOSPC || err == -E2BIG) && evict_lru(um))
 		;
+	debug("unwind table of %s: %zu KiB, built and loaded in %.1f ms%s", name,
+	      unwind_table__bytes(t) / 1024, (now_ns() - t0) / 1e6, err ? ", did not fit" : "");
 	if (err) {
 		uf->failed = true;
 		if (!um->st.too_big++)
 			warn("unwind table of %s (%zu KiB) does not fit in --unwind-memory (%" PRIu64
 			     " MiB): its frames fall back to frame pointers (raise --unwind-memory)",
-			     m && m->path ? m->path : "[vdso]", unwind_table__bytes(t) / 1024,
-			     um->st.budget >> 20);
+			     name, unwind_table__bytes(t) / 1024, um->st.budget >> 20);
 	}
-	unwind_table__free(t);
-out:
 	um->st.build_ms += (now_ns() - t0) / 1e6;
+}
+
+/* ---- the builder thread ------------------------------------------------- */
+
+/* A table to build: the file stays open on fd, whatever its process does. */
+struct job {
+	struct job *next;
+	struct ufile *uf;
+	int fd;
+	pid_t pid;  /* whose root debug files are looked up in */
+	char *path; /* as the process sees it, or NULL */
+};
+
+/* Queues uf's build, taking fd; false if the queue is full (fd kept). */
+static bool enqueue(struct unwind_maps *um, struct ufile *uf, int fd, pid_t pid,
+		    const char *path)
+{
+	struct job *j;
+
+	if (um->nr_jobs >= MAX_JOBS || !(j = calloc(1, sizeof(*j))))
+		return false;
+	*j = (struct job){ .next = um->jobs, .uf = uf, .fd = fd, .pid = pid,
+			   .path = path ? strdup(path) : NULL };
+	um->jobs = j;
+	um->nr_jobs++;
+	uf->queued = true;
+	pthread_cond_signal(&um->wake);
+	return true;
+}
+
+/* The queued job of the smallest file: small programs' tables come first. */
+static struct job *dequeue(struct unwind_maps *um)
+{
+	struct job **best = NULL, *j;
+
+	for (struct job **pp = &um->jobs; *pp; pp = &(*pp)->next)
+		if (!best || (*pp)->uf->key.size < (*best)->uf->key.size)
+			best = pp;
+	if (!best)
+		return NULL;
+	j = *best;
+	*best = j->next;
+	um->nr_jobs--;
+	return j;
+}
+
+static void job_free(struct job *j)
+{
+	close(j->fd);
+	free(j->path);
+	free(j);
+}
+
+/* Builds queued tables one at a time (so at most one is in memory), the
+ * lock released while it builds. */
+static void *builder(void *arg)
+{
+	struct unwind_maps *um = arg;
+	struct unwind_table *t;
+	struct job *j;
+	uint64_t t0;
+
+	pthread_mutex_lock(&um->lock);
+	while (!um->quit) {
+		j = dequeue(um);
+		if (!j) {
+			pthread_cond_wait(&um->wake, &um->lock);
+			continue;
+		}
+		pthread_mutex_unlock(&um->lock);
+		t0 = now_ns();
+		t = build_table(j->uf, j->fd, j->pid, j->path);
+		pthread_mutex_lock(&um->lock);
+		if (!um->quit && !um->stopped)
+			load_built(um, j->uf, t, j->path ? j->path : "(deleted)", t0);
+		j->uf->queued = false;
+		unwind_table__free(t);
+		job_free(j);
+	}
+	pthread_mutex_unlock(&um->lock);
+	return NULL;
 }
 
 /* Opens what pid maps at m, as that process sees it; -1 if it cannot. */
@@ -501,9 +592,15 @@ static int open_mapped(pid_t pid, const struct proc_map *m)
 	return open(path, flags);
 }
 
-/* The file mapped at m, its table loaded if it can be; NULL if unreadable. */
-static struct ufile *resolve_file(struct unwind_maps *um, pid_t pid, const struct proc_map *m)
+/*
+ * The file mapped at m, NULL if unreadable.  A table it needs is built now
+ * (sync) or queued for the builder thread; until it is loaded, its frames
+ * count as not loaded.
+ */
+static struct ufile *resolve_file(struct unwind_maps *um, pid_t pid, const struct proc_map *m,
+				  bool sync)
 {
+	const char *path = m->deleted ? NULL : m->path;
 	struct ufile *uf = NULL;
 	struct file_key k;
 	struct stat st;
@@ -517,8 +614,19 @@ static struct ufile *resolve_file(struct unwind_maps *um, pid_t pid, const struc
 				       .mtime_sec = st.st_mtim.tv_sec,
 				       .mtime_nsec = st.st_mtim.tv_nsec };
 		uf = file_get(um, &k);
-		if (uf && uf->state == F_UNLOADED && !uf->failed)
-			load_file(um, uf, fd, pid, m);
+		if (uf && !uf->inspected)
+			inspect(uf, fd);
+		if (uf && uf->state == F_UNLOADED && !uf->failed && !uf->queued) {
+			if (sync) {
+				uint64_t t0 = now_ns();
+				struct unwind_table *t = build_table(uf, fd, pid, path);
+
+				load_built(um, uf, t, path ? path : "(deleted)", t0);
+				unwind_table__free(t);
+			} else if (enqueue(um, uf, fd, pid, path)) {
+				return uf; /* the job has fd now */
+			}
+		}
 	}
 	close(fd);
 	return uf;
@@ -733,13 +841,14 @@ static size_t collect_maps(struct unwind_maps *um, pid_t pid, const struct uproc
 		if (m->kind == PROC_MAP_FILE) {
 			uf = old ? known_file(old, m) : NULL;
 			if (!uf || (uf->state == F_UNLOADED && !uf->failed))
-				uf = resolve_file(um, pid, m);
+				uf = resolve_file(um, pid, m, false);
 		} else if (m->kind == PROC_MAP_VDSO) {
 			uf = vdso_file(um, m);
 		}
 		/* no file (a JIT's anonymous or heap code, a file that would not
 		 * open) or no segment for it: frame pointers, as "no table" */
-		if (uf && uf->state == F_LOADED && !map_bias(uf, m, &u.bias))
+		/* tables come later: the mapping points at its file already */
+		if (uf && !map_bias(uf, m, &u.bias))
 			uf = NULL; /* maps no executable segment of its file */
 		u.file = uf;
 		if (uf) {
@@ -794,15 +903,26 @@ static void apply_maps(struct unwind_maps *um, struct uproc *p, uint32_t gen, st
 	p->gen = gen;
 }
 
+static void update(struct unwind_maps *um, pid_t pid, uint32_t gen, const struct proc_maps *pm);
+
 void unwind_maps__update(pid_t pid, uint32_t gen, const struct proc_maps *pm, void *arg)
 {
 	struct unwind_maps *um = arg;
+
+	if (!um || !pm)
+		return;
+	pthread_mutex_lock(&um->lock);
+	if (!um->stopped)
+		update(um, pid, gen, pm);
+	pthread_mutex_unlock(&um->lock);
+}
+
+static void update(struct unwind_maps *um, pid_t pid, uint32_t gen, const struct proc_maps *pm)
+{
 	struct uproc **pp, *p;
 	struct umap *maps;
 	size_t nr;
 
-	if (!um || um->stopped || !pm)
-		return;
 	um->tick++;
 	if (now_ns() - um->last_sweep >= SWEEP_NS)
 		sweep(um);
@@ -829,13 +949,62 @@ void unwind_maps__update(pid_t pid, uint32_t gen, const struct proc_maps *pm, vo
 	apply_maps(um, p, gen, maps, nr);
 }
 
+struct unwind_maps *unwind_maps__new(const struct unwind_maps_opts *o)
+{
+	struct unwind_maps *um = calloc(1, sizeof(*um));
+
+	if (!um)
+		return NULL;
+	um->o = *o;
+	um->next_id = 1;
+	um->shards = unwind_shards__new(o->shards_fd, o->shard_bits, o->max_shards);
+	if (!um->shards) {
+		free(um);
+		return NULL;
+	}
+	um->st.budget = (uint64_t)o->max_shards << (o->shard_bits + 3);
+	pthread_mutex_init(&um->lock, NULL);
+	pthread_cond_init(&um->wake, NULL);
+	um->builder_started = !pthread_create(&um->builder, NULL, builder, um);
+	if (!um->builder_started) {
+		unwind_maps__free(um);
+		return NULL;
+	}
+	return um;
+}
+
+void unwind_maps__stop(struct unwind_maps *um)
+{
+	struct job *j;
+
+	if (!um)
+		return;
+	pthread_mutex_lock(&um->lock);
+	um->stopped = true;
+	while ((j = dequeue(um))) {
+		j->uf->queued = false;
+		job_free(j);
+	}
+	pthread_mutex_unlock(&um->lock);
+}
+
 void unwind_maps__preload_self(struct unwind_maps *um)
 {
 	struct proc_maps *pm = proc_maps__load(getpid());
 
-	for (size_t i = 0; pm && i < pm->nr; i++)
-		if (pm->maps[i].exec && pm->maps[i].kind == PROC_MAP_FILE)
-			resolve_file(um, getpid(), &pm->maps[i]);
+	struct stat exe;
+	bool have_exe = !stat("/proc/self/exe", &exe);
+
+	pthread_mutex_lock(&um->lock);
+	for (size_t i = 0; pm && i < pm->nr; i++) {
+		const struct proc_map *m = &pm->maps[i];
+
+		/* libraries only: smolder's own program is rarely profiled */
+		if (m->exec && m->kind == PROC_MAP_FILE &&
+		    !(have_exe && m->dev == exe.st_dev && m->ino == exe.st_ino))
+			resolve_file(um, getpid(), m, true);
+	}
+	pthread_mutex_unlock(&um->lock);
 	proc_maps__free(pm);
 }
 
@@ -843,20 +1012,35 @@ void unwind_maps__stats(const struct unwind_maps *um, struct unwind_maps_stats *
 {
 	struct unwind_shards_stats ss;
 
+	struct unwind_maps *w = (struct unwind_maps *)um; /* for the lock */
+
 	memset(out, 0, sizeof(*out));
 	if (!um)
 		return;
+	pthread_mutex_lock(&w->lock);
 	*out = um->st;
 	unwind_shards__stats(um->shards, &ss);
 	out->kernel_bytes = ss.shards * ss.shard_bytes;
 	out->processes = um->nr_procs;
 	out->mappings = um->nr_mappings;
+	out->queued = um->nr_jobs;
+	pthread_mutex_unlock(&w->lock);
 }
 
 void unwind_maps__free(struct unwind_maps *um)
 {
 	if (!um)
 		return;
+	if (um->builder_started) {
+		unwind_maps__stop(um);
+		pthread_mutex_lock(&um->lock);
+		um->quit = true;
+		pthread_cond_signal(&um->wake);
+		pthread_mutex_unlock(&um->lock);
+		pthread_join(um->builder, NULL);
+	}
+	pthread_mutex_destroy(&um->lock);
+	pthread_cond_destroy(&um->wake);
 	for (size_t b = 0; b < PROC_BUCKETS; b++)
 		for (struct uproc *p = um->procs[b], *n; p; p = n) {
 			n = p->next;

@@ -9,8 +9,9 @@
 #    trampoline, __libc_start_call_main without debug symbols).  A leaf
 #    without a name is no caller, and its pc is the sample's own (a PLT
 #    stub, __restore_rt): it is never wrong;
-#  - exact: not wrong, and whole: from _start (or __clone3 for threads) to
-#    the leaf, or the 127 innermost frames of the 200-deep recursion;
+#  - exact: not wrong, and whole: from _start (or __clone3 for threads, or
+#    the dynamic loader's entry before main) to the leaf, or the 127
+#    innermost frames of the 200-deep recursion;
 #  - truncated: the rest (right as far as it goes).
 BEGIN {
 	c["hot_leaf"] = "chain_b|big_frame|recurse|run_plt|on_prof|jit_callback"
@@ -38,6 +39,9 @@ BEGIN {
 	c["__libc_start_call_main"] = "__libc_start_main|__libc_start_main_impl"
 	c["__libc_start_main"] = "_start"
 	c["__libc_start_main_impl"] = "_start"
+	# a process's first moments, in the dynamic loader (its entry has no
+	# symbol without its debug file)
+	c["_dl_start"] = "_dl_start_user|\\[ld-linux-x86-64\\.so\\.2\\+0x[0-9a-f]+\\]"
 }
 {
 	n = $NF; line = $0; sub(/ [0-9]+$/, "", line)
@@ -50,7 +54,8 @@ BEGIN {
 			bad = f[i - 1] "->" f[i]
 	}
 	if (bad != "") { w += n; if (ex == "") ex = bad; next }
-	if (f[2] == "_start" || f[2] == "__clone3" || (k - 1 == 127 && f[k] ~ /^(recurse|hot_leaf)$/))
+	if (f[2] == "_start" || f[2] == "__clone3" || (k > 2 && f[3] == "_dl_start") ||
+	    (k - 1 == 127 && f[k] ~ /^(recurse|hot_leaf)$/))
 		e += n
 	else
 		tr += n

@@ -105,6 +105,7 @@ check counters_tables_line some_line "$ERR" '^smolder: unwind tables: [0-9]+ fil
 start_wl syscall_heavy $((SECONDS_PER_RUN + 2)) || exit 1
 run_sm kernel -F 999 -d -f -p "$WL_PID" "$SECONDS_PER_RUN"
 kill "$WL_PID" 2>/dev/null
+wait "$WL_PID" 2>/dev/null
 v=$(awk '/;-;.*;read_zero( |;)/ { t += $NF; if ($0 ~ /^syscall_heavy;_start;__libc_start_main;(__libc_start_call_main|\[libc\.so\.6\+0x[0-9a-f]+\]);main;do_reads;-;/) m += $NF }
 	END { if (t < 100) print "too few: " t; else printf "%.1f\n", 100 * m / t }' "$TMP/kernel.out")
 echo "# unwind: syscall_heavy in read(2): $v% of its stacks with whole user frames"
