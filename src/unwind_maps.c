@@ -132,7 +132,7 @@ struct unwind_maps {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	pthread_t builder;
-	bool builder_started, quit;
+	bool builder_started, quit, building;
 	struct job *jobs;
 	size_t nr_jobs;
 };
@@ -560,10 +560,12 @@ static void *builder(void *arg)
 			pthread_cond_wait(&um->wake, &um->lock);
 			continue;
 		}
+		um->building = true;
 		pthread_mutex_unlock(&um->lock);
 		t0 = now_ns();
 		t = build_table(j->uf, j->fd, j->pid, j->path);
 		pthread_mutex_lock(&um->lock);
+		um->building = false;
 		if (!um->quit && !um->stopped)
 			load_built(um, j->uf, t, j->path ? j->path : "(deleted)", t0);
 		j->uf->queued = false;
@@ -1023,7 +1025,7 @@ void unwind_maps__stats(const struct unwind_maps *um, struct unwind_maps_stats *
 	out->kernel_bytes = ss.shards * ss.shard_bytes;
 	out->processes = um->nr_procs;
 	out->mappings = um->nr_mappings;
-	out->queued = um->nr_jobs;
+	out->queued = um->nr_jobs + um->building;
 	pthread_mutex_unlock(&w->lock);
 }
 

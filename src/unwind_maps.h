@@ -65,7 +65,7 @@ struct unwind_maps_stats {
 	size_t mappings;        /* LPM entries */
 	uint64_t mappings_dropped; /* mappings the LPM trie had no room for */
 	double build_ms;        /* time spent building and loading tables */
-	size_t queued;          /* tables waiting to be built */
+	size_t queued;          /* tables waiting to be built, or building */
 };
 void unwind_maps__stats(const struct unwind_maps *um, struct unwind_maps_stats *out);
 void unwind_maps__free(struct unwind_maps *um);
