@@ -732,6 +732,8 @@ static __always_inline void store_unwound(struct bpf_perf_event_data *ctx, const
 {
 	struct unwind_scratch *s;
 
+	if (!BPF_CORE_READ(task, mm))
+		return; /* exiting: no user stack any more */
 	if (key->tgid)
 		key->gen = image_gen(b, task, key->tgid);
 	s = unwind_user(ctx, task, in_kernel, key);

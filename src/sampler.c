@@ -52,7 +52,7 @@ int sampler__open(struct sampler *s, const struct env *env)
 		.count_entries = env->count_entries,
 		.rotate = env->continuous,
 		.btf_path = env->btf_path,
-		.dwarf_unwind = !env->unwind_fp,
+		.dwarf_unwind = !env->unwind_fp && !env->kernel_only,
 		.unwind_budget = env->unwind_bytes,
 		.on_image = on_image,
 	};

@@ -134,3 +134,73 @@ if command -v perf >/dev/null; then
 		fi
 	done
 fi
+
+# The command line: one-line usage errors naming the choices.
+run_sm usage_unwind --unwind lbr 1
+check usage_unwind_exit_2 equals "$RC" 2
+check usage_unwind_one_line one_error "$TMP/usage_unwind.err"
+check usage_unwind_names_choices some_line "$TMP/usage_unwind.err" "unknown unwinder 'lbr' \(expected dwarf or fp\)"
+for v in 0 2048 1x; do
+	run_sm "usage_memory_$v" --unwind-memory "$v" 1
+	check "usage_memory_${v}_exit_2" equals "$RC" 2
+	check "usage_memory_${v}_one_line" one_error "$TMP/usage_memory_$v.err"
+done
+
+# Short-lived processes (60 ms each, started while smolder runs): their
+# first samples come before their tables, so some stacks are cut, but no
+# caller is ever wrong.
+run_sm_bg() { "$SMOLDER" "$@" >"$TMP/short.out" 2>"$TMP/short.err" & SM_PID=$!; }
+run_sm_bg -U -F 999 -f 6
+sleep 2
+for i in $(seq 12); do "$WL/unwind_paths-gcc" leaf 0.06; sleep 0.1; done
+wait "$SM_PID"
+grep '^unwind_paths-gc;' "$TMP/short.out" >"$TMP/short.folded"
+read -r tot ex trunc wrong pct example <<<"$(classify "$TMP/short.folded")"
+echo "# unwind: 12 processes of 60 ms: $tot samples, exact $ex ($pct%), truncated $trunc, wrong $wrong"
+check short_lived_wrong_0 equals "$wrong" 0
+check short_lived_mostly_exact within "$pct" 50 100
+
+# A budget too small for a 100 MB library's table: counted, said once, the
+# rest still whole; and building that table costs little memory.
+if [ -e /usr/lib/x86_64-linux-gnu/libLLVM-14.so.1 ] && command -v python3 >/dev/null; then
+	cat >"$TMP/llvm.py" <<'PY'
+import ctypes, time
+ctypes.CDLL("libLLVM-14.so.1")
+print("ready", flush=True)
+t = time.time()
+while time.time() - t < 15:
+    sum(range(10000))
+PY
+	start_cmd python3 python3 "$TMP/llvm.py" || exit 1
+	wait_for "$WL_OUT" '^ready' 10 || exit 1
+	run_sm llvm_fp -v --unwind fp -U -f -p "$WL_PID" 2
+	run_sm llvm -v -U -f -p "$WL_PID" 2
+	run_sm llvm_small -v -U -f --unwind-memory 4 -p "$WL_PID" 2
+	kill "$WL_PID"
+	wait "$WL_PID" 2>/dev/null
+	rss() { sed -nE 's/.*peak RSS ([0-9]+) KiB.*/\1/p' "$1"; }
+	echo "# unwind: python3 with libLLVM-14: peak RSS $(rss "$TMP/llvm.err") KiB with tables, $(rss "$TMP/llvm_fp.err") KiB without; $(grep '^smolder: unwind tables' "$TMP/llvm.err")"
+	check llvm_tables_built some_line "$TMP/llvm.err" '^smolder: unwind tables: [0-9]+ files \([0-9]{4,} KiB\), .* 0 did not fit'
+	check llvm_rss_bounded within "$(($(rss "$TMP/llvm.err") - $(rss "$TMP/llvm_fp.err")))" -100000 32768
+	check llvm_small_exit_0 equals "$RC" 0
+	check llvm_small_counted some_line "$TMP/llvm_small.err" '^smolder: unwind tables: .* [1-9][0-9]* did not fit.* \(at most 4 MiB\)'
+	check llvm_small_said_once equals "$(grep -c 'does not fit in --unwind-memory (4 MiB)' "$TMP/llvm_small.err")" 1
+	check llvm_small_python_whole within "$(share "$TMP/llvm_small.out" '^python3;_start;.*;_PyEval_EvalFrameDefault')" 80 100
+fi
+
+# Continuous mode: tables stay across intervals (built once), and the status
+# line shows them.
+start_wl unwind_paths-gcc leaf 8 || exit 1
+run_sm cont -vv -U --continuous --interval 1 --output-dir "$TMP/cont" -p "$WL_PID" 3.5
+kill "$WL_PID" 2>/dev/null
+wait "$WL_PID" 2>/dev/null
+check cont_exit_0 equals "$RC" 0
+check cont_status_tables some_line "$TMP/cont.err" '^smolder: [0-9:]+Z \+[0-9]+s: .* processes, tables [0-9]+ files [0-9]+ KiB, RSS'
+check cont_built_once equals "$(grep -c 'unwind table of .*/unwind_paths-gcc: .* built and loaded' "$TMP/cont.err")" 1
+last=$(ls "$TMP/cont"/smolder-*.folded 2>/dev/null | sort | tail -n 2 | head -n 1)
+if [ -n "$last" ]; then
+	read -r tot ex trunc wrong pct example <<<"$(classify "$last")"
+	check cont_later_interval_exact within "$pct" 99 100
+else
+	fail cont_later_interval_exact "no profiles in $TMP/cont"
+fi
