@@ -102,7 +102,9 @@ struct unwind_scratch {
 	__u8 exact;               /* pc is exact (leaf, signal frame), not a
 				   * return address: look it up as it is */
 	__u8 complete;            /* reached an UNWIND_END row */
-	__u8 via_fp;              /* pc came from a frame pointer */
+	__u8 unchecked;           /* pc came from a frame pointer no check
+				   * vouched for, in a process whose maps we
+				   * know */
 	__u8 pad;
 };
 
@@ -206,9 +208,32 @@ static __always_inline __u32 find_row(struct unwind_scratch *s, __u64 at, struct
 	return r->kind;
 }
 
+/*
+ * Whether ra returns from a direct call (e8 rel32) into the function that
+ * holds at, no more than MAX_CALLEE_SIZE above its start: a frame pointer
+ * of code that may well have none (its table is expected, not loaded yet)
+ * is trusted only that far.  Garbage in rbp (frameless code) fails this,
+ * and so does a real frame pointer of an outer function, which would skip
+ * the frameless frames in between.
+ */
+#define MAX_CALLEE_SIZE (64u << 10)
+static __always_inline bool called_from(__u64 ra, __u64 at)
+{
+	__u8 insn[8];
+	__s32 rel;
+	__u64 target;
+
+	if (bpf_probe_read_user(insn, sizeof(insn), (void *)(ra - 8)) || insn[3] != 0xe8)
+		return false;
+	__builtin_memcpy(&rel, &insn[4], sizeof(rel));
+	target = ra + (__s64)rel;
+	return target <= at && at - target < MAX_CALLEE_SIZE;
+}
+
 /* A frame without a usable table: its caller by frame pointer, if rbp looks
- * like one (at or above rsp, aligned, within MAX_FP_DISTANCE). */
-static __always_inline int fp_step(struct unwind_scratch *s)
+ * like one (at or above rsp, aligned, within MAX_FP_DISTANCE); with
+ * strict, only a return address from a direct call of this function. */
+static __always_inline int fp_step(struct unwind_scratch *s, __u64 at, bool strict)
 {
 	__u64 bp = s->bp, fr[2];
 
@@ -218,11 +243,13 @@ static __always_inline int fp_step(struct unwind_scratch *s)
 		s->reasons |= R_UNREADABLE;
 		return UNWIND_STOP;
 	}
+	if (strict && !called_from(fr[1], at))
+		return UNWIND_STOP;
 	s->sp = bp + 16;
 	s->bp = fr[0];
 	s->pc = fr[1];
 	s->exact = 0;
-	s->via_fp = 1;
+	s->unchecked = !strict && image_events;
 	return fr[1] ? UNWIND_GO : UNWIND_STOP;
 }
 
@@ -251,7 +278,7 @@ static __always_inline int cfa_step(struct unwind_scratch *s, __u64 cfa, __s8 rb
 	s->sp = cfa;
 	s->pc = ra;
 	s->exact = 0;
-	s->via_fp = 0;
+	s->unchecked = 0;
 	return ra ? UNWIND_GO : UNWIND_STOP;
 unreadable:
 	s->reasons |= R_UNREADABLE;
@@ -273,7 +300,7 @@ static __always_inline int signal_step(struct unwind_scratch *s, const struct un
 	s->pc = sp_ip[1];
 	s->bp = bp;
 	s->exact = 1;
-	s->via_fp = 0;
+	s->unchecked = 0;
 	return sp_ip[1] ? UNWIND_GO : UNWIND_STOP;
 }
 
@@ -303,13 +330,9 @@ __noinline int unwind_step(__u32 slot)
 		find_mapping(s, at);
 		s->row_at = 0;
 	}
-	/*
-	 * A frame pointer's return address in no known mapping cannot be
-	 * checked: more likely garbage (rbp of frameless code) than not, while
-	 * the process's maps come soon.  Without image events they come only
-	 * at the end: then this is bpf_get_stack's walk, as good as it gets.
-	 */
-	if (s->map_kind == MK_UNKNOWN && s->via_fp && image_events)
+	/* An unchecked frame pointer's return address in no mapping of a
+	 * process whose maps we know: garbage, not a frame. */
+	if (s->map_kind == MK_UNKNOWN && s->unchecked)
 		return UNWIND_STOP;
 	s->trace.ip[n] = s->pc;
 	s->trace.nr = n + 1;
@@ -340,10 +363,23 @@ __noinline int unwind_step(__u32 slot)
 		return UNWIND_STOP;
 	case UNWIND_UNSUPPORTED:
 		s->reasons |= R_UNSUPPORTED;
-		return fp_step(s);
-	default: /* a gap, or no table for this mapping */
-		s->reasons |= s->map_kind >= MK_NOT_LOADED ? R_NOT_LOADED : R_NO_TABLE;
-		return fp_step(s);
+		return fp_step(s, at, false);
+	case UNWIND_GAP:
+		if (s->map_kind == MK_TABLE || s->map_kind == MK_NO_TABLE) {
+			s->reasons |= R_NO_TABLE;
+			return fp_step(s, at, false);
+		}
+		/*
+		 * Its table is expected but not in yet (or the process's maps
+		 * are not read yet): the code most likely has no frame pointer.
+		 * Without image events the maps come only at the end: then this
+		 * is bpf_get_stack's walk, as good as it gets.
+		 */
+		s->reasons |= R_NOT_LOADED;
+		return fp_step(s, at, image_events);
+	default: /* no kind we write */
+		s->reasons |= R_UNSUPPORTED;
+		return UNWIND_STOP;
 	}
 	return cfa_step(s, cfa, row.rbp_off);
 }
@@ -390,7 +426,7 @@ static __always_inline struct unwind_scratch *unwind_user(struct bpf_perf_event_
 	s->reasons = 0;
 	s->complete = 0;
 	s->exact = 1;
-	s->via_fp = 0;
+	s->unchecked = 0;
 	s->map_start = s->map_end = 0;
 	s->row_at = 0;
 	s->map_kind = MK_NONE;
