@@ -484,7 +484,11 @@ static void load_built(struct unwind_maps *um, struct ufile *uf, struct unwind_t
 	debug("unwind table of %s: %zu KiB, built and loaded in %.1f ms%s", name,
 	      unwind_table__bytes(t) / 1024, (now_ns() - t0) / 1e6, err ? ", did not fit" : "");
 	if (err) {
+		struct unwind_file none = { 0 };
+
+		/* known to the kernel as without a table: frame pointers */
 		uf->failed = true;
+		bpf_map_update_elem(um->o.files_fd, &uf->id, &none, BPF_ANY);
 		if (!um->st.too_big++)
 			warn("unwind table of %s (%zu KiB) does not fit in --unwind-memory (%" PRIu64
 			     " MiB): its frames fall back to frame pointers (raise --unwind-memory)",

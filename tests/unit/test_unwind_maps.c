@@ -312,7 +312,7 @@ TEST(budget_and_eviction)
 	unwind_maps__stats(fx.um, &st);
 	CHECK(st.too_big == 1 && st.files_loaded == 0);
 	CHECK(code_of(pm, "/libc.so") &&
-	      lookup(&fx, code_of(pm, "/libc.so")->start, 1, &row) == NOT_LOADED);
+	      lookup(&fx, code_of(pm, "/libc.so")->start, 1, &row) == NO_TABLE);
 	proc_maps__free(pm);
 
 	pm = self_maps(libz);
