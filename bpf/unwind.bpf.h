@@ -385,24 +385,17 @@ __noinline int unwind_step(__u32 slot)
 }
 
 /*
- * The user registers of the current task: the sampled ones when the sample
- * interrupted user code, else those saved on kernel entry, at the top of
- * its kernel stack (what bpf_get_stack's user walk uses too).  False for a
- * task with no user context.
+ * The user registers a task saved on kernel entry, at the top of its
+ * kernel stack (what bpf_get_stack's user walk uses too).  task is the
+ * current task here; a tracing program (issue 15's sched_switch) passes its
+ * BTF task pointer.  False for a task with no user context.
  */
-static __always_inline bool user_regs(struct bpf_perf_event_data *ctx, struct task_struct *task,
-				      bool in_kernel, struct unwind_scratch *s)
+static __always_inline bool unwind_saved_regs(struct task_struct *task, struct unwind_scratch *s)
 {
 	struct pt_regs *regs;
 
-	if (!in_kernel) {
-		s->pc = PT_REGS_IP(&ctx->regs);
-		s->sp = PT_REGS_SP(&ctx->regs);
-		s->bp = PT_REGS_FP(&ctx->regs);
-		return true;
-	}
 	if (have_task_pt_regs) /* FRED (6.9) pads the stack top: ask the kernel */
-		regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+		regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	else /* x86_64 before FRED: no padding above the saved registers */
 		regs = (struct pt_regs *)((__u64)BPF_CORE_READ(task, stack) + thread_size) - 1;
 	s->pc = PT_REGS_IP_CORE(regs);
@@ -411,13 +404,10 @@ static __always_inline bool user_regs(struct bpf_perf_event_data *ctx, struct ta
 	return (__s64)s->pc > 0;
 }
 
-/* Walks the user stack of the sampled task into slot's trace; NULL when
- * there is none.  The fallback reasons are in the state it returns. */
-static __always_inline struct unwind_scratch *unwind_user(struct bpf_perf_event_data *ctx,
-							  struct task_struct *task, bool in_kernel,
-							  const struct sample_key *key)
+/* A fresh walk in state slot, for process image (tgid, gen); NULL if the
+ * slot cannot be had.  Set pc, sp and bp, then unwind_walk. */
+static __always_inline struct unwind_scratch *unwind_begin(__u32 slot, __u32 tgid, __u32 gen)
 {
-	__u32 slot = UNWIND_SLOT_SAMPLE;
 	struct unwind_scratch *s = bpf_map_lookup_elem(&unwind_scratch, &slot);
 
 	if (!s)
@@ -430,13 +420,38 @@ static __always_inline struct unwind_scratch *unwind_user(struct bpf_perf_event_
 	s->map_start = s->map_end = 0;
 	s->row_at = 0;
 	s->map_kind = MK_NONE;
-	s->tgid = key->tgid;
-	s->gen = key->gen;
-	if (!user_regs(ctx, task, in_kernel, s))
-		return NULL;
+	s->tgid = tgid;
+	s->gen = gen;
+	return s;
+}
+
+/* Walks the stack into the slot's trace: frame by frame, a global call
+ * each, so this loop costs the verifier a call and a test per frame. */
+static __always_inline void unwind_walk(__u32 slot)
+{
 	for (int i = 0; i <= SMOLDER_MAX_DEPTH; i++)
 		if (unwind_step(slot))
 			break;
+}
+
+/* The sampled task's user stack into the sample slot's trace; NULL when
+ * there is none.  The fallback reasons are in the state it returns. */
+static __always_inline struct unwind_scratch *unwind_user(struct bpf_perf_event_data *ctx,
+							  struct task_struct *task, bool in_kernel,
+							  const struct sample_key *key)
+{
+	struct unwind_scratch *s = unwind_begin(UNWIND_SLOT_SAMPLE, key->tgid, key->gen);
+
+	if (!s)
+		return NULL;
+	if (!in_kernel) { /* the sample's own registers: user code ran */
+		s->pc = PT_REGS_IP(&ctx->regs);
+		s->sp = PT_REGS_SP(&ctx->regs);
+		s->bp = PT_REGS_FP(&ctx->regs);
+	} else if (!unwind_saved_regs(have_task_pt_regs ? bpf_get_current_task_btf() : task, s)) {
+		return NULL;
+	}
+	unwind_walk(UNWIND_SLOT_SAMPLE);
 	return s->trace.nr ? s : NULL;
 }
 

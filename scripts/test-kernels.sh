@@ -330,7 +330,7 @@ else
 	./syscall_heavy $WL_SECONDS &
 	SYSCALL_HEAVY=$!
 	sleep 0.3
-	run unwind_kernel ./smolder -v -F 199 -d -f -p $SYSCALL_HEAVY 1.5
+	run unwind_kernel ./smolder -v -F 199 -d -f -p $SYSCALL_HEAVY 3
 fi
 kill $(jobs -p) 2>/dev/null
 wait
@@ -441,8 +441,8 @@ context_frames() {
 }
 # unwinding D: the DWARF unwinder's runs (see the guest's init): frameless
 # unwind_paths classified by tests/unwind_classify.awk (no wrong caller,
-# exact >= 95%: TCG is slow, so the first samples before the tables are in
-# weigh more), and syscall_heavy's user frames under read(2).
+# exact >= 95%: TCG is slow, so the first samples before the tables are in,
+# cut short, weigh more), and syscall_heavy's user frames under read(2).
 unwinding() {
 	local d=$1 m tot ex tr wrong pct example v
 	for m in leaf signal jit; do

@@ -804,13 +804,13 @@ static bool proc_alive(struct unwind_maps *um, const struct uproc *p)
 	return !kill(p->pid, 0) || errno == EPERM;
 }
 
-/* Drops the mappings of images that are gone. */
-static void sweep(struct unwind_maps *um)
+/* Drops the mappings of images that are gone (but keep's, being updated). */
+static void sweep(struct unwind_maps *um, const struct uproc *keep)
 {
 	um->last_sweep = now_ns();
 	for (size_t b = 0; b < PROC_BUCKETS; b++)
 		for (struct uproc **pp = &um->procs[b]; *pp;) {
-			if (proc_alive(um, *pp))
+			if (*pp == keep || proc_alive(um, *pp))
 				pp = &(*pp)->next;
 			else
 				proc_drop(um, pp);
@@ -895,7 +895,7 @@ static void apply_maps(struct unwind_maps *um, struct uproc *p, uint32_t gen, st
 			continue;
 		err = insert_map(um, p->pid, gen, &maps[i]);
 		if (err == -E2BIG || err == -ENOSPC || err == -ENOMEM) {
-			sweep(um);
+			sweep(um, p);
 			err = insert_map(um, p->pid, gen, &maps[i]);
 		}
 		if (err) {
@@ -931,7 +931,7 @@ static void update(struct unwind_maps *um, pid_t pid, uint32_t gen, const struct
 
 	um->tick++;
 	if (now_ns() - um->last_sweep >= SWEEP_NS)
-		sweep(um);
+		sweep(um, NULL);
 	pp = proc_slot(um, pid);
 	p = *pp;
 	maps = calloc(pm->nr ? pm->nr : 1, sizeof(*maps));
