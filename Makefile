@@ -48,7 +48,7 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all clean deps test demo bench bench-flamegraph bench-soak bench-kcontext unit workloads tools test-kernels fuzzers fuzz
+.PHONY: all clean deps test demo bench bench-flamegraph bench-soak bench-kcontext bench-hostile unit workloads tools test-kernels fuzzers fuzz
 ifeq ($(ARCH),$(HOST_ARCH))
 all: smolder
 else
@@ -111,8 +111,9 @@ $(OUT)/workloads/%: tests/workloads/%.c | $(OUT)/.dirs
 # Tools the tests run (tests/tools): btf_rename writes a kernel's BTF with
 # one field renamed (a real verifier rejection), deny makes the kernel refuse
 # BPF features to one process (a BPF LSM program).  Linked like smolder, so
-# the kernel matrix's guests run them too.
-TOOLS := $(OUT)/tools/btf_rename $(OUT)/tools/deny
+# the kernel matrix's guests run them too.  many_syms writes an ELF file with
+# millions of symbols (hostile input for the symbol reader).
+TOOLS := $(OUT)/tools/btf_rename $(OUT)/tools/deny $(OUT)/tools/many_syms
 $(OUT)/tools/deny.bpf.o: tests/tools/deny.bpf.c
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
@@ -131,6 +132,11 @@ $(OUT)/tools/btf_rename: tests/tools/btf_rename.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LDLIBS) -o $@
+
+$(OUT)/tools/many_syms: tests/tools/many_syms.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< -o $@
 
 # libFuzzer targets, one per tests/fuzz/fuzz_*.c, built by clang with ASan
 # and UBSan (any report is a crash) from the module sources themselves:
@@ -264,6 +270,13 @@ bench-soak:
 bench-kcontext:
 	$(Q)$(MAKE) --no-print-directory smolder workloads
 	$(Q)scripts/bench-kcontext.sh
+
+# What an unprivileged process can make a capture cost: huge perf maps and
+# symbol tables, mapping churn (time, SIGTERM latency, peak RSS, the unit
+# under its MemoryMax).  SMOLDER=path measures another build.
+bench-hostile:
+	$(Q)$(MAKE) --no-print-directory smolder workloads tools
+	$(Q)scripts/bench-hostile.sh
 
 # Boots Debian's 5.10, 6.1 and 6.12 kernels under qemu: captures, degraded
 # features, lockdown and the failures production users meet.
