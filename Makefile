@@ -148,7 +148,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC ?= $(CLANG)
 FUZZ_CFLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -Isrc
-FUZZ_MODULES := elf_syms debuginfo proc_maps perfmap demangle log
+FUZZ_MODULES := elf_syms debuginfo proc_maps perfmap perfmap_file safe_open budget demangle log
 FUZZ_OBJS := $(patsubst %,$(OUT)/fuzz/obj/%.o,$(FUZZ_MODULES))
 FUZZ_LIBS := -lelf -lz -llzma -liberty
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
@@ -205,6 +205,17 @@ $(OUT)/fuzz/corpus-fuzz_perfmap/.seeded:
 		'0x7f0000001080 0x40 Builtin:Add' '7f0000001000 20 re-mapped' \
 		'7f0000003000 0 empty' 'garbage' >$(@D)/v8
 	$(Q)printf '1000 10 a\r\n2000\t10\tb c\r\n' >$(@D)/crlf
+	$(Q)touch $@
+
+# Two leading bytes: where the file is cut between its first read and the
+# update, and the budget's bytes (0: none).
+$(OUT)/fuzz/corpus-fuzz_perfmap_file/.seeded:
+	$(Q)mkdir -p $(@D)
+	$(Q){ printf '\200\000'; printf '%s\n' '7f0000001000 100 LazyCompile:*foo /app/x.js:1' \
+		'0x7f0000001080 0x40 Builtin:Add' '7f0000001000 20 re-mapped' \
+		'7f0000003000 0 empty' 'garbage'; } >$(@D)/v8
+	$(Q){ printf '\100\003'; printf '%s\n' '1000 10 a' '2000 10 b' '1800 10 c' '3000 10 partial'; } >$(@D)/budget
+	$(Q)printf '\377\000%s' '1000 10 a\r\n2000\t10\tb c\r\n3000 1 unterminated' >$(@D)/crlf
 	$(Q)touch $@
 
 $(OUT)/fuzz/corpus-fuzz_demangle/.seeded:
