@@ -148,7 +148,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC ?= $(CLANG)
 FUZZ_CFLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -Isrc
-FUZZ_MODULES := elf_syms debuginfo proc_maps perfmap perfmap_file safe_open budget demangle log
+FUZZ_MODULES := elf_file elf_syms debuginfo proc_maps perfmap perfmap_file safe_open budget demangle log
 FUZZ_OBJS := $(patsubst %,$(OUT)/fuzz/obj/%.o,$(FUZZ_MODULES))
 FUZZ_LIBS := -lelf -lz -llzma -liberty
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
