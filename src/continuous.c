@@ -24,6 +24,7 @@ struct interval {
 	struct timespec start; /* CLOCK_REALTIME, for the file name */
 	double start_mono;
 	unsigned nr;           /* intervals written */
+	uint64_t unnamed[USYMS_MISS__MAX]; /* of every interval, for the summary */
 };
 
 static long rss_kib(void)
@@ -71,7 +72,7 @@ static void debug_usyms(const struct usyms *us)
 
 /* Names, folds and writes the drained bank; 0, or -1 after printing why. */
 static int write_interval(const struct env *env, struct sampler *s, const struct ksyms *ks,
-			  const struct interval *iv)
+			  struct interval *iv)
 {
 	struct out_spec out = { .fmt = env->format };
 	struct fold_stats st;
@@ -87,6 +88,8 @@ static int write_interval(const struct env *env, struct sampler *s, const struct
 	}
 	out.path = path;
 	f = report__fold(env, s->cap, ks, s->us, &st);
+	for (int m = 0; f && m < USYMS_MISS__MAX; m++)
+		iv->unnamed[m] += st.unnamed[m];
 	if (f && !report__write(env, f, &out, 1)) {
 		rc = 0;
 		fold__sorted(f, &nr);
@@ -105,7 +108,7 @@ static int end_interval(const struct env *env, struct sampler *s, const struct k
 {
 	int e, rc;
 
-	capture__poll(s->cap, 0); /* images that started just before the end */
+	sampler__start_naming(s);
 	e = capture__rotate(s->cap);
 	if (e) {
 		err("cannot switch the sample maps: %s (run with -v)", errstr(-e));
@@ -161,7 +164,7 @@ int run_continuous(const struct env *env, struct sampler *s, const sigset_t *sig
 		start_interval(&iv);
 	}
 	capture__counters_total(s->cap, c);
-	report__summary(env, s->cap, c);
+	report__summary(env, s->cap, c, iv.unnamed, s->us);
 	info("%u profiles written to %s", iv.nr, env->output_dir);
 	ksyms__free(ks);
 	sampler__close(s);

@@ -20,7 +20,8 @@
 #include "sampler.h"
 
 /* Names, folds and writes what the capture counted. */
-static int report(const struct env *env, struct capture *cap, struct usyms *us)
+static int report(const struct env *env, struct capture *cap, struct usyms *us,
+		  struct fold_stats *st)
 {
 	double start = sampler__now();
 	struct ksyms *ks = report__load_ksyms(env);
@@ -29,7 +30,7 @@ static int report(const struct env *env, struct capture *cap, struct usyms *us)
 	size_t nr = 0;
 	int rc = 1;
 
-	f = report__fold(env, cap, ks, us, NULL);
+	f = report__fold(env, cap, ks, us, st);
 	if (f && !report__write(env, f, env->outputs, env->nr_outputs))
 		rc = 0;
 	if (f) {
@@ -47,6 +48,7 @@ static int report(const struct env *env, struct capture *cap, struct usyms *us)
 /* smolder [options] [duration]: sample, then name, fold and write. */
 static int cmd_capture(struct env *env)
 {
+	struct fold_stats st = { 0 };
 	uint64_t c[CNT__MAX];
 	struct sampler s;
 	sigset_t sigs;
@@ -67,11 +69,11 @@ static int cmd_capture(struct env *env)
 		return run_continuous(env, &s, &sigs);
 	sampler__wait(&s, &sigs, env->duration > 0 ? sampler__now() + env->duration : 0);
 	capture__stop(s.cap);
-	capture__poll(s.cap, 0); /* images that started just before the stop */
+	sampler__start_naming(&s);
 
-	rc = report(env, s.cap, s.us);
+	rc = report(env, s.cap, s.us, &st);
 	capture__counters(s.cap, c);
-	report__summary(env, s.cap, c);
+	report__summary(env, s.cap, c, st.unnamed, s.us);
 	sampler__close(&s);
 	return rc;
 }

@@ -16,6 +16,8 @@
 struct fold_stats {
 	uint64_t samples;   /* counted samples read */
 	size_t processes;   /* distinct tgids among them */
+	/* of them, with an "[unknown]" user frame, by why (usyms.h) */
+	uint64_t unnamed[USYMS_MISS__MAX];
 };
 
 /* Names and folds every sample the capture's readers see now.  NULL after
@@ -31,8 +33,12 @@ struct ksyms *report__load_ksyms(const struct env *env);
 /* With --idle-only, a table on stderr of idle time per CPU and idle path
  * (unless -q). */
 void report__idle_table(const struct env *env, const struct fold *f);
-/* "smolder: N samples, M lost (...)" and, with -v, the details, from the
- * counters c[CNT__MAX]. */
-void report__summary(const struct env *env, struct capture *cap, const uint64_t *c);
+/*
+ * "smolder: N samples, M lost (...), U unnamed" and, with -v, the details,
+ * from the counters c[CNT__MAX] and unnamed[USYMS_MISS__MAX] (the sum of
+ * the folds' stats; NULL: none), and what symbolization gave up (us).
+ */
+void report__summary(const struct env *env, struct capture *cap, const uint64_t *c,
+		     const uint64_t *unnamed, const struct usyms *us);
 
 #endif

@@ -13,6 +13,12 @@
  * image holds a reference on its file entry, so a table an image maps is
  * never freed under it, and the rest are freed least recently used first.
  * Bytes are tracked as entries come and go, so the check is cheap.
+ *
+ * Bounds while reading: a new symbol table or perf map is read with what
+ * is left of USYMS_MEMORY_MAX (freeing unpinned tables first, as above),
+ * at most USYMS_FILE_BUDGET, and within the caller's time budget.  What a
+ * read gave up on is remembered in its file entry: too big for the file
+ * budget for good (with one note), out of time until the next budget.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +39,7 @@
 #include "log.h"
 #include "perfmap.h"
 #include "proc_maps.h"
+#include "safe_open.h"
 #include "usyms.h"
 
 /* A miss in cached maps rereads them, at most this often per process. */
@@ -47,12 +54,21 @@ struct demangled {
 	char *name;
 };
 
+/* Why a file entry has no symbol table. */
+enum file_state {
+	FILE_READ,    /* it has one, or the file has none (not ELF, unreadable) */
+	FILE_TOO_BIG, /* over the file budget: for good */
+	FILE_LATE,    /* out of time or memory: read again in a later budget */
+};
+
 /* One file's symbols, shared by all mappings of that file. */
 struct file_ent {
 	struct file_ent *next;
 	uint64_t dev, ino, mtime_sec, mtime_nsec;
 	int64_t size;
-	struct elf_syms *es; /* NULL: not ELF or unreadable, remembered */
+	struct elf_syms *es; /* NULL: see state */
+	enum file_state state;
+	uint64_t failed_phase; /* the budget FILE_LATE was given up in */
 	size_t refs;         /* mapping slots of held images pointing here */
 	uint64_t last_used;  /* interval of the last lookup, for LRU eviction */
 	size_t bytes;        /* this entry, its table and demangled names */
@@ -76,7 +92,13 @@ struct pid_ent {
 	uint64_t last_used;      /* interval of the last preload or name */
 	size_t maps_bytes;       /* what pm and files cost */
 	struct perfmap *jit;     /* /tmp/perf-PID.map, if trusted */
-	bool jit_tried;
+	uint64_t jit_read_phase; /* the budget it was last read in, + 1; 0 never */
+	bool jit_noted;          /* warned about its map: once an image */
+	bool maps_tried;         /* its maps were read (or the read failed) */
+	bool preloaded;          /* a preload read them when it was announced */
+	bool late;               /* announced, but its preload waits or was dropped */
+	double preloaded_at;     /* CLOCK_MONOTONIC s of the last preload */
+	double reread_tokens;    /* re-reads allowed at once, as of preloaded_at */
 };
 
 struct usyms {
@@ -97,6 +119,11 @@ struct usyms {
 	unsigned idle_limit;
 	size_t file_bytes, jit_bytes, image_bytes;
 	uint64_t images_dropped, files_evicted, jit_evicted;
+	/* Bounds while reading. */
+	const struct budget *budget; /* time; NULL: none */
+	uint64_t phase;              /* budgets set so far */
+	size_t memory_max;           /* for file_bytes + jit_bytes */
+	uint64_t files_too_big, files_late, jit_cut;
 };
 
 static uint64_t mix64(uint64_t x)
@@ -139,6 +166,7 @@ struct usyms *usyms__new(void)
 	u->interval = 1;
 	u->cache_limit = USYMS_CACHE_LIMIT;
 	u->idle_limit = USYMS_IDLE_LIMIT;
+	u->memory_max = USYMS_MEMORY_MAX;
 	u->pids = calloc(u->pid_buckets, sizeof(*u->pids));
 	u->files = calloc(u->file_buckets, sizeof(*u->files));
 	if (!u->pids || !u->files) {
@@ -306,14 +334,19 @@ static bool read_is_image(struct usyms *u, const struct pid_ent *e, uint64_t *st
 
 /*
  * Replaces e's maps with a fresh read; keeps the old ones if that fails or
- * if the process no longer runs e's image (checked after the read).
+ * if the process no longer runs e's image (checked after the read).  False
+ * when the budget left no time to read them.
  */
-static void load_maps(struct usyms *u, struct pid_ent *e)
+static bool load_maps(struct usyms *u, struct pid_ent *e)
 {
-	struct proc_maps *pm = proc_maps__load(e->pid);
+	struct proc_maps *pm;
 	struct file_ent **files;
 	uint64_t start;
 
+	if (budget__expired(u->budget))
+		return false; /* e->maps_tried says whether it ever was */
+	pm = proc_maps__load(e->pid);
+	e->maps_tried = true;
 	e->loaded_ns = now_ns();
 	if (pm && !read_is_image(u, e, &start)) {
 		debug("pid %d left image %u before its maps were read", (int)e->pid, e->gen);
@@ -321,11 +354,11 @@ static void load_maps(struct usyms *u, struct pid_ent *e)
 		pm = NULL;
 	}
 	if (!pm)
-		return;
+		return true;
 	files = calloc(pm->nr ? pm->nr : 1, sizeof(*files));
 	if (!files) {
 		proc_maps__free(pm);
-		return;
+		return true;
 	}
 	carry_over_files(u, e, pm, files);
 	drop_maps(u, e);
@@ -334,30 +367,39 @@ static void load_maps(struct usyms *u, struct pid_ent *e)
 	e->start_time = start;
 	e->maps_bytes = maps_bytes(pm);
 	u->image_bytes += e->maps_bytes;
+	return true;
 }
 
-/* The image (pid, gen), created (its maps read) if new; marked used. */
-static struct pid_ent *pid_get(struct usyms *u, pid_t pid, uint32_t gen)
+/* The image (pid, gen), created if new (its maps not read); NULL if out of memory. */
+static struct pid_ent *pid_find(struct usyms *u, pid_t pid, uint32_t gen, bool create)
 {
 	size_t b = pid_hash(pid, u->pid_buckets);
 	struct pid_ent *e;
 
 	for (e = u->pids[b]; e; e = e->next)
 		if (e->pid == pid && e->gen == gen)
-			break;
-	if (!e) {
-		e = calloc(1, sizeof(*e));
-		if (!e)
-			return NULL;
-		e->pid = pid;
-		e->gen = gen;
-		u->image_bytes += sizeof(*e);
+			return e;
+	if (!create || !(e = calloc(1, sizeof(*e))))
+		return NULL;
+	e->pid = pid;
+	e->gen = gen;
+	u->image_bytes += sizeof(*e);
+	e->next = u->pids[b];
+	u->pids[b] = e;
+	u->nr_pids++;
+	grow_pids(u);
+	return e;
+}
+
+/* The image (pid, gen), its maps read once if the budget allows; marked used. */
+static struct pid_ent *pid_get(struct usyms *u, pid_t pid, uint32_t gen)
+{
+	struct pid_ent *e = pid_find(u, pid, gen, true);
+
+	if (!e)
+		return NULL;
+	if (!e->maps_tried)
 		load_maps(u, e);
-		e->next = u->pids[b];
-		u->pids[b] = e;
-		u->nr_pids++;
-		grow_pids(u);
-	}
 	e->last_used = u->interval;
 	return e;
 }
@@ -395,29 +437,100 @@ void usyms__forget_pid(struct usyms *u, pid_t pid)
 	}
 }
 
-/* Opens what pid maps at m, as that process sees it; -1 if it cannot. */
-static int open_mapped(pid_t pid, const struct proc_map *m)
+/*
+ * Opens what pid maps at m, as that process sees it, if it is a regular
+ * file (st gets its stat); -1 if not.  Opened O_PATH first either way: a
+ * process may map a device, and the path under /proc/PID/root is its to
+ * change (to a FIFO, a device, another file): there the file must also be
+ * the inode mapped.
+ */
+static int open_mapped(pid_t pid, const struct proc_map *m, struct stat *st)
 {
-	const int flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
-	char path[PATH_MAX + 64];
-	int fd, n;
+	char path[64];
+	int fd, rfd, pfd;
 
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 		 (int)pid, m->start, m->end);
-	fd = open(path, flags);
+	fd = safe_open__file(path, st);
 	if (fd >= 0 || !m->path || m->path[0] != '/' || m->deleted)
 		return fd;
-	/* map_files needs CAP_SYS_ADMIN; the root link works with less. */
-	n = snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, m->path);
-	if (n < 0 || (size_t)n >= sizeof(path))
+	/* map_files needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE; root works with less. */
+	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
+	rfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rfd < 0)
 		return -1;
-	return open(path, flags);
+	pfd = safe_open__in_root(rfd, m->path, true);
+	close(rfd);
+	if (pfd < 0)
+		return -1;
+	fd = safe_open__reopen(pfd, st);
+	close(pfd);
+	if (fd >= 0 && (uint64_t)st->st_ino != m->ino) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void trim_to(struct usyms *u, size_t limit);
+
+/*
+ * The bytes a new table or perf map may take: what is left of the memory
+ * maximum once releasing bytes are given back (the map being replaced),
+ * after freeing unpinned tables if that leaves less than a file's budget;
+ * at most USYMS_FILE_BUDGET.
+ */
+static size_t allowance(struct usyms *u, size_t releasing)
+{
+	size_t used = u->file_bytes + u->jit_bytes - releasing;
+
+	if (used + USYMS_FILE_BUDGET > u->memory_max) {
+		trim_to(u, u->memory_max > USYMS_FILE_BUDGET + releasing ?
+				   u->memory_max - USYMS_FILE_BUDGET + releasing : 0);
+		used = u->file_bytes + u->jit_bytes - releasing;
+	}
+	if (used >= u->memory_max)
+		return 0;
+	return u->memory_max - used < USYMS_FILE_BUDGET ? u->memory_max - used : USYMS_FILE_BUDGET;
+}
+
+/* Reads f's table from fd within the budgets; remembers why not. */
+static void read_table(struct usyms *u, struct file_ent *f, int fd, pid_t pid,
+		       const struct proc_map *m)
+{
+	struct budget b = u->budget ? *u->budget : (struct budget){ 0 };
+	const char *name = m->path ? m->path : "?";
+	char root[64];
+
+	/* debug files are looked up in the process's root, as it sees them */
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	b.max_bytes = allowance(u, 0);
+	errno = E2BIG;
+	f->es = b.max_bytes ? elf_syms__open_debug_within(fd, root, m->deleted ? NULL : m->path,
+							   &b) : NULL;
+	f->state = FILE_READ;
+	if (f->es || (errno != E2BIG && errno != ETIMEDOUT)) {
+		if (!f->es)
+			debug("no symbols in dev %" PRIu64 " inode %" PRIu64, f->dev, f->ino);
+		return;
+	}
+	if (errno == E2BIG && b.max_bytes == USYMS_FILE_BUDGET) {
+		f->state = FILE_TOO_BIG;
+		u->files_too_big++;
+		warn("note: symbols of %s (pid %d) not read: more than %u MiB; its frames are "
+		     "named by file offset", name, (int)pid, USYMS_FILE_BUDGET >> 20);
+		return;
+	}
+	f->state = FILE_LATE;
+	f->failed_phase = u->phase;
+	u->files_late++;
+	debug("symbols of %s (pid %d) not read: %s; tried again later", name, (int)pid,
+	      errno == E2BIG ? "symbol memory full" : "out of time");
 }
 
 static struct file_ent *file_get(struct usyms *u, const struct stat *st, int fd,
 				  pid_t pid, const struct proc_map *m)
 {
-	char root[64];
 	struct file_ent key = {
 		.dev = st->st_dev, .ino = st->st_ino, .size = st->st_size,
 		.mtime_sec = st->st_mtim.tv_sec, .mtime_nsec = st->st_mtim.tv_nsec,
@@ -428,16 +541,24 @@ static struct file_ent *file_get(struct usyms *u, const struct stat *st, int fd,
 	for (f = u->files[b]; f; f = f->next)
 		if (f->dev == key.dev && f->ino == key.ino && f->size == key.size &&
 		    f->mtime_sec == key.mtime_sec && f->mtime_nsec == key.mtime_nsec)
-			return f;
+			break;
+	if (f && (f->state != FILE_LATE || f->failed_phase == u->phase))
+		return f;
+	if (f) {
+		/* given up in an earlier budget: once more in this one (held,
+		 * so that making room cannot free it) */
+		f->refs++;
+		read_table(u, f, fd, pid, m);
+		f->refs--;
+		f->bytes += elf_syms__bytes(f->es);
+		u->file_bytes += elf_syms__bytes(f->es);
+		return f;
+	}
 	f = malloc(sizeof(*f));
 	if (!f)
 		return &u->no_file;
 	*f = key;
-	/* debug files are looked up in the process's root, as it sees them */
-	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-	f->es = elf_syms__open_debug(fd, root, m->deleted ? NULL : m->path);
-	if (!f->es)
-		debug("no symbols in dev %" PRIu64 " inode %" PRIu64, f->dev, f->ino);
+	read_table(u, f, fd, pid, m);
 	f->bytes = sizeof(*f) + elf_syms__bytes(f->es);
 	u->file_bytes += f->bytes;
 	f->next = u->files[b];
@@ -454,14 +575,32 @@ static struct file_ent *resolve_file(struct usyms *u, pid_t pid,
 	struct stat st;
 	int fd;
 
-	fd = open_mapped(pid, m);
+	fd = open_mapped(pid, m, &st);
 	if (fd < 0)
 		return f;
-	/* O_NONBLOCK kept a FIFO from hanging; only regular files are read. */
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode))
-		f = file_get(u, &st, fd, pid, m);
+	f = file_get(u, &st, fd, pid, m);
 	close(fd);
 	return f;
+}
+
+/*
+ * The file entry of mapping slot (resolved if not yet); one given up for
+ * time in an earlier budget is resolved again.
+ */
+static struct file_ent *slot_file(struct usyms *u, struct pid_ent *e, size_t i)
+{
+	struct file_ent **slot = &e->files[i];
+
+	if (*slot && (*slot)->state == FILE_LATE && (*slot)->failed_phase != u->phase) {
+		file_release(u, *slot);
+		*slot = NULL;
+	}
+	if (!*slot) {
+		*slot = resolve_file(u, e->pid, &e->pm->maps[i]);
+		file_hold(u, *slot);
+	}
+	(*slot)->last_used = u->interval;
+	return *slot;
 }
 
 static size_t put(char *buf, size_t len, const char *fmt, ...)
@@ -559,18 +698,13 @@ static size_t name_file(struct usyms *u, struct pid_ent *e,
 			const struct proc_map *m, uint64_t addr, char *buf,
 			size_t len)
 {
-	struct file_ent **slot = &e->files[m - e->pm->maps];
+	struct file_ent *f = slot_file(u, e, m - e->pm->maps);
 	uint64_t off = addr - m->start + m->pgoff;
 	const char *name;
 
-	if (!*slot) {
-		*slot = resolve_file(u, e->pid, m);
-		file_hold(u, *slot);
-	}
-	(*slot)->last_used = u->interval;
-	name = elf_syms__map_offset((*slot)->es, off, NULL, NULL);
+	name = elf_syms__map_offset(f->es, off, NULL, NULL);
 	if (name) {
-		name = demangled(u, *slot, name);
+		name = demangled(u, f, name);
 		/* "memcpy@@GLIBC_2.14" names the same function as "memcpy" */
 		return put(buf, len, "%.*s", (int)strcspn(name, "@"), name);
 	}
@@ -642,31 +776,52 @@ static int read_status(pid_t pid, pid_t *inner, uid_t *euid)
 	return have_uid ? 0 : -1;
 }
 
-/*
- * (Re)reads the process's JIT map, trusted only as perf trusts it: a regular
- * file owned by the process's user or by root, never followed through a
- * symlink, read in the process's own mount namespace.
- */
-static void load_jit_map(struct usyms *u, struct pid_ent *e)
+/* Notes once per image why its perf map is not (wholly) used. */
+static void note_jit(struct usyms *u, struct pid_ent *e, pid_t inner, const char *why)
 {
+	if (e->jit_noted)
+		return;
+	e->jit_noted = true;
+	if (why) {
+		warn("ignoring /tmp/perf-%d.map of pid %d: %s", (int)inner, (int)e->pid, why);
+		return;
+	}
+	u->jit_cut++;
+	warn("note: /tmp/perf-%d.map of pid %d: only its newest lines read, %u MiB of them",
+	     (int)inner, (int)e->pid, USYMS_FILE_BUDGET >> 20);
+}
+
+/*
+ * Brings the process's JIT map up to date (perfmap.h: nothing to do when
+ * the file is unchanged, only the appended lines when it grew), trusted
+ * only as perf trusts it: a regular file owned by the process's user or by
+ * root, never followed through a symlink, read in the process's own mount
+ * namespace.  Within the budgets; on failure the old map stays.
+ */
+static void refresh_jit(struct usyms *u, struct pid_ent *e)
+{
+	struct budget b = u->budget ? *u->budget : (struct budget){ 0 };
+	size_t before = perfmap__bytes(e->jit);
+	struct perfmap *pm = e->jit;
 	const char *why = NULL;
-	struct perfmap *pm;
 	char root[64];
 	pid_t inner;
 	uid_t owner;
 
-	e->jit_tried = true;
-	if (read_status(e->pid, &inner, &owner))
+	e->jit_read_phase = u->phase + 1;
+	if (budget__expired(u->budget) || read_status(e->pid, &inner, &owner))
 		return;
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)e->pid);
-	pm = perfmap__load(inner, root, owner, &why);
-	if (!pm) {
-		if (errno != ENOENT)
-			warn("ignoring /tmp/perf-%d.map of pid %d: %s", (int)inner, (int)e->pid,
-			     why ? why : "unreadable");
+	b.max_bytes = allowance(u, before);
+	if (!b.max_bytes || perfmap__refresh(&pm, inner, root, owner, &b, &why)) {
+		if (b.max_bytes && errno != ENOENT && errno != ETIMEDOUT)
+			note_jit(u, e, inner, why ? why : "unreadable");
 		return;
 	}
-	set_jit(u, e, pm);
+	u->jit_bytes = u->jit_bytes - before + perfmap__bytes(pm);
+	e->jit = pm;
+	if (perfmap__truncated(pm))
+		note_jit(u, e, inner, NULL);
 }
 
 static size_t name_anon(struct usyms *u, struct pid_ent *e, const struct proc_map *m,
@@ -674,8 +829,9 @@ static size_t name_anon(struct usyms *u, struct pid_ent *e, const struct proc_ma
 {
 	const char *name;
 
-	if (!e->jit_tried)
-		load_jit_map(u, e);
+	/* once per budget: lines a JIT appended since are named too */
+	if (e->jit_read_phase != u->phase + 1)
+		refresh_jit(u, e);
 	name = e->jit ? perfmap__lookup(e->jit, addr, NULL) : NULL;
 	if (name) {
 		*jit = true;
@@ -686,42 +842,104 @@ static size_t name_anon(struct usyms *u, struct pid_ent *e, const struct proc_ma
 	return put(buf, len, "[anon]");
 }
 
+/* Re-reads e may make now: a token bucket refilled one per interval. */
+static double reread_tokens(const struct pid_ent *e, double now)
+{
+	double t;
+
+	if (!e->preloaded)
+		return USYMS_REREAD_BURST;
+	t = e->reread_tokens + (now - e->preloaded_at) / USYMS_REREAD_INTERVAL;
+	return t < USYMS_REREAD_BURST ? t : USYMS_REREAD_BURST;
+}
+
+static void reread_spend(struct pid_ent *e)
+{
+	double now = budget__now();
+
+	e->reread_tokens = reread_tokens(e, now) - 1;
+	e->preloaded_at = now;
+}
+
 int usyms__preload(struct usyms *u, pid_t pid, uint32_t gen)
 {
-	size_t before = u->nr_pids;
-	struct pid_ent *e = pid_get(u, pid, gen);
+	struct pid_ent *e = pid_find(u, pid, gen, true);
 
 	if (!e)
 		return -ENOMEM;
-	if (u->nr_pids == before)
-		load_maps(u, e); /* known image: its mappings changed */
-	load_jit_map(u, e); /* a JIT appends to its map as it maps code */
+	e->last_used = u->interval;
+	/* again if read before: its mappings changed */
+	if (!load_maps(u, e))
+		return -ETIMEDOUT;
+	e->late = false;
+	reread_spend(e);
+	e->preloaded = true;
+	refresh_jit(u, e); /* a JIT appends to its map as it maps code */
 	if (!e->pm)
 		return -ESRCH;
 	for (size_t i = 0; i < e->pm->nr; i++) {
 		const struct proc_map *m = &e->pm->maps[i];
 
-		if (!m->exec || m->kind != PROC_MAP_FILE)
-			continue;
-		if (!e->files[i]) {
-			e->files[i] = resolve_file(u, pid, m);
-			file_hold(u, e->files[i]);
-		}
-		e->files[i]->last_used = u->interval;
+		if (m->exec && m->kind == PROC_MAP_FILE)
+			slot_file(u, e, i);
 	}
-	return 0;
+	return 0; /* files out of time are read again when named */
 }
 
-size_t usyms__name(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr, char *buf,
-		   size_t len, bool *jit)
+double usyms__preload_due(struct usyms *u, pid_t pid, uint32_t gen)
+{
+	struct pid_ent *e = pid_find(u, pid, gen, false);
+
+	if (!e || reread_tokens(e, budget__now()) >= 1)
+		return 0;
+	return e->preloaded_at + (1 - e->reread_tokens) * USYMS_REREAD_INTERVAL;
+}
+
+void usyms__mark_late(struct usyms *u, pid_t pid, uint32_t gen)
+{
+	struct pid_ent *e = pid_find(u, pid, gen, true);
+
+	if (e)
+		e->late = true;
+}
+
+/* Why a frame of image e (NULL: none) found no mapping. */
+static enum usyms_miss miss_of(const struct pid_ent *e)
+{
+	if (!e)
+		return USYMS_MISS_EXITED;
+	if (e->pm)
+		return USYMS_MISS_UNMAPPED;
+	if (!e->maps_tried || e->late)
+		return USYMS_MISS_LATE;
+	if (e->preloaded)
+		return USYMS_MISS_EXITED;
+	return e->gen ? USYMS_MISS_UNSEEN : USYMS_MISS_UNTRACKED;
+}
+
+const char *usyms__miss_name(enum usyms_miss m)
+{
+	static const char *const names[USYMS_MISS__MAX] = {
+		[USYMS_NAMED] = "named",
+		[USYMS_MISS_EXITED] = "process gone before its maps were read",
+		[USYMS_MISS_LATE] = "maps not read in time",
+		[USYMS_MISS_UNSEEN] = "process events lost",
+		[USYMS_MISS_UNTRACKED] = "untracked process",
+		[USYMS_MISS_UNMAPPED] = "no mapping at the address",
+		[USYMS_MISS_FOREIGN] = "outside our pid namespace",
+	};
+
+	return m < USYMS_MISS__MAX ? names[m] : "?";
+}
+
+size_t usyms__name_frame(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr, char *buf,
+			 size_t len, struct usyms_frame *out)
 {
 	const struct proc_map *m = NULL;
 	struct pid_ent *e;
-	bool jit_ignored;
 
-	if (!jit)
-		jit = &jit_ignored;
-	*jit = false;
+	out->jit = false;
+	out->miss = USYMS_NAMED;
 	e = u ? pid_get(u, pid, gen) : NULL;
 	if (e && e->pm) {
 		m = proc_maps__find(e->pm, addr);
@@ -730,23 +948,35 @@ size_t usyms__name(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr, char
 			m = proc_maps__find(e->pm, addr);
 		}
 	}
-	if (!m)
+	if (!m) {
+		out->miss = miss_of(e);
 		return put(buf, len, "[unknown]");
+	}
 	switch (m->kind) {
 	case PROC_MAP_FILE:
 		return name_file(u, e, m, addr, buf, len);
 	case PROC_MAP_VDSO:
 		return name_vdso(u, m, addr, buf, len);
-	case PROC_MAP_HEAP:
-		return name_anon(u, e, m, addr, buf, len, jit);
 	case PROC_MAP_STACK:
 		return put(buf, len, "[stack]");
 	case PROC_MAP_SPECIAL:
 		return put(buf, len, "%s", m->path ? m->path : "[unknown]");
+	case PROC_MAP_HEAP:
 	case PROC_MAP_ANON:
 	default:
-		return name_anon(u, e, m, addr, buf, len, jit);
+		return name_anon(u, e, m, addr, buf, len, &out->jit);
 	}
+}
+
+size_t usyms__name(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr, char *buf,
+		   size_t len, bool *jit)
+{
+	struct usyms_frame fr;
+	size_t n = usyms__name_frame(u, pid, gen, addr, buf, len, &fr);
+
+	if (jit)
+		*jit = fr.jit;
+	return n;
 }
 
 static void file_free(struct file_ent *f)
@@ -840,27 +1070,27 @@ static size_t collect_victims(struct usyms *u, struct victim *v)
 /*
  * Frees what no held image maps, and JIT maps of images idle this interval
  * (re-read if they are sampled again), least recently used first, until
- * the cache is within its limit.
+ * the cache is within limit.
  */
-static void trim_cache(struct usyms *u)
+static void trim_to(struct usyms *u, size_t limit)
 {
 	struct victim *v;
 	size_t n, i;
 
-	if (u->file_bytes + u->jit_bytes <= u->cache_limit)
+	if (u->file_bytes + u->jit_bytes <= limit)
 		return;
 	v = malloc((u->nr_files + u->nr_pids + 1) * sizeof(*v));
 	if (!v)
 		return; /* tried again at the next interval */
 	n = collect_victims(u, v);
 	qsort(v, n, sizeof(*v), victim_cmp);
-	for (i = 0; i < n && u->file_bytes + u->jit_bytes > u->cache_limit; i++) {
+	for (i = 0; i < n && u->file_bytes + u->jit_bytes > limit; i++) {
 		if (v[i].f) {
 			file_evict(u, v[i].f);
 			continue;
 		}
 		set_jit(u, v[i].e, NULL);
-		v[i].e->jit_tried = false;
+		v[i].e->jit_read_phase = 0;
 		u->jit_evicted++;
 	}
 	free(v);
@@ -872,13 +1102,24 @@ void usyms__end_interval(struct usyms *u)
 		return;
 	/* images first: dropping them releases the files they pinned */
 	drop_images(u);
-	trim_cache(u);
+	trim_to(u, u->cache_limit);
 	u->interval++;
 }
 
 void usyms__set_cache_limit(struct usyms *u, size_t bytes)
 {
 	u->cache_limit = bytes;
+}
+
+void usyms__set_memory_max(struct usyms *u, size_t bytes)
+{
+	u->memory_max = bytes;
+}
+
+void usyms__set_budget(struct usyms *u, const struct budget *b)
+{
+	u->budget = b;
+	u->phase++;
 }
 
 void usyms__set_idle_limit(struct usyms *u, unsigned intervals)
@@ -909,6 +1150,9 @@ void usyms__stats(const struct usyms *u, struct usyms_stats *out)
 	out->images_dropped = u->images_dropped;
 	out->files_evicted = u->files_evicted;
 	out->jit_maps_evicted = u->jit_evicted;
+	out->files_too_big = u->files_too_big;
+	out->files_late = u->files_late;
+	out->jit_maps_cut = u->jit_cut;
 }
 
 void usyms__free(struct usyms *u)
