@@ -149,7 +149,7 @@ static void loss_hints(const struct env *env, const uint64_t *c)
 	else
 		warn("%" PRIu64 " samples found the count map full (%u sample keys, one per "
 		     "process, thread and stack): raise --stack-storage-size, which sizes it too "
-		     "(3/8 of it)", c[CNT_COUNT_MAP_FULL], env->count_entries);
+		     "(3/8 as many keys, at least 1024)", c[CNT_COUNT_MAP_FULL], env->count_entries);
 }
 
 /*
