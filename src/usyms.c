@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * User-space symbolization across processes: owns the per-pid cache of
- * mappings, the per-mapping link to a symbol table, the cache of symbol
- * tables keyed by file identity (shared by every process mapping the same
- * file), the profiler's own parse of the kernel vDSO image, and the naming
- * of frames.  Files are reached through /proc/PID/map_files or
- * /proc/PID/root, never by bare path, so that files in other mount
- * namespaces and deleted files resolve to what the process really maps.
+ * mappings, the per-mapping link to a symbol table (the tables themselves,
+ * cached by file identity, are usyms_file.c's), JIT maps, the profiler's
+ * own parse of the kernel vDSO image, the naming of frames and why some
+ * stay "[unknown]", and the bounds.  Files are reached through
+ * /proc/PID/map_files or /proc/PID/root, never by bare path, so that files
+ * in other mount namespaces and deleted files resolve to what the process
+ * really maps.
  *
  * Bounds (continuous captures, usyms__end_interval): every image and file
  * entry records the interval it was last used in; each mapping slot of an
@@ -16,124 +17,27 @@
  *
  * Bounds while reading: a new symbol table or perf map is read with what
  * is left of USYMS_MEMORY_MAX (freeing unpinned tables first, as above),
- * at most USYMS_FILE_BUDGET, and within the caller's time budget.  What a
- * read gave up on is remembered in its file entry: too big for the file
- * budget for good (with one note), out of time until the next budget.
+ * at most USYMS_FILE_BUDGET, and within the caller's time budget; maps of
+ * an image are not read once the time budget is spent, and a frame that
+ * needed them is counted as late.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "demangle.h"
-#include "elf_syms.h"
 #include "log.h"
-#include "perfmap.h"
-#include "proc_maps.h"
-#include "safe_open.h"
-#include "usyms.h"
+#include "usyms_int.h"
 
 /* A miss in cached maps rereads them, at most this often per process. */
 #define MAPS_REFRESH_NS 1000000000ULL
-#define INITIAL_BUCKETS 256
-/* A file's first mangled name makes room for this many demangled ones. */
-#define DM_INITIAL 64
-
-/* Demangled names, keyed by the address of the raw name (owned by an elf_syms). */
-struct demangled {
-	const char *raw;
-	char *name;
-};
-
-/* Why a file entry has no symbol table. */
-enum file_state {
-	FILE_READ,    /* it has one, or the file has none (not ELF, unreadable) */
-	FILE_TOO_BIG, /* over the file budget: for good */
-	FILE_LATE,    /* out of time or memory: read again in a later budget */
-};
-
-/* One file's symbols, shared by all mappings of that file. */
-struct file_ent {
-	struct file_ent *next;
-	uint64_t dev, ino, mtime_sec, mtime_nsec;
-	int64_t size;
-	struct elf_syms *es; /* NULL: see state */
-	enum file_state state;
-	uint64_t failed_phase; /* the budget FILE_LATE was given up in */
-	size_t refs;         /* mapping slots of held images pointing here */
-	uint64_t last_used;  /* interval of the last lookup, for LRU eviction */
-	size_t bytes;        /* this entry, its table and demangled names */
-	/*
-	 * Demangled forms of es's names: per file, so they are freed with es
-	 * (a global cache keyed by address could hand a freed name's form to
-	 * whatever reuses the address).  Open addressing, dm_cap a power of 2.
-	 */
-	struct demangled *dm;
-	size_t dm_nr, dm_cap;
-};
-
-struct pid_ent {
-	struct pid_ent *next;
-	pid_t pid;
-	uint32_t gen;
-	struct proc_maps *pm;    /* NULL: the process was gone */
-	struct file_ent **files; /* per mapping; NULL until first needed */
-	uint64_t loaded_ns;
-	uint64_t start_time;     /* of the process pm was read from; 0 unknown */
-	uint64_t last_used;      /* interval of the last preload or name */
-	size_t maps_bytes;       /* what pm and files cost */
-	struct perfmap *jit;     /* /tmp/perf-PID.map, if trusted */
-	uint64_t jit_read_phase; /* the budget it was last read in, + 1; 0 never */
-	bool jit_noted;          /* warned about its map: once an image */
-	bool maps_tried;         /* its maps were read (or the read failed) */
-	bool preloaded;          /* a preload read them when it was announced */
-	bool late;               /* announced, but its preload waits or was dropped */
-	double preloaded_at;     /* CLOCK_MONOTONIC s of the last preload */
-	double reread_tokens;    /* re-reads allowed at once, as of preloaded_at */
-};
-
-struct usyms {
-	struct pid_ent **pids;
-	size_t pid_buckets, nr_pids;
-	struct file_ent **files;
-	size_t file_buckets, nr_files;
-	struct file_ent no_file; /* for mappings whose file would not open */
-	struct elf_syms *vdso;
-	uint64_t vdso_size;
-	bool vdso_tried;
-	usyms_validator validate;
-	void *validate_arg;
-	bool demangle;
-	/* Bounds, applied only by usyms__end_interval. */
-	uint64_t interval;  /* the current one, from 1 (0: never used) */
-	size_t cache_limit; /* for file_bytes + jit_bytes */
-	unsigned idle_limit;
-	size_t file_bytes, jit_bytes, image_bytes;
-	uint64_t images_dropped, files_evicted, jit_evicted;
-	/* Bounds while reading. */
-	const struct budget *budget; /* time; NULL: none */
-	uint64_t phase;              /* budgets set so far */
-	size_t memory_max;           /* for file_bytes + jit_bytes */
-	uint64_t files_too_big, files_late, jit_cut;
-};
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	return x ^ (x >> 33);
-}
 
 static uint64_t now_ns(void)
 {
@@ -146,14 +50,6 @@ static uint64_t now_ns(void)
 static size_t pid_hash(pid_t pid, size_t buckets)
 {
 	return mix64((uint32_t)pid) & (buckets - 1);
-}
-
-static size_t file_hash(const struct file_ent *f, size_t buckets)
-{
-	uint64_t h = mix64(f->dev ^ mix64(f->ino ^ mix64(f->size ^
-			   mix64(f->mtime_sec ^ mix64(f->mtime_nsec)))));
-
-	return h & (buckets - 1);
 }
 
 struct usyms *usyms__new(void)
@@ -196,38 +92,6 @@ static void grow_pids(struct usyms *u)
 	u->pid_buckets = nb;
 }
 
-static void grow_files(struct usyms *u)
-{
-	size_t i, nb = u->file_buckets * 2;
-	struct file_ent **nt, *e, *next;
-
-	if (u->nr_files <= u->file_buckets || !(nt = calloc(nb, sizeof(*nt))))
-		return;
-	for (i = 0; i < u->file_buckets; i++) {
-		for (e = u->files[i]; e; e = next) {
-			next = e->next;
-			e->next = nt[file_hash(e, nb)];
-			nt[file_hash(e, nb)] = e;
-		}
-	}
-	free(u->files);
-	u->files = nt;
-	u->file_buckets = nb;
-}
-
-/* A mapping slot takes a reference: its table is not evicted under it. */
-static void file_hold(struct usyms *u, struct file_ent *f)
-{
-	if (f && f != &u->no_file)
-		f->refs++;
-}
-
-static void file_release(struct usyms *u, struct file_ent *f)
-{
-	if (f && f != &u->no_file)
-		f->refs--;
-}
-
 /*
  * Keeps the symbol tables already resolved for mappings that are unchanged
  * in a re-read, so a file parsed while the process lived stays named.
@@ -242,7 +106,7 @@ static void carry_over_files(struct usyms *u, const struct pid_ent *e,
 		if (o && o->start == n->start && o->end == n->end && o->pgoff == n->pgoff &&
 		    o->ino == n->ino && o->dev == n->dev) {
 			files[i] = e->files[o - e->pm->maps];
-			file_hold(u, files[i]);
+			usyms_file_hold(u, files[i]);
 		}
 	}
 }
@@ -306,7 +170,7 @@ static size_t maps_bytes(const struct proc_maps *pm)
 static void drop_maps(struct usyms *u, struct pid_ent *e)
 {
 	for (size_t i = 0; e->pm && i < e->pm->nr; i++)
-		file_release(u, e->files[i]);
+		usyms_file_release(u, e->files[i]);
 	proc_maps__free(e->pm);
 	free(e->files);
 	e->pm = NULL;
@@ -438,152 +302,6 @@ void usyms__forget_pid(struct usyms *u, pid_t pid)
 }
 
 /*
- * Opens what pid maps at m, as that process sees it, if it is a regular
- * file (st gets its stat); -1 if not.  Opened O_PATH first either way: a
- * process may map a device, and the path under /proc/PID/root is its to
- * change (to a FIFO, a device, another file): there the file must also be
- * the inode mapped.
- */
-static int open_mapped(pid_t pid, const struct proc_map *m, struct stat *st)
-{
-	char path[64];
-	int fd, rfd, pfd;
-
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
-		 (int)pid, m->start, m->end);
-	fd = safe_open__file(path, st);
-	if (fd >= 0 || !m->path || m->path[0] != '/' || m->deleted)
-		return fd;
-	/* map_files needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE; root works with less. */
-	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
-	rfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (rfd < 0)
-		return -1;
-	pfd = safe_open__in_root(rfd, m->path, true);
-	close(rfd);
-	if (pfd < 0)
-		return -1;
-	fd = safe_open__reopen(pfd, st);
-	close(pfd);
-	if (fd >= 0 && (uint64_t)st->st_ino != m->ino) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-static void trim_to(struct usyms *u, size_t limit);
-
-/*
- * The bytes a new table or perf map may take: what is left of the memory
- * maximum once releasing bytes are given back (the map being replaced),
- * after freeing unpinned tables if that leaves less than a file's budget;
- * at most USYMS_FILE_BUDGET.
- */
-static size_t allowance(struct usyms *u, size_t releasing)
-{
-	size_t used = u->file_bytes + u->jit_bytes - releasing;
-
-	if (used + USYMS_FILE_BUDGET > u->memory_max) {
-		trim_to(u, u->memory_max > USYMS_FILE_BUDGET + releasing ?
-				   u->memory_max - USYMS_FILE_BUDGET + releasing : 0);
-		used = u->file_bytes + u->jit_bytes - releasing;
-	}
-	if (used >= u->memory_max)
-		return 0;
-	return u->memory_max - used < USYMS_FILE_BUDGET ? u->memory_max - used : USYMS_FILE_BUDGET;
-}
-
-/* Reads f's table from fd within the budgets; remembers why not. */
-static void read_table(struct usyms *u, struct file_ent *f, int fd, pid_t pid,
-		       const struct proc_map *m)
-{
-	struct budget b = u->budget ? *u->budget : (struct budget){ 0 };
-	const char *name = m->path ? m->path : "?";
-	char root[64];
-
-	/* debug files are looked up in the process's root, as it sees them */
-	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-	b.max_bytes = allowance(u, 0);
-	errno = E2BIG;
-	f->es = b.max_bytes ? elf_syms__open_debug_within(fd, root, m->deleted ? NULL : m->path,
-							   &b) : NULL;
-	f->state = FILE_READ;
-	if (f->es || (errno != E2BIG && errno != ETIMEDOUT)) {
-		if (!f->es)
-			debug("no symbols in dev %" PRIu64 " inode %" PRIu64, f->dev, f->ino);
-		return;
-	}
-	if (errno == E2BIG && b.max_bytes == USYMS_FILE_BUDGET) {
-		f->state = FILE_TOO_BIG;
-		u->files_too_big++;
-		warn("note: symbols of %s (pid %d) not read: more than %u MiB; its frames are "
-		     "named by file offset", name, (int)pid, USYMS_FILE_BUDGET >> 20);
-		return;
-	}
-	f->state = FILE_LATE;
-	f->failed_phase = u->phase;
-	u->files_late++;
-	debug("symbols of %s (pid %d) not read: %s; tried again later", name, (int)pid,
-	      errno == E2BIG ? "symbol memory full" : "out of time");
-}
-
-static struct file_ent *file_get(struct usyms *u, const struct stat *st, int fd,
-				  pid_t pid, const struct proc_map *m)
-{
-	struct file_ent key = {
-		.dev = st->st_dev, .ino = st->st_ino, .size = st->st_size,
-		.mtime_sec = st->st_mtim.tv_sec, .mtime_nsec = st->st_mtim.tv_nsec,
-	};
-	size_t b = file_hash(&key, u->file_buckets);
-	struct file_ent *f;
-
-	for (f = u->files[b]; f; f = f->next)
-		if (f->dev == key.dev && f->ino == key.ino && f->size == key.size &&
-		    f->mtime_sec == key.mtime_sec && f->mtime_nsec == key.mtime_nsec)
-			break;
-	if (f && (f->state != FILE_LATE || f->failed_phase == u->phase))
-		return f;
-	if (f) {
-		/* given up in an earlier budget: once more in this one (held,
-		 * so that making room cannot free it) */
-		f->refs++;
-		read_table(u, f, fd, pid, m);
-		f->refs--;
-		f->bytes += elf_syms__bytes(f->es);
-		u->file_bytes += elf_syms__bytes(f->es);
-		return f;
-	}
-	f = malloc(sizeof(*f));
-	if (!f)
-		return &u->no_file;
-	*f = key;
-	read_table(u, f, fd, pid, m);
-	f->bytes = sizeof(*f) + elf_syms__bytes(f->es);
-	u->file_bytes += f->bytes;
-	f->next = u->files[b];
-	u->files[b] = f;
-	u->nr_files++;
-	grow_files(u);
-	return f;
-}
-
-static struct file_ent *resolve_file(struct usyms *u, pid_t pid,
-				     const struct proc_map *m)
-{
-	struct file_ent *f = &u->no_file;
-	struct stat st;
-	int fd;
-
-	fd = open_mapped(pid, m, &st);
-	if (fd < 0)
-		return f;
-	f = file_get(u, &st, fd, pid, m);
-	close(fd);
-	return f;
-}
-
-/*
  * The file entry of mapping slot (resolved if not yet); one given up for
  * time in an earlier budget is resolved again.
  */
@@ -592,12 +310,12 @@ static struct file_ent *slot_file(struct usyms *u, struct pid_ent *e, size_t i)
 	struct file_ent **slot = &e->files[i];
 
 	if (*slot && (*slot)->state == FILE_LATE && (*slot)->failed_phase != u->phase) {
-		file_release(u, *slot);
+		usyms_file_release(u, *slot);
 		*slot = NULL;
 	}
 	if (!*slot) {
-		*slot = resolve_file(u, e->pid, &e->pm->maps[i]);
-		file_hold(u, *slot);
+		*slot = usyms_file_resolve(u, e->pid, &e->pm->maps[i]);
+		usyms_file_hold(u, *slot);
 	}
 	(*slot)->last_used = u->interval;
 	return *slot;
@@ -627,68 +345,6 @@ static const char *base_name(const char *path)
 	return s && s[1] ? s + 1 : path;
 }
 
-/* Grows f's demangle cache when it is half full; false if out of memory. */
-static bool dm_reserve(struct usyms *u, struct file_ent *f)
-{
-	size_t cap = f->dm_cap ? f->dm_cap * 2 : DM_INITIAL;
-	struct demangled *n;
-
-	if ((f->dm_nr + 1) * 2 <= f->dm_cap)
-		return true;
-	n = calloc(cap, sizeof(*n));
-	if (!n)
-		return false;
-	for (size_t i = 0; i < f->dm_cap; i++) {
-		size_t j = mix64((uintptr_t)f->dm[i].raw) & (cap - 1);
-
-		if (!f->dm[i].raw)
-			continue;
-		while (n[j].raw)
-			j = (j + 1) & (cap - 1);
-		n[j] = f->dm[i];
-	}
-	free(f->dm);
-	f->dm = n;
-	f->bytes += (cap - f->dm_cap) * sizeof(*n);
-	u->file_bytes += (cap - f->dm_cap) * sizeof(*n);
-	f->dm_cap = cap;
-	return true;
-}
-
-/*
- * The demangled form of a symbol name of f, computed once per symbol: names
- * are owned by f's symbol table, so their addresses identify them.
- */
-static const char *demangled(struct usyms *u, struct file_ent *f, const char *raw)
-{
-	char buf[1024];
-	const char *d;
-	size_t j, n;
-
-	if (!u->demangle || raw[0] != '_' || (raw[1] != 'Z' && raw[1] != 'R'))
-		return raw;
-	for (j = f->dm_cap ? mix64((uintptr_t)raw) & (f->dm_cap - 1) : 0;
-	     f->dm_cap && f->dm[j].raw; j = (j + 1) & (f->dm_cap - 1))
-		if (f->dm[j].raw == raw)
-			return f->dm[j].name;
-	d = demangle(raw, buf, sizeof(buf));
-	if (d == raw || !dm_reserve(u, f))
-		return raw; /* not mangled; or no memory, where raw is still right */
-	j = mix64((uintptr_t)raw) & (f->dm_cap - 1);
-	while (f->dm[j].raw)
-		j = (j + 1) & (f->dm_cap - 1);
-	n = strlen(d) + 1;
-	f->dm[j].name = malloc(n);
-	if (!f->dm[j].name)
-		return raw;
-	memcpy(f->dm[j].name, d, n);
-	f->dm[j].raw = raw;
-	f->dm_nr++;
-	f->bytes += n;
-	u->file_bytes += n;
-	return f->dm[j].name;
-}
-
 void usyms__set_demangle(struct usyms *u, bool on)
 {
 	u->demangle = on;
@@ -704,7 +360,7 @@ static size_t name_file(struct usyms *u, struct pid_ent *e,
 
 	name = elf_syms__map_offset(f->es, off, NULL, NULL);
 	if (name) {
-		name = demangled(u, f, name);
+		name = usyms_file_demangled(u, f, name);
 		/* "memcpy@@GLIBC_2.14" names the same function as "memcpy" */
 		return put(buf, len, "%.*s", (int)strcspn(name, "@"), name);
 	}
@@ -812,7 +468,7 @@ static void refresh_jit(struct usyms *u, struct pid_ent *e)
 	if (budget__expired(u->budget) || read_status(e->pid, &inner, &owner))
 		return;
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)e->pid);
-	b.max_bytes = allowance(u, before);
+	b.max_bytes = usyms_allowance(u, before);
 	if (!b.max_bytes || perfmap__refresh(&pm, inner, root, owner, &b, &why)) {
 		if (b.max_bytes && errno != ENOENT && errno != ETIMEDOUT)
 			note_jit(u, e, inner, why ? why : "unreadable");
@@ -979,29 +635,6 @@ size_t usyms__name(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr, char
 	return n;
 }
 
-static void file_free(struct file_ent *f)
-{
-	for (size_t i = 0; i < f->dm_cap; i++)
-		free(f->dm[i].name);
-	free(f->dm);
-	elf_syms__free(f->es);
-	free(f);
-}
-
-/* Frees f, which no mapping slot points to (refs 0). */
-static void file_evict(struct usyms *u, struct file_ent *f)
-{
-	struct file_ent **pp = &u->files[file_hash(f, u->file_buckets)];
-
-	while (*pp != f)
-		pp = &(*pp)->next;
-	*pp = f->next;
-	u->file_bytes -= f->bytes;
-	u->nr_files--;
-	u->files_evicted++;
-	file_free(f);
-}
-
 /*
  * Whether e is kept past the interval that just ended: used in it, or its
  * process still runs it and it has not been idle for the idle limit.
@@ -1072,7 +705,7 @@ static size_t collect_victims(struct usyms *u, struct victim *v)
  * (re-read if they are sampled again), least recently used first, until
  * the cache is within limit.
  */
-static void trim_to(struct usyms *u, size_t limit)
+void usyms_trim_to(struct usyms *u, size_t limit)
 {
 	struct victim *v;
 	size_t n, i;
@@ -1086,7 +719,7 @@ static void trim_to(struct usyms *u, size_t limit)
 	qsort(v, n, sizeof(*v), victim_cmp);
 	for (i = 0; i < n && u->file_bytes + u->jit_bytes > limit; i++) {
 		if (v[i].f) {
-			file_evict(u, v[i].f);
+			usyms_file_evict(u, v[i].f);
 			continue;
 		}
 		set_jit(u, v[i].e, NULL);
@@ -1102,7 +735,7 @@ void usyms__end_interval(struct usyms *u)
 		return;
 	/* images first: dropping them releases the files they pinned */
 	drop_images(u);
-	trim_to(u, u->cache_limit);
+	usyms_trim_to(u, u->cache_limit);
 	u->interval++;
 }
 
@@ -1172,7 +805,7 @@ void usyms__free(struct usyms *u)
 	for (i = 0; u->files && i < u->file_buckets; i++)
 		for (fe = u->files[i]; fe; fe = fn) {
 			fn = fe->next;
-			file_free(fe);
+			usyms_file_free(fe);
 		}
 	free(u->pids);
 	free(u->files);
