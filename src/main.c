@@ -20,8 +20,7 @@
 #include "sampler.h"
 
 /* Names, folds and writes what the capture counted. */
-static int report(const struct env *env, struct capture *cap, struct usyms *us,
-		  struct fold_stats *st)
+static int report(const struct env *env, struct sampler *s, struct fold_stats *st)
 {
 	double start = sampler__now();
 	struct ksyms *ks = report__load_ksyms(env);
@@ -30,7 +29,9 @@ static int report(const struct env *env, struct capture *cap, struct usyms *us,
 	size_t nr = 0;
 	int rc = 1;
 
-	f = report__fold(env, cap, ks, us, st);
+	/* the naming budget starts now, kernel symbols read */
+	sampler__start_naming(s);
+	f = report__fold(env, s->cap, ks, s->us, st);
 	if (f && !report__write(env, f, env->outputs, env->nr_outputs))
 		rc = 0;
 	if (f) {
@@ -69,9 +70,8 @@ static int cmd_capture(struct env *env)
 		return run_continuous(env, &s, &sigs);
 	sampler__wait(&s, &sigs, env->duration > 0 ? sampler__now() + env->duration : 0);
 	capture__stop(s.cap);
-	sampler__start_naming(&s);
 
-	rc = report(env, s.cap, s.us, &st);
+	rc = report(env, &s, &st);
 	capture__counters(s.cap, c);
 	report__summary(env, s.cap, c, st.unnamed, s.us);
 	sampler__close(&s);
