@@ -25,6 +25,13 @@ bool budget__expired(const struct budget *b)
 	return !sigisemptyset(&both);
 }
 
+bool budget__affords(const struct budget *b, double seconds)
+{
+	if (budget__expired(b))
+		return false;
+	return !b || b->until <= 0 || budget__now() + seconds <= b->until;
+}
+
 bool budget__too_big(const struct budget *b, size_t bytes)
 {
 	return b && b->max_bytes && bytes > b->max_bytes;

@@ -28,6 +28,9 @@ double budget__now(void);
 /* True once the deadline has passed or one of the signals is pending;
  * false for NULL.  Costs a clock read and a sigpending(2). */
 bool budget__expired(const struct budget *b);
+/* False when b expired, or will have before seconds more of work are done
+ * (for steps that cannot stop halfway, like a sort); true for NULL. */
+bool budget__affords(const struct budget *b, double seconds);
 /* True when bytes are more than b lets one read hold; false for NULL. */
 bool budget__too_big(const struct budget *b, size_t bytes);
 

@@ -244,6 +244,12 @@ static int64_t keep_name(struct collect *c, const char *name, size_t len)
 	return at;
 }
 
+/* What sorting n symbols takes, about (qsort, 32-byte entries), in s. */
+static double sort_cost(size_t n)
+{
+	return n * 3e-7;
+}
+
 /* Where a window over a string table stands. */
 struct window {
 	char buf[NAME_WINDOW];
@@ -295,6 +301,10 @@ static int resolve_names(struct collect *c)
 
 	if (!w)
 		return -ENOMEM;
+	if (!budget__affords(c->b, sort_cost(c->nr))) {
+		free(w);
+		return -ETIMEDOUT;
+	}
 	if (c->nr > 1)
 		qsort(c->raw, c->nr, sizeof(*c->raw), by_table_and_name);
 	for (i = 0; i < c->nr; i++) {
@@ -397,7 +407,7 @@ static int finish(struct elf_syms *es, struct collect *c)
 
 	if (e)
 		return e;
-	if (budget__expired(c->b))
+	if (!budget__affords(c->b, sort_cost(c->nr)))
 		return -ETIMEDOUT;
 	if (c->nr > 1)
 		qsort(c->raw, c->nr, sizeof(*c->raw), rawsym_cmp);

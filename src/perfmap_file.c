@@ -240,6 +240,9 @@ static struct perfmap *read_fresh(struct window *w, const struct stat *st)
 		w->max_bytes = w->b ? w->b->max_bytes / 4 * 3 : 0;
 		e = read_tail(pm, w, end);
 	}
+	/* the sort and flattening cannot stop halfway: about 0.3 us a line */
+	if (!e && !budget__affords(w->b, pm->nr * 3e-7))
+		e = -ETIMEDOUT;
 	if (!e)
 		e = pm_commit(pm);
 	if (e) {
@@ -299,6 +302,8 @@ static int append(struct perfmap *pm, struct window *w, const struct stat *st)
 	if (pm->next_seq > UINT32_MAX - (st->st_size - pm->consumed))
 		return -E2BIG; /* seqs could wrap: renumber by reading anew */
 	e = read_forward(pm, w, pm->consumed, st->st_size, &done);
+	if (!e && !budget__affords(w->b, pm->nr * 1e-7))
+		e = -ETIMEDOUT; /* a merge and a flattening: linear */
 	if (!e)
 		e = pm_commit(pm);
 	if (e) {
