@@ -26,6 +26,8 @@
 
 /* A file's first mangled name makes room for this many demangled ones. */
 #define DM_INITIAL 64
+/* Demangled names are kept in blocks of this many bytes (or one name's). */
+#define DM_BLOCK (16u << 10)
 
 static size_t file_hash(const struct file_ent *f, size_t buckets)
 {
@@ -237,6 +239,29 @@ static bool dm_reserve(struct usyms *u, struct file_ent *f)
 	return true;
 }
 
+/* A copy of the n bytes at s in f's name blocks; NULL if out of memory. */
+static const char *keep_name(struct usyms *u, struct file_ent *f, const char *s, size_t n)
+{
+	struct name_block *b = f->dm_names;
+	char *p;
+
+	if (!b || b->cap - b->used < n) {
+		size_t cap = n > DM_BLOCK ? n : DM_BLOCK;
+
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		*b = (struct name_block){ .next = f->dm_names, .cap = cap };
+		f->dm_names = b;
+		f->bytes += sizeof(*b) + cap;
+		u->file_bytes += sizeof(*b) + cap;
+	}
+	p = b->data + b->used;
+	memcpy(p, s, n);
+	b->used += n;
+	return p;
+}
+
 /*
  * The demangled form of a symbol name of f, computed once per symbol: names
  * are owned by f's symbol table, so their addresses identify them.
@@ -245,7 +270,7 @@ const char *usyms_file_demangled(struct usyms *u, struct file_ent *f, const char
 {
 	char buf[1024];
 	const char *d;
-	size_t j, n;
+	size_t j;
 
 	if (!u->demangle || raw[0] != '_' || (raw[1] != 'Z' && raw[1] != 'R'))
 		return raw;
@@ -259,22 +284,22 @@ const char *usyms_file_demangled(struct usyms *u, struct file_ent *f, const char
 	j = mix64((uintptr_t)raw) & (f->dm_cap - 1);
 	while (f->dm[j].raw)
 		j = (j + 1) & (f->dm_cap - 1);
-	n = strlen(d) + 1;
-	f->dm[j].name = malloc(n);
+	f->dm[j].name = keep_name(u, f, d, strlen(d) + 1);
 	if (!f->dm[j].name)
 		return raw;
-	memcpy(f->dm[j].name, d, n);
 	f->dm[j].raw = raw;
 	f->dm_nr++;
-	f->bytes += n;
-	u->file_bytes += n;
 	return f->dm[j].name;
 }
 
 void usyms_file_free(struct file_ent *f)
 {
-	for (size_t i = 0; i < f->dm_cap; i++)
-		free(f->dm[i].name);
+	struct name_block *b, *next;
+
+	for (b = f->dm_names; b; b = next) {
+		next = b->next;
+		free(b);
+	}
 	free(f->dm);
 	elf_syms__free(f->es);
 	free(f);

@@ -22,7 +22,14 @@
 /* Demangled names, keyed by the address of the raw name (owned by an elf_syms). */
 struct demangled {
 	const char *raw;
-	char *name;
+	const char *name; /* in the file's name blocks */
+};
+
+/* Where a file's demangled names are kept: blocks, not one allocation a name. */
+struct name_block {
+	struct name_block *next;
+	size_t used, cap;
+	char data[];
 };
 
 /* Why a file entry has no symbol table. */
@@ -50,6 +57,7 @@ struct file_ent {
 	 */
 	struct demangled *dm;
 	size_t dm_nr, dm_cap;
+	struct name_block *dm_names;
 };
 
 struct pid_ent {
