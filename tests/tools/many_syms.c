@@ -98,6 +98,30 @@ static Elf64_Shdr section(Elf64_Word name, Elf64_Word type, Elf64_Off off, Elf64
 	return sh;
 }
 
+/* An x86-64 shared object's header, one PT_LOAD for the code page. */
+static void headers(Elf64_Ehdr *eh, Elf64_Phdr *ph)
+{
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_DYN;
+	eh->e_machine = EM_X86_64;
+	eh->e_version = EV_CURRENT;
+	eh->e_phoff = sizeof(*eh);
+	eh->e_ehsize = sizeof(*eh);
+	eh->e_phentsize = sizeof(*ph);
+	eh->e_phnum = 1;
+	eh->e_shentsize = sizeof(Elf64_Shdr);
+	eh->e_shnum = 5;
+	eh->e_shstrndx = 4;
+	ph->p_type = PT_LOAD;
+	ph->p_flags = PF_R | PF_X;
+	ph->p_offset = ph->p_vaddr = ph->p_paddr = CODE_OFF;
+	ph->p_filesz = ph->p_memsz = 0x1000;
+	ph->p_align = 0x1000;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long count, strsz, symsz, stroff, shstroff, shoff;
@@ -116,25 +140,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	symsz = (count + 2) * sizeof(Elf64_Sym);
-	memcpy(eh.e_ident, ELFMAG, SELFMAG);
-	eh.e_ident[EI_CLASS] = ELFCLASS64;
-	eh.e_ident[EI_DATA] = ELFDATA2LSB;
-	eh.e_ident[EI_VERSION] = EV_CURRENT;
-	eh.e_type = ET_DYN;
-	eh.e_machine = EM_X86_64;
-	eh.e_version = EV_CURRENT;
-	eh.e_phoff = sizeof(eh);
-	eh.e_ehsize = sizeof(eh);
-	eh.e_phentsize = sizeof(ph);
-	eh.e_phnum = 1;
-	eh.e_shentsize = sizeof(Elf64_Shdr);
-	eh.e_shnum = 5;
-	eh.e_shstrndx = 4;
-	ph.p_type = PT_LOAD;
-	ph.p_flags = PF_R | PF_X;
-	ph.p_offset = ph.p_vaddr = ph.p_paddr = CODE_OFF;
-	ph.p_filesz = ph.p_memsz = 0x1000;
-	ph.p_align = 0x1000;
+	headers(&eh, &ph);
 	if (put(f, &eh, sizeof(eh)) || put(f, &ph, sizeof(ph)) || pad_to(f, CODE_OFF) ||
 	    put(f, code, sizeof(code)) || pad_to(f, SYMTAB_OFF) || write_syms(f, count, &strsz))
 		goto fail;
