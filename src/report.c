@@ -138,17 +138,17 @@ struct ksyms *report__load_ksyms(const struct env *env)
 static void loss_hints(const struct env *env, const uint64_t *c)
 {
 	if (c[CNT_STACK_MAP_FULL])
-		warn("%" PRIu64 " stacks found the stack map full (%u stacks): raise "
+		warn("the stack map was full for %" PRIu64 " stacks (it holds %u): raise "
 		     "--stack-storage-size", c[CNT_STACK_MAP_FULL], env->stack_entries);
 	if (!c[CNT_COUNT_MAP_FULL])
 		return;
 	if (env->continuous)
-		warn("%" PRIu64 " samples found the count map full (%u sample keys: the samples "
-		     "one interval takes at this rate, at most 65536): shorten --interval or lower -F",
-		     c[CNT_COUNT_MAP_FULL], env->count_entries);
+		warn("the count map was full for %" PRIu64 " samples (it holds %u sample keys: "
+		     "the samples one interval takes at this rate, at most 65536): shorten "
+		     "--interval or lower -F", c[CNT_COUNT_MAP_FULL], env->count_entries);
 	else
-		warn("%" PRIu64 " samples found the count map full (%u sample keys, one per "
-		     "process, thread and stack): raise --stack-storage-size, which sizes it too "
+		warn("the count map was full for %" PRIu64 " samples (it holds %u sample keys, one "
+		     "per process, thread and stack): raise --stack-storage-size, which sizes it too "
 		     "(3/8 as many keys, at least 1024)", c[CNT_COUNT_MAP_FULL], env->count_entries);
 }
 
@@ -172,7 +172,10 @@ static void naming_losses(const uint64_t *unnamed, const struct usyms *us)
 			at += snprintf(why + at, sizeof(why) - at, "%s%s %" PRIu64,
 				       at ? ", " : "", usyms__miss_name(m), unnamed[m]);
 	}
-	log_msg(total ? 1 : 2, "%" PRIu64 " samples with [unknown] user frames (%s)", total, why);
+	/* not "N samples": that starts the summary's first line, which
+	 * scripts look for */
+	log_msg(total ? 1 : 2, "%" PRIu64 " unnamed samples, with [unknown] user frames (%s)",
+		total, why);
 	usyms__stats(us, &st);
 	if (st.files_too_big || st.files_late || st.jit_maps_cut)
 		info("symbols: %" PRIu64 " files too big to read, %" PRIu64 " reads out of time, "

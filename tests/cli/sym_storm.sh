@@ -20,8 +20,8 @@ echo "# storm: $(awk '$1 == "children" { print $2 }' "$TMP/storm.out") children 
 check storm_exit_0 equals "$RC" 0
 check storm_in_time within "$ELAPSED" 0 4
 shown=$(awk '/\[unknown\]/ { n += $NF } END { print n + 0 }' "$TMP/u.out")
-line=$(grep -E '^smolder: [0-9]+ samples with \[unknown\] user frames \(' "$TMP/u.err")
-counted=$(sed -nE 's/^smolder: ([0-9]+) samples with.*/\1/p' <<<"$line")
+line=$(grep -E '^smolder: [0-9]+ unnamed samples, with \[unknown\] user frames \(' "$TMP/u.err")
+counted=$(sed -nE 's/^smolder: ([0-9]+) unnamed samples.*/\1/p' <<<"$line")
 by_reason=$(grep -oE '[a-z ]+ [0-9]+(,|\))' <<<"${line#*(}" | awk '{ n += $(NF) + 0 } END { print n + 0 }')
 check storm_unnamed_counted equals "$counted" "$shown"
 check storm_reasons_add_up equals "$by_reason" "$counted"
@@ -35,9 +35,9 @@ wait "$STORM"
 check storm_small_exit_0 equals "$RC" 0
 read -r stack_full count_full < <(sed -nE 's/^smolder: [0-9]+ samples, [0-9]+ lost \(stack map full ([0-9]+), count map full ([0-9]+)\)$/\1 \2/p' "$TMP/c.err")
 check storm_count_map_filled within "${count_full:-0}" 1 10000000
-check storm_count_map_hint some_line "$TMP/c.err" "^smolder: $count_full samples found the count map full \\(1024 sample keys.*raise --stack-storage-size, which sizes it too"
+check storm_count_map_hint some_line "$TMP/c.err" "^smolder: the count map was full for $count_full samples \\(it holds 1024 sample keys.*raise --stack-storage-size, which sizes it too"
 if [ "${stack_full:-0}" -gt 0 ]; then
-	check storm_stack_map_hint some_line "$TMP/c.err" "^smolder: $stack_full stacks found the stack map full"
+	check storm_stack_map_hint some_line "$TMP/c.err" "^smolder: the stack map was full for $stack_full stacks"
 else
-	check storm_no_stack_map_hint no_line "$TMP/c.err" 'stack map full \('
+	check storm_no_stack_map_hint no_line "$TMP/c.err" 'the stack map was full'
 fi
