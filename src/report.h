@@ -34,9 +34,10 @@ struct ksyms *report__load_ksyms(const struct env *env);
  * (unless -q). */
 void report__idle_table(const struct env *env, const struct fold *f);
 /*
- * "smolder: N samples, M lost (...), U unnamed" and, with -v, the details,
- * from the counters c[CNT__MAX] and unnamed[USYMS_MISS__MAX] (the sum of
- * the folds' stats; NULL: none), and what symbolization gave up (us).
+ * "smolder: N samples, M lost (...)", what to do about losses, "U unnamed
+ * samples (...)" by reason (when some are, or with -v) and, with -v, the
+ * details, from the counters c[CNT__MAX] and unnamed[USYMS_MISS__MAX] (the
+ * sum of the folds' stats; NULL: none), and what symbolization gave up (us).
  */
 void report__summary(const struct env *env, struct capture *cap, const uint64_t *c,
 		     const uint64_t *unnamed, const struct usyms *us);

@@ -114,7 +114,7 @@ struct usyms_frame {
 /* usyms__name, telling why a frame is "[unknown]". */
 size_t usyms__name_frame(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr, char *buf,
 			 size_t len, struct usyms_frame *out);
-/* A few words for a reason ("exited before its maps were read"). */
+/* A few words for a reason ("process gone before its maps were read"). */
 const char *usyms__miss_name(enum usyms_miss m);
 /* Demangle C++ and Rust names (off by default; smolder turns it on). */
 void usyms__set_demangle(struct usyms *u, bool on);
