@@ -48,7 +48,7 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all clean deps test demo bench bench-flamegraph bench-soak bench-kcontext bench-unwind unit workloads tools test-kernels fuzzers fuzz
+.PHONY: all clean deps test demo bench bench-flamegraph bench-soak bench-kcontext bench-unwind bench-hostile unit workloads tools test-kernels fuzzers fuzz
 ifeq ($(ARCH),$(HOST_ARCH))
 all: smolder
 else
@@ -140,8 +140,9 @@ $(OUT)/workloads/unwind_paths-noasync: tests/workloads/frameless/unwind_paths.c 
 # Tools the tests run (tests/tools): btf_rename writes a kernel's BTF with
 # one field renamed (a real verifier rejection), deny makes the kernel refuse
 # BPF features to one process (a BPF LSM program).  Linked like smolder, so
-# the kernel matrix's guests run them too.
-TOOLS := $(OUT)/tools/btf_rename $(OUT)/tools/deny $(OUT)/tools/unwind_dump
+# the kernel matrix's guests run them too.  many_syms writes an ELF file with
+# millions of symbols (hostile input for the symbol reader).
+TOOLS := $(OUT)/tools/btf_rename $(OUT)/tools/deny $(OUT)/tools/unwind_dump $(OUT)/tools/many_syms
 $(OUT)/tools/deny.bpf.o: tests/tools/deny.bpf.c
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
@@ -166,6 +167,11 @@ $(OUT)/tools/btf_rename: tests/tools/btf_rename.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LDLIBS) -o $@
 
+$(OUT)/tools/many_syms: tests/tools/many_syms.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< -o $@
+
 # libFuzzer targets, one per tests/fuzz/fuzz_*.c, built by clang with ASan
 # and UBSan (any report is a crash) from the module sources themselves:
 # build/libsmolder.a is gcc-built without sanitizers.  A module a target
@@ -177,9 +183,9 @@ FUZZ_CC ?= $(CLANG)
 FUZZ_CFLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -Isrc -I$(OUT) \
 	-DSMOLDER_VERSION='"$(VERSION)"'
-FUZZ_MODULES := elf_syms debuginfo proc_maps perfmap demangle log unwind_table \
-	folded_read profile strtab output_folded output_svg flame output_speedscope \
-	output_pprof pb utf8
+FUZZ_MODULES := elf_file elf_syms debuginfo proc_maps perfmap perfmap_file safe_open budget \
+	demangle log unwind_table folded_read profile strtab output_folded output_svg flame \
+	output_speedscope output_pprof pb utf8
 FUZZ_OBJS := $(patsubst %,$(OUT)/fuzz/obj/%.o,$(FUZZ_MODULES))
 # expat and json-c check that fuzz_outputs' SVG and JSON stay well-formed
 FUZZ_LIBS := -lelf -lz -llzma -liberty -lexpat -ljson-c
@@ -245,6 +251,17 @@ $(OUT)/fuzz/corpus-fuzz_perfmap/.seeded:
 		'0x7f0000001080 0x40 Builtin:Add' '7f0000001000 20 re-mapped' \
 		'7f0000003000 0 empty' 'garbage' >$(@D)/v8
 	$(Q)printf '1000 10 a\r\n2000\t10\tb c\r\n' >$(@D)/crlf
+	$(Q)touch $@
+
+# Two leading bytes: where the file is cut between its first read and the
+# update, and the budget's bytes (0: none).
+$(OUT)/fuzz/corpus-fuzz_perfmap_file/.seeded:
+	$(Q)mkdir -p $(@D)
+	$(Q){ printf '\200\000'; printf '%s\n' '7f0000001000 100 LazyCompile:*foo /app/x.js:1' \
+		'0x7f0000001080 0x40 Builtin:Add' '7f0000001000 20 re-mapped' \
+		'7f0000003000 0 empty' 'garbage'; } >$(@D)/v8
+	$(Q){ printf '\100\003'; printf '%s\n' '1000 10 a' '2000 10 b' '1800 10 c' '3000 10 partial'; } >$(@D)/budget
+	$(Q)printf '\377\000%s' '1000 10 a\r\n2000\t10\tb c\r\n3000 1 unterminated' >$(@D)/crlf
 	$(Q)touch $@
 
 $(OUT)/fuzz/corpus-fuzz_demangle/.seeded:
@@ -331,6 +348,13 @@ bench-soak:
 bench-kcontext:
 	$(Q)$(MAKE) --no-print-directory smolder workloads
 	$(Q)scripts/bench-kcontext.sh
+
+# What an unprivileged process can make a capture cost: huge perf maps and
+# symbol tables, mapping churn (time, SIGTERM latency, peak RSS, the unit
+# under its MemoryMax).  SMOLDER=path measures another build.
+bench-hostile:
+	$(Q)$(MAKE) --no-print-directory smolder workloads tools
+	$(Q)scripts/bench-hostile.sh
 
 # Boots Debian's 5.10, 6.1 and 6.12 kernels under qemu: captures, degraded
 # features, lockdown and the failures production users meet.

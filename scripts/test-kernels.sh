@@ -61,7 +61,7 @@ set -u
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 K="$TOP/build/kernels"
 QEMU_TIMEOUT=${QEMU_TIMEOUT:-240}
-WL_SECONDS=${WL_SECONDS:-180} # workloads' run time in the guest (killed after the last run)
+WL_SECONDS=${WL_SECONDS:-600} # workloads' run time in the guest (killed after the last run; long, since a loaded host slows the guest)
 VERBOSE=0
 [ "${1:-}" = -v ] && VERBOSE=1
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg

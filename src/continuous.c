@@ -27,6 +27,7 @@ struct interval {
 	unsigned nr;           /* intervals written */
 	unsigned failed;       /* intervals that could not be written */
 	uint64_t unwritten;    /* their samples, lost */
+	uint64_t unnamed[USYMS_MISS__MAX]; /* of every interval, for the summary */
 };
 
 static long rss_kib(void)
@@ -99,6 +100,8 @@ static int write_interval(const struct env *env, struct sampler *s, const struct
 		err("output directory name too long: %s", env->output_dir);
 	else if ((f = report__fold(env, s->cap, ks, s->us, &st)))
 		rc = report__write(env, f, &out, 1);
+	for (int m = 0; f && m < USYMS_MISS__MAX; m++)
+		iv->unnamed[m] += st.unnamed[m];
 	if (f)
 		fold__sorted(f, &nr);
 	if (rc) {
@@ -131,7 +134,7 @@ static int end_interval(const struct env *env, struct sampler *s, const struct k
 {
 	int e, rc;
 
-	capture__poll(s->cap, 0); /* images that started just before the end */
+	sampler__start_naming(s);
 	e = capture__rotate(s->cap);
 	if (e) {
 		err("cannot switch the sample maps: %s (run with -v)", errstr(-e));
@@ -192,7 +195,7 @@ int run_continuous(const struct env *env, struct sampler *s, const sigset_t *sig
 		start_interval(&iv);
 	}
 	capture__counters_total(s->cap, c);
-	report__summary(env, s->cap, c, iv.unwritten);
+	report__summary(env, s->cap, c, iv.unwritten, iv.unnamed, s->us);
 	if (iv.failed)
 		warn("%u of %u intervals could not be written: their %" PRIu64 " samples are lost",
 		     iv.failed, iv.failed + iv.nr, iv.unwritten);

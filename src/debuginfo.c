@@ -9,10 +9,13 @@
  *     under ROOT/usr/lib/debug, if the CRC-32 of the whole candidate matches.
  * Every other file is the process's own: it is opened through ROOT (its
  * /proc/PID/root), resolved with openat2's RESOLVE_IN_ROOT where the kernel
- * has it so that absolute symlinks stay inside a container too, and must be
- * a regular file.  Inputs are hostile: decompression is capped, names that
- * could leave the directories searched are refused, and a bad candidate is
- * only "no extra symbols".
+ * has it so that absolute symlinks stay inside a container too, first
+ * O_PATH and only read when it is a regular file (safe_open.h: a symlink
+ * to a device or FIFO is never opened).  Inputs are hostile: decompression
+ * is capped (and, under a budget, kept within its bytes), names that could
+ * leave the directories searched are refused, a debug-link candidate over
+ * MAX_CRC_FILE is not read for its CRC (a note says so), and a bad
+ * candidate is only "no extra symbols".
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +34,7 @@
 #include "debuginfo.h"
 #include "elf_syms.h"
 #include "log.h"
+#include "safe_open.h"
 
 /* .gnu_debugdata: stored and decoded sizes, and xz decoder memory. */
 #define MAX_XZ_IN (64u << 20)
@@ -39,7 +43,8 @@
 #define XZ_MIN_BUF (64u << 10)
 /* A .gnu_debuglink section: a name, padding and a CRC. */
 #define MAX_DEBUGLINK 4096
-#define MAX_CRC_FILE (2ULL << 30)
+/* A debug file checked by CRC is read whole: no bigger than this. */
+#define MAX_CRC_FILE (512ULL << 20)
 #define CRC_CHUNK (128u << 10)
 #define MAX_BUILD_ID 64
 #define DEBUG_DIR "/usr/lib/debug"
@@ -50,6 +55,8 @@ struct search {
 	const char *root;
 	int root_fd;        /* root opened O_PATH, for openat2; -1 if not yet */
 	bool root_tried;
+	const struct budget *b; /* NULL: none */
+	int error;          /* E2BIG or ETIMEDOUT once a source hit the budget */
 	/* debuginfo__open_file: the debug file found, kept instead of merged */
 	bool keep;
 	struct elf_file *kept;
@@ -105,13 +112,39 @@ void *debuginfo__xz_decode(const void *in, size_t len, size_t max,
 	return out;
 }
 
-int debuginfo__file_crc(int fd, uint32_t *crc)
+/* The CRC of fd's st_size bytes, checking b after every chunk. */
+static int crc_within(int fd, uint64_t size, uint32_t *crc, const struct budget *b)
 {
-	unsigned char *buf;
+	unsigned char *buf = malloc(CRC_CHUNK);
 	uLong c = crc32(0, NULL, 0);
 	uint64_t off = 0;
-	struct stat st;
 	ssize_t n;
+
+	if (!buf)
+		return -ENOMEM;
+	while (off < size) {
+		n = pread(fd, buf, size - off < CRC_CHUNK ? size - off : CRC_CHUNK, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		c = crc32(c, buf, n);
+		off += n;
+		if (budget__expired(b)) {
+			free(buf);
+			return -ETIMEDOUT;
+		}
+	}
+	free(buf);
+	if (off != size)
+		return -EIO;
+	*crc = c;
+	return 0;
+}
+
+int debuginfo__file_crc(int fd, uint32_t *crc)
+{
+	struct stat st;
 
 	if (fstat(fd, &st))
 		return -errno;
@@ -119,111 +152,98 @@ int debuginfo__file_crc(int fd, uint32_t *crc)
 		return -EINVAL;
 	if ((uint64_t)st.st_size > MAX_CRC_FILE)
 		return -EFBIG;
-	buf = malloc(CRC_CHUNK);
-	if (!buf)
-		return -ENOMEM;
-	while (off < (uint64_t)st.st_size) {
-		size_t want = st.st_size - off < CRC_CHUNK ? st.st_size - off : CRC_CHUNK;
-
-		n = pread(fd, buf, want, off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		c = crc32(c, buf, n);
-		off += n;
-	}
-	free(buf);
-	if (off != (uint64_t)st.st_size)
-		return -EIO;
-	*crc = c;
-	return 0;
+	return crc_within(fd, st.st_size, crc, NULL);
 }
 
-/* Opens rel with root_fd as "/" (absolute symlinks included); -1 + errno. */
-static int open_in_root(int root_fd, const char *rel, int flags)
+/* An O_PATH descriptor of the absolute path rel as the process sees it. */
+static int candidate_path(struct search *s, const char *rel)
 {
-#ifdef SYS_openat2
-	struct open_how how = {
-		.flags = flags,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-	};
-
-	return syscall(SYS_openat2, root_fd, rel, &how, sizeof(how));
-#else
-	(void)root_fd;
-	(void)rel;
-	(void)flags;
-	errno = ENOSYS;
-	return -1;
-#endif
-}
-
-/* Opens the absolute path rel as the process sees it: ROOT + rel. */
-static int open_under_root(struct search *s, const char *rel)
-{
-	const int flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
 	char full[PATH_MAX];
-	int fd, n;
+	int pfd = -1, n;
 
 	if (!s->root[0])
-		return open(rel, flags);
+		return open(rel, O_PATH | O_CLOEXEC);
 	if (!s->root_tried) {
 		s->root_tried = true;
 		s->root_fd = open(s->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
-	if (s->root_fd >= 0) {
-		fd = open_in_root(s->root_fd, rel, flags);
-		if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
-			return fd;
-	}
+	if (s->root_fd >= 0)
+		pfd = safe_open__in_root(s->root_fd, rel, true);
+	if (pfd >= 0 || (s->root_fd >= 0 && errno != EPERM))
+		return pfd;
 	/*
-	 * No openat2: ".." components were refused already, but an absolute
-	 * symlink under root now resolves in our own namespace.
+	 * openat2 refused (a seccomp filter): ".." components were refused
+	 * already, but an absolute symlink under root now resolves in our
+	 * own namespace.
 	 */
 	n = snprintf(full, sizeof(full), "%s%s", s->root, rel);
 	if (n < 0 || (size_t)n >= sizeof(full))
 		return -1;
-	return open(full, flags);
+	return open(full, O_PATH | O_CLOEXEC);
 }
 
-/* A regular file other than the mapped one, or -1. */
-static int open_candidate(struct search *s, const char *rel)
+/* The regular file at rel, other than the mapped one, opened for reading; -1 if not. */
+static int open_candidate(struct search *s, const char *rel, struct stat *st)
 {
-	struct stat st;
-	int fd = open_under_root(s, rel);
+	int pfd = candidate_path(s, rel), fd;
 
-	if (fd < 0)
+	if (pfd < 0)
 		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    (st.st_dev == s->st.st_dev && st.st_ino == s->st.st_ino)) {
+	fd = safe_open__reopen(pfd, st);
+	close(pfd);
+	if (fd >= 0 && st->st_dev == s->st.st_dev && st->st_ino == s->st.st_ino) {
 		close(fd);
 		return -1;
 	}
 	return fd;
 }
 
+/* Whether the search must stop: out of time, or a signal to act on. */
+static bool late(struct search *s)
+{
+	if (s->error != ETIMEDOUT && budget__expired(s->b))
+		s->error = ETIMEDOUT;
+	return s->error == ETIMEDOUT;
+}
+
+/* Notes why a source failed, when the budget was the reason. */
+static struct elf_syms *noted(struct search *s, struct elf_syms *es)
+{
+	if (!es && (errno == E2BIG || errno == ETIMEDOUT) && s->error != ETIMEDOUT)
+		s->error = errno;
+	return es;
+}
+
 /* Source 1: the xz-compressed ELF image in .gnu_debugdata. */
 static struct elf_syms *try_debugdata(struct search *s)
 {
+	size_t xz_len, len, in_max = MAX_XZ_IN, out_max = MAX_XZ_OUT;
+	struct budget rest = s->b ? *s->b : (struct budget){ 0 };
 	struct elf_file *mini;
 	struct elf_syms *es;
-	size_t xz_len, len;
 	void *xz, *img;
 
-	xz = elf_file__section(s->f, ".gnu_debugdata", MAX_XZ_IN, &xz_len);
+	/* the image is held while it is read: half the budget each */
+	if (rest.max_bytes && rest.max_bytes / 2 < out_max)
+		out_max = rest.max_bytes / 2;
+	if (out_max < in_max)
+		in_max = out_max;
+	xz = elf_file__section(s->f, ".gnu_debugdata", in_max, &xz_len);
 	if (!xz)
 		return NULL;
-	img = debuginfo__xz_decode(xz, xz_len, MAX_XZ_OUT, &len);
+	img = debuginfo__xz_decode(xz, xz_len, out_max, &len);
 	free(xz);
 	if (!img) {
 		debug("bad .gnu_debugdata in inode %lu", (unsigned long)s->st.st_ino);
 		return NULL;
 	}
-	mini = elf_file__open_mem(img, len);
+	rest.max_bytes -= rest.max_bytes ? len : 0;
+	mini = elf_file__open_mem_within(img, len, s->b ? &rest : NULL);
 	if (!mini)
-		return NULL;
-	es = elf_syms__open_files(s->f, mini);
+		return noted(s, NULL);
+	elf_file__set_budget(s->f, s->b ? &rest : NULL);
+	es = noted(s, elf_syms__open_files(s->f, mini));
+	elf_file__set_budget(s->f, s->b);
 	elf_file__close(mini);
 	return es;
 }
@@ -239,7 +259,9 @@ static struct elf_syms *use_file(struct search *s, int fd, const char *rel,
 	struct elf_syms *es = NULL;
 	struct elf_file *dbg;
 
-	dbg = elf_file__open_fd(fd);
+	dbg = elf_file__open_fd_within(fd, s->b);
+	if (!dbg)
+		noted(s, NULL);
 	if (dbg && (!id_len || (elf_file__build_id(dbg, got, sizeof(got)) == id_len &&
 				!memcmp(got, id, id_len)))) {
 		if (s->keep) {
@@ -247,7 +269,7 @@ static struct elf_syms *use_file(struct search *s, int fd, const char *rel,
 			s->kept_fd = fd;
 			return NULL;
 		}
-		es = elf_syms__open_files(s->f, dbg);
+		es = noted(s, elf_syms__open_files(s->f, dbg));
 	}
 	elf_file__close(dbg);
 	close(fd);
@@ -262,6 +284,7 @@ static struct elf_syms *try_build_id(struct search *s)
 {
 	char rel[sizeof(DEBUG_DIR "/.build-id/xx/.debug") + 2 * MAX_BUILD_ID];
 	unsigned char id[MAX_BUILD_ID];
+	struct stat st;
 	size_t n, i, at;
 	int fd;
 
@@ -272,7 +295,7 @@ static struct elf_syms *try_build_id(struct search *s)
 	for (i = 1; i < n; i++)
 		at += snprintf(rel + at, sizeof(rel) - at, "%02x", id[i]);
 	snprintf(rel + at, sizeof(rel) - at, ".debug");
-	fd = open_candidate(s, rel);
+	fd = open_candidate(s, rel, &st);
 	if (fd < 0)
 		return NULL;
 	return use_file(s, fd, rel, id, n);
@@ -327,6 +350,28 @@ static bool read_debuglink(struct search *s, char *name, size_t size,
 	return ok;
 }
 
+/*
+ * Whether the candidate on fd has CRC want, read whole but within limits:
+ * one over MAX_CRC_FILE is passed over with a note, and the budget's
+ * deadline and signals stop the read.
+ */
+static bool crc_matches(struct search *s, int fd, const struct stat *st, const char *rel,
+			uint32_t want)
+{
+	uint32_t got;
+	int e;
+
+	if ((uint64_t)st->st_size > MAX_CRC_FILE) {
+		warn("note: debug file %s%s not used: larger than %llu MiB, too big to check its CRC",
+		     s->root, rel, MAX_CRC_FILE >> 20);
+		return false;
+	}
+	e = crc_within(fd, st->st_size, &got, s->b);
+	if (e == -ETIMEDOUT)
+		s->error = ETIMEDOUT;
+	return !e && got == want;
+}
+
 /* Source 3: the .gnu_debuglink name beside path, in .debug/, under DEBUG_DIR. */
 static struct elf_syms *try_debuglink(struct search *s, const char *path)
 {
@@ -335,21 +380,22 @@ static struct elf_syms *try_debuglink(struct search *s, const char *path)
 	};
 	char name[NAME_MAX + 1], rel[PATH_MAX];
 	struct elf_syms *es;
-	uint32_t want, got;
+	struct stat st;
+	uint32_t want;
 	int dir_len, fd, n;
 	size_t i;
 
 	if (!path_safe(path) || !read_debuglink(s, name, sizeof(name), &want))
 		return NULL;
 	dir_len = strrchr(path, '/') - path;
-	for (i = 0; i < sizeof(fmt) / sizeof(fmt[0]); i++) {
+	for (i = 0; i < sizeof(fmt) / sizeof(fmt[0]) && !late(s); i++) {
 		n = snprintf(rel, sizeof(rel), fmt[i], dir_len, path, name);
 		if (n < 0 || (size_t)n >= sizeof(rel))
 			continue;
-		fd = open_candidate(s, rel);
+		fd = open_candidate(s, rel, &st);
 		if (fd < 0)
 			continue;
-		if (debuginfo__file_crc(fd, &got) || got != want) {
+		if (!crc_matches(s, fd, &st, rel, want)) {
 			close(fd);
 			continue;
 		}
@@ -363,24 +409,33 @@ static struct elf_syms *try_debuglink(struct search *s, const char *path)
 
 struct elf_syms *elf_syms__open_debug(int fd, const char *root, const char *path)
 {
-	struct search s = { .root = root ? root : "", .root_fd = -1 };
+	return elf_syms__open_debug_within(fd, root, path, NULL);
+}
+
+struct elf_syms *elf_syms__open_debug_within(int fd, const char *root, const char *path,
+					     const struct budget *b)
+{
+	struct search s = { .root = root ? root : "", .root_fd = -1, .b = b };
 	struct elf_syms *es;
 
 	if (fstat(fd, &s.st))
 		return NULL;
-	s.f = elf_file__open_fd(fd);
+	s.f = elf_file__open_fd_within(fd, b);
 	if (!s.f)
 		return NULL;
 	es = try_debugdata(&s);
-	if (!es)
+	if (!es && !late(&s))
 		es = try_build_id(&s);
-	if (!es && path)
+	if (!es && path && !late(&s))
 		es = try_debuglink(&s, path);
-	if (!es)
-		es = elf_syms__open_files(s.f, NULL);
+	/* a debug source over the budget: the file's own tables may fit */
+	if (!es && !late(&s))
+		es = noted(&s, elf_syms__open_files(s.f, NULL));
 	if (s.root_fd >= 0)
 		close(s.root_fd);
 	elf_file__close(s.f);
+	if (!es && s.error == ETIMEDOUT)
+		errno = ETIMEDOUT;
 	return es;
 }
 

@@ -24,7 +24,8 @@ void *debuginfo__xz_decode(const void *in, size_t len, size_t max,
 /*
  * The CRC-32 (zlib's, which .gnu_debuglink records) of the whole regular
  * file on fd, read in chunks.  0, or -errno: not a regular file, bigger than
- * 2 GiB (-EFBIG), or a read failed.
+ * 512 MiB (-EFBIG: the debug-link search passes such a file over with a
+ * note rather than read it whole), or a read failed.
  */
 int debuginfo__file_crc(int fd, uint32_t *crc);
 

@@ -1,46 +1,47 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * ELF symbol tables: owns reading the function symbols of one ELF file or
- * in-memory image (.symtab and .dynsym merged, plus the .symtab of a separate
- * debug file when one is given), its PT_LOAD layout, and the lookup from a
- * file offset to the function covering it.  It also owns the other ELF reads
- * the debug-info search needs (build ID, named sections) and the inflation of
- * SHF_COMPRESSED sections.  Files come from other processes and may be
- * hostile or truncated while we read them, so libelf only ever reads (never
- * mmaps), every table size and offset is checked against the file size
- * before libelf is asked to load it, and a compressed section is inflated
- * only when its announced size is plausible and under a cap.  After parsing,
- * names are copied into one arena and the ELF handles are dropped, so a
- * table costs no file descriptor and no mapping.
+ * image (.symtab and .dynsym merged, plus the .symtab of a separate debug
+ * file when one is given), its PT_LOAD layout, and the lookup from a file
+ * offset to the function covering it (opening files and reading sections
+ * is elf_file.c's).
+ *
+ * A symbol table can be made as big as its owner likes, so it is read a
+ * chunk at a time (never whole, and never by libelf, which would hold it
+ * all), checking the budget as it goes (budget.h): what the read holds at
+ * its peak stays within the budget's bytes or the read gives up (E2BIG),
+ * and it stops at the deadline or a pending signal (ETIMEDOUT).  The table
+ * kept is compact: 16 bytes a function and one string table of the names
+ * the functions use, read from the file's string table in offset order,
+ * a window at a time.
  */
 #include <errno.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "elf_syms.h"
 #include "addr_search.h"
+#include "elf_file_int.h"
 #include "log.h"
 
 #define MAX_TABLE_SYMS (50u * 1000 * 1000)
-#define MAX_SECTIONS (1u << 20)
 #define MAX_SEGMENTS (1u << 16)
 /* How far a lookup walks back past symbols nested in a bigger function. */
 #define MAX_WALK_BACK 16
-/* Compressed sections: per section, per file, and zlib's best ratio. */
-#define MAX_INFLATE (256u << 20)
-#define MAX_INFLATE_FILE (512u << 20)
-#define ZLIB_MAX_RATIO 1032
-#define MAX_INFLATED 8
-#define MAX_NOTE_SEGMENT (1u << 20)
+/* Symbols decoded per read, and the window names are read through. */
+#define SYM_CHUNK 4096
+#define NAME_WINDOW (64u << 10)
+/* Tables merged into one (.symtab, the debug file's, .dynsym, ...). */
+#define MAX_TABLES 16
+/* Names are 32-bit offsets into one string table. */
+#define MAX_NAMES (UINT32_MAX - NAME_WINDOW)
 
+/* A function: [addr, addr + len), len clamped to 4 GiB. */
 struct esym {
-	uint64_t addr, end;
-	const char *name;
+	uint64_t addr;
+	uint32_t len;
+	uint32_t name; /* offset in names */
 };
 
 struct seg {
@@ -56,289 +57,155 @@ struct elf_syms {
 	size_t nr_segs;
 };
 
-/* Where the bytes come from: a file descriptor or a private memory copy. */
-struct esrc {
-	int fd;
-	const unsigned char *mem;
-	uint64_t size;
-};
-
-/* An ELF file or image held open for reading. */
-struct elf_file {
-	struct esrc src;
-	char *image; /* the memory libelf reads, owned; NULL for a file */
-	Elf *elf;
-	unsigned char cls, data;
-	uint16_t machine;
-	/* Sections inflated in place: their data is in memory, not the file. */
-	Elf_Scn *inflated[MAX_INFLATED];
-	size_t nr_inflated;
-	uint64_t inflated_bytes;
-};
-
-/* A candidate symbol before the merge of .symtab and .dynsym. */
+/* A candidate symbol before the merge of the tables. */
 struct rawsym {
 	uint64_t addr, size;
-	const char *name; /* inside libelf's string table data */
-	size_t len;
-	uint32_t seq;
+	uint32_t name;  /* st_name in its table's strings, then in the arena */
+	uint32_t seq;   /* read order: on a tie, the first read wins */
+	uint8_t table;
 	bool local;
 };
 
+/* The tables being merged: where each one's names are. */
 struct collect {
 	struct rawsym *raw;
 	size_t nr, cap;
+	struct region strs[MAX_TABLES];
+	size_t nr_tables;
+	char *names;
+	size_t names_used, names_cap;
 	bool thumb;
+	const struct budget *b;
+	size_t fixed; /* the table's own struct and segments */
 };
 
-static bool src_read(const struct esrc *s, uint64_t off, void *buf, size_t len)
+static size_t held(const struct collect *c)
 {
-	ssize_t n;
-
-	if (off > s->size || len > s->size - off)
-		return false;
-	if (s->mem) {
-		memcpy(buf, s->mem + off, len);
-		return true;
-	}
-	while (len) {
-		n = pread(s->fd, buf, len, off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		buf = (char *)buf + n;
-		off += n;
-		len -= n;
-	}
-	return true;
+	return c->fixed + c->cap * sizeof(*c->raw) + c->names_cap;
 }
 
-static uint64_t rd(const unsigned char *p, int n, bool big)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 0; i < n; i++)
-		v |= (uint64_t)p[big ? n - 1 - i : i] << (8 * i);
-	return v;
-}
-
-static bool table_fits(uint64_t off, uint64_t nr, uint64_t entsize, uint64_t size)
-{
-	if (!nr)
-		return true;
-	if (off > size || nr > (size - off) / entsize)
-		return false;
-	return true;
-}
-
-/*
- * Checks the section and program header tables against the file size before
- * libelf sizes its allocations from them (extended numbering included).
- */
-static bool headers_sane(const struct esrc *s)
-{
-	unsigned char eh[64], sh0[64];
-	uint64_t phoff, shoff, phnum, shnum;
-	unsigned int phent, shent;
-	bool is64, big;
-
-	if (!src_read(s, 0, eh, s->size < 64 ? 52 : 64) || memcmp(eh, ELFMAG, SELFMAG))
-		return false;
-	if (eh[EI_CLASS] != ELFCLASS32 && eh[EI_CLASS] != ELFCLASS64)
-		return false;
-	if (eh[EI_DATA] != ELFDATA2LSB && eh[EI_DATA] != ELFDATA2MSB)
-		return false;
-	is64 = eh[EI_CLASS] == ELFCLASS64;
-	big = eh[EI_DATA] == ELFDATA2MSB;
-	if (is64 && s->size < 64)
-		return false;
-	phoff = is64 ? rd(eh + 32, 8, big) : rd(eh + 28, 4, big);
-	shoff = is64 ? rd(eh + 40, 8, big) : rd(eh + 32, 4, big);
-	phent = rd(eh + (is64 ? 54 : 42), 2, big);
-	phnum = rd(eh + (is64 ? 56 : 44), 2, big);
-	shent = rd(eh + (is64 ? 58 : 46), 2, big);
-	shnum = rd(eh + (is64 ? 60 : 48), 2, big);
-	if (shoff) {
-		if (shent != (is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr)) ||
-		    !src_read(s, shoff, sh0, shent))
-			return false;
-		if (!shnum)
-			shnum = is64 ? rd(sh0 + 32, 8, big) : rd(sh0 + 20, 4, big);
-		if (phnum == PN_XNUM)
-			phnum = rd(sh0 + (is64 ? 44 : 28), 4, big);
-		if (shnum > MAX_SECTIONS || !table_fits(shoff, shnum, shent, s->size))
-			return false;
-	}
-	if (phoff && phnum) {
-		if (phent != (is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr)) ||
-		    phnum > MAX_SEGMENTS || !table_fits(phoff, phnum, phent, s->size))
-			return false;
-	}
-	return true;
-}
-
-static int load_segments(Elf *elf, struct elf_syms *es)
-{
-	size_t i, n;
-	GElf_Phdr ph;
-
-	if (elf_getphdrnum(elf, &n) || !n)
-		return 0;
-	if (n > MAX_SEGMENTS)
-		return -EINVAL;
-	es->segs = calloc(n, sizeof(*es->segs));
-	if (!es->segs)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		es->segs[es->nr_segs++] = (struct seg){
-			.off = ph.p_offset, .filesz = ph.p_filesz,
-			.vaddr = ph.p_vaddr, .memsz = ph.p_memsz,
-		};
-	}
-	return 0;
-}
-
-/* Whether the section's bytes, as stored, lie inside the file. */
-static bool raw_fits(const GElf_Shdr *sh, uint64_t size)
-{
-	if (sh->sh_type == SHT_NOBITS || sh->sh_type == SHT_NULL)
-		return false;
-	return sh->sh_offset <= size && sh->sh_size <= size - sh->sh_offset;
-}
-
-static bool was_inflated(const struct elf_file *f, const Elf_Scn *scn)
-{
-	size_t i;
-
-	for (i = 0; i < f->nr_inflated; i++)
-		if (f->inflated[i] == scn)
-			return true;
-	return false;
-}
-
-/*
- * Inflates an SHF_COMPRESSED section in place (libelf allocates what the
- * compression header announces, so that size is checked first: under the
- * caps, and no more than zlib could have produced from the stored bytes).
- */
-static int inflate_section(struct elf_file *f, Elf_Scn *scn, GElf_Shdr *sh)
-{
-	GElf_Chdr ch;
-
-	if (f->nr_inflated == MAX_INFLATED || !gelf_getchdr(scn, &ch) ||
-	    ch.ch_type != ELFCOMPRESS_ZLIB || !ch.ch_size ||
-	    ch.ch_size > MAX_INFLATE || ch.ch_size / ZLIB_MAX_RATIO > sh->sh_size ||
-	    ch.ch_size > MAX_INFLATE_FILE - f->inflated_bytes)
-		return -EINVAL;
-	if (elf_compress(scn, 0, 0) != 1)
-		return -EINVAL;
-	/* Its data is in memory now, whatever the header says next. */
-	f->inflated[f->nr_inflated++] = scn;
-	f->inflated_bytes += ch.ch_size;
-	if (!gelf_getshdr(scn, sh) || (sh->sh_flags & SHF_COMPRESSED))
-		return -EINVAL;
-	return 0;
-}
-
-/*
- * The section's data, bounds-checked, inflated if compressed; *sh is
- * refreshed to describe what the data holds.  NULL if absent or bad.
- */
-static Elf_Data *section_data(struct elf_file *f, Elf_Scn *scn, GElf_Shdr *sh)
-{
-	Elf_Data *d;
-
-	if (!was_inflated(f, scn)) {
-		if (!raw_fits(sh, f->src.size))
-			return NULL;
-		if ((sh->sh_flags & SHF_COMPRESSED) && inflate_section(f, scn, sh))
-			return NULL;
-	}
-	d = elf_getdata(scn, NULL);
-	if (!d || !d->d_buf || !d->d_size)
-		return NULL;
-	return d;
-}
-
-/* The string table a symbol table links to, bounds-checked; NULL if bad. */
-static Elf_Data *link_strtab(struct elf_file *f, const GElf_Shdr *symsh)
-{
-	size_t shnum;
-	Elf_Scn *scn;
-	GElf_Shdr sh;
-
-	if (elf_getshdrnum(f->elf, &shnum) || !symsh->sh_link ||
-	    symsh->sh_link >= shnum)
-		return NULL;
-	scn = elf_getscn(f->elf, symsh->sh_link);
-	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_STRTAB)
-		return NULL;
-	return section_data(f, scn, &sh);
-}
-
-static int push_sym(struct collect *c, const GElf_Sym *sym, const char *name,
-		    size_t len)
+static int push_sym(struct collect *c, uint64_t addr, uint64_t size, uint32_t name,
+		    bool local)
 {
 	struct rawsym *r;
 
 	if (c->nr == c->cap) {
 		size_t ncap = c->cap ? c->cap * 2 : 1024;
 
+		if (budget__too_big(c->b, held(c) + (ncap - c->cap) * sizeof(*r)))
+			return -E2BIG;
 		r = realloc(c->raw, ncap * sizeof(*r));
 		if (!r)
 			return -ENOMEM;
 		c->raw = r;
 		c->cap = ncap;
 	}
-	r = &c->raw[c->nr];
-	r->addr = c->thumb ? sym->st_value & ~1ULL : sym->st_value;
-	r->size = sym->st_size;
-	r->name = name;
-	r->len = len;
-	r->seq = c->nr++;
-	r->local = GELF_ST_BIND(sym->st_info) == STB_LOCAL;
+	c->raw[c->nr] = (struct rawsym){
+		.addr = c->thumb ? addr & ~1ULL : addr, .size = size, .name = name,
+		.seq = c->nr, .table = c->nr_tables - 1, .local = local,
+	};
+	c->nr++;
 	return 0;
 }
 
-static int collect_table(struct elf_file *f, Elf_Scn *scn, GElf_Shdr *sh,
-			 struct collect *c)
+/* Decodes symbol p of f's class and byte order; true for a defined function. */
+static bool function_sym(const struct elf_file *f, const unsigned char *p, uint64_t *addr,
+			 uint64_t *size, uint32_t *name, bool *local)
 {
-	Elf_Data *data, *str;
-	size_t i, n, ent;
-	GElf_Sym sym;
-	const char *name, *nul;
+	bool big = f->data == ELFDATA2MSB;
+	unsigned char info;
+	uint16_t shndx;
 	int type;
 
-	ent = gelf_fsize(f->elf, ELF_T_SYM, 1, EV_CURRENT);
-	if (!ent || sh->sh_entsize != ent)
+	*name = elf_rd(p, 4, big);
+	if (f->cls == ELFCLASS64) {
+		info = p[4];
+		shndx = elf_rd(p + 6, 2, big);
+		*addr = elf_rd(p + 8, 8, big);
+		*size = elf_rd(p + 16, 8, big);
+	} else {
+		*addr = elf_rd(p + 4, 4, big);
+		*size = elf_rd(p + 8, 4, big);
+		info = p[12];
+		shndx = elf_rd(p + 14, 2, big);
+	}
+	type = GELF_ST_TYPE(info);
+	*local = GELF_ST_BIND(info) == STB_LOCAL;
+	return (type == STT_FUNC || type == STT_GNU_IFUNC) && shndx != SHN_UNDEF && *addr &&
+	       *name;
+}
+
+/* The string table a symbol table links to, as a region. */
+static bool link_strtab(struct elf_file *f, const GElf_Shdr *symsh, struct region *r)
+{
+	size_t shnum;
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+
+	if (elf_getshdrnum(f->elf, &shnum) || !symsh->sh_link || symsh->sh_link >= shnum)
+		return false;
+	scn = elf_getscn(f->elf, symsh->sh_link);
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_STRTAB)
+		return false;
+	return elf_file__region(f, scn, &sh, r);
+}
+
+/* Adds the functions of one symbol table, a chunk of entries at a time. */
+static int collect_table(struct collect *c, struct elf_file *f, Elf_Scn *scn, GElf_Shdr *sh)
+{
+	unsigned char buf[SYM_CHUNK * sizeof(Elf64_Sym)];
+	struct region syms;
+	size_t i, k, n, ent = gelf_fsize(f->elf, ELF_T_SYM, 1, EV_CURRENT);
+	uint64_t addr, size;
+	uint32_t name;
+	bool local;
+	int e;
+
+	if (!ent || ent > sizeof(Elf64_Sym) || sh->sh_entsize != ent || c->nr_tables == MAX_TABLES)
 		return 0;
-	str = link_strtab(f, sh);
-	data = str ? section_data(f, scn, sh) : NULL;
-	if (!data)
-		return 0;
-	n = sh->sh_size / ent;
+	f->over_budget = false;
+	if (!link_strtab(f, sh, &c->strs[c->nr_tables]) || !elf_file__region(f, scn, sh, &syms))
+		return f->over_budget ? -E2BIG : 0;
+	c->nr_tables++;
+	n = syms.size / ent;
 	if (n > MAX_TABLE_SYMS)
 		return 0;
-	for (i = 1; i < n; i++) {
-		if (!gelf_getsym(data, i, &sym))
+	for (i = 1; i < n; i += k) {
+		k = n - i < SYM_CHUNK ? n - i : SYM_CHUNK;
+		if (!region_read(&syms, i * ent, buf, k * ent))
 			break;
-		type = GELF_ST_TYPE(sym.st_info);
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
-		    sym.st_shndx == SHN_UNDEF || !sym.st_value ||
-		    sym.st_name >= str->d_size)
-			continue;
-		name = (const char *)str->d_buf + sym.st_name;
-		nul = memchr(name, '\0', str->d_size - sym.st_name);
-		if (!nul || nul == name)
-			continue;
-		if (push_sym(c, &sym, name, nul - name))
-			return -ENOMEM;
+		for (size_t j = 0; j < k; j++)
+			if (function_sym(f, buf + j * ent, &addr, &size, &name, &local) &&
+			    name < c->strs[c->nr_tables - 1].size &&
+			    (e = push_sym(c, addr, size, name, local)))
+				return e;
+		if (budget__expired(c->b))
+			return -ETIMEDOUT;
 	}
 	return 0;
+}
+
+/* Adds the functions of every table of one type in f. */
+static int collect_type(struct collect *c, struct elf_file *f, Elf64_Word type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	int ret = 0;
+
+	while (!ret && (scn = elf_nextscn(f->elf, scn))) {
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
+			ret = collect_table(c, f, scn, &sh);
+	}
+	return ret;
+}
+
+static int by_table_and_name(const void *a, const void *b)
+{
+	const struct rawsym *x = a, *y = b;
+
+	if (x->table != y->table)
+		return x->table < y->table ? -1 : 1;
+	return x->name < y->name ? -1 : x->name > y->name;
 }
 
 static int rawsym_cmp(const void *a, const void *b)
@@ -350,6 +217,119 @@ static int rawsym_cmp(const void *a, const void *b)
 	if (x->local != y->local)
 		return x->local ? 1 : -1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Appends a name to the arena; its offset, or -errno. */
+static int64_t keep_name(struct collect *c, const char *name, size_t len)
+{
+	size_t at = c->names_used;
+
+	if (c->names_cap - at < len + 1) {
+		size_t ncap = c->names_cap ? c->names_cap : 4096;
+		char *n;
+
+		while (ncap - at < len + 1)
+			ncap *= 2;
+		if (ncap > MAX_NAMES || budget__too_big(c->b, held(c) + ncap - c->names_cap))
+			return -E2BIG;
+		n = realloc(c->names, ncap);
+		if (!n)
+			return -ENOMEM;
+		c->names = n;
+		c->names_cap = ncap;
+	}
+	memcpy(c->names + at, name, len);
+	c->names[at + len] = '\0';
+	c->names_used += len + 1;
+	return at;
+}
+
+/* What sorting n symbols takes, about (qsort, 32-byte entries), in s. */
+static double sort_cost(size_t n)
+{
+	return n * 3e-7;
+}
+
+/* Where a window over a string table stands. */
+struct window {
+	char buf[NAME_WINDOW];
+	uint64_t base;
+	size_t len;
+};
+
+/* The NUL-terminated string at off, read through w; NULL if bad or over
+ * the window's size (a name that long names nothing). */
+static const char *string_at(const struct region *r, struct window *w, uint64_t off, size_t *len)
+{
+	const char *s, *nul;
+
+	if (r->mem) {
+		s = (const char *)r->mem + off;
+		nul = memchr(s, '\0', r->size - off);
+	} else {
+		if (off < w->base || off >= w->base + w->len ||
+		    !memchr(w->buf + (off - w->base), '\0', w->len - (off - w->base))) {
+			w->base = off;
+			w->len = r->size - off < NAME_WINDOW ? r->size - off : NAME_WINDOW;
+			if (!region_read(r, off, w->buf, w->len)) {
+				w->len = 0;
+				return NULL;
+			}
+		}
+		s = w->buf + (off - w->base);
+		nul = memchr(s, '\0', w->len - (off - w->base));
+	}
+	if (!nul || nul == s)
+		return NULL;
+	*len = nul - s;
+	return s;
+}
+
+/*
+ * Copies each function's name into the arena, the table's strings read in
+ * offset order (functions sharing a name share its copy); drops the
+ * functions whose name is bad.
+ */
+static int resolve_names(struct collect *c)
+{
+	struct window *w = malloc(sizeof(*w));
+	uint32_t prev_name = 0;
+	int prev_table = -1;
+	size_t i, out = 0, len;
+	int64_t at = -1;
+	const char *s;
+
+	if (!w)
+		return -ENOMEM;
+	if (!budget__affords(c->b, sort_cost(c->nr))) {
+		free(w);
+		return -ETIMEDOUT;
+	}
+	if (c->nr > 1)
+		qsort(c->raw, c->nr, sizeof(*c->raw), by_table_and_name);
+	for (i = 0; i < c->nr; i++) {
+		struct rawsym r = c->raw[i];
+
+		if (r.table != prev_table)
+			w->len = 0;
+		if (r.table != prev_table || r.name != prev_name) {
+			s = string_at(&c->strs[r.table], w, r.name, &len);
+			at = s ? keep_name(c, s, len) : -1;
+			if (at < -1 || (!(i % SYM_CHUNK) && budget__expired(c->b)))
+				break;
+		}
+		prev_table = r.table;
+		prev_name = r.name;
+		if (at < 0)
+			continue;
+		r.name = at;
+		c->raw[out++] = r;
+	}
+	free(w);
+	if (i < c->nr)
+		return at < -1 ? (int)at : -ETIMEDOUT;
+	c->nr = out;
+	return 0;
 }
 
 static uint64_t segment_end(const struct elf_syms *es, uint64_t vaddr)
@@ -381,81 +361,118 @@ static size_t dedupe(struct rawsym *raw, size_t nr)
 	return out;
 }
 
-static int build_table(struct elf_syms *es, struct collect *c)
+/*
+ * Turns the raw symbols, sorted and deduplicated, into the table, in place:
+ * entry i (16 bytes) is written where raw entries below i/2 were, after
+ * they were read (memcpy, not typed stores, since both views share it).
+ */
+static void build_table(struct elf_syms *es, struct collect *c, size_t nr)
 {
-	size_t i, total = 0, nr;
-	char *p;
+	unsigned char *mem = (unsigned char *)c->raw;
+	struct rawsym r, next;
+	struct esym s;
+	uint64_t end;
 
+	for (size_t i = 0; i < nr; i++) {
+		memcpy(&r, mem + i * sizeof(r), sizeof(r));
+		if (r.size) {
+			end = r.addr + r.size < r.addr ? UINT64_MAX : r.addr + r.size;
+		} else if (i + 1 < nr) {
+			memcpy(&next, mem + (i + 1) * sizeof(next), sizeof(next));
+			end = next.addr;
+		} else {
+			end = segment_end(es, r.addr);
+		}
+		s = (struct esym){ r.addr, end - r.addr > UINT32_MAX ? UINT32_MAX : end - r.addr, r.name };
+		memcpy(mem + i * sizeof(s), &s, sizeof(s));
+	}
+	es->syms = realloc(c->raw, (nr ? nr : 1) * sizeof(*es->syms));
+	if (!es->syms)
+		es->syms = (struct esym *)c->raw; /* the shrink failed: keep it all */
+	c->raw = NULL;
+	es->nr = nr;
+	es->names = c->names_used ? realloc(c->names, c->names_used) : NULL;
+	es->names_len = c->names_used;
+	if (!es->names) {
+		es->names = c->names ? c->names : calloc(1, 1); /* kept whole */
+		es->names_len = c->names_cap;
+	}
+	c->names = NULL;
+}
+
+static int finish(struct elf_syms *es, struct collect *c)
+{
+	int e = resolve_names(c);
+	size_t nr;
+
+	if (e)
+		return e;
+	if (!budget__affords(c->b, sort_cost(c->nr)))
+		return -ETIMEDOUT;
 	if (c->nr > 1)
 		qsort(c->raw, c->nr, sizeof(*c->raw), rawsym_cmp);
 	nr = dedupe(c->raw, c->nr);
-	for (i = 0; i < nr; i++)
-		total += c->raw[i].len + 1;
-	es->syms = calloc(nr ? nr : 1, sizeof(*es->syms));
-	es->names = malloc(total ? total : 1);
-	if (!es->syms || !es->names)
+	if (!c->raw && !(c->raw = malloc(sizeof(*c->raw))))
 		return -ENOMEM;
-	es->names_len = total;
-	for (i = 0, p = es->names; i < nr; i++) {
-		struct rawsym *r = &c->raw[i];
-		struct esym *s = &es->syms[i];
-
-		memcpy(p, r->name, r->len);
-		p[r->len] = '\0';
-		s->name = p;
-		p += r->len + 1;
-		s->addr = r->addr;
-		if (r->size)
-			s->end = r->addr + r->size < r->addr ? UINT64_MAX : r->addr + r->size;
-		else
-			s->end = i + 1 < nr ? c->raw[i + 1].addr : segment_end(es, r->addr);
-	}
-	es->nr = nr;
-	return 0;
-}
-
-/* Adds the function symbols of every table of one type in f. */
-static int collect_type(struct elf_file *f, Elf64_Word type, struct collect *c)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	int ret = 0;
-
-	while (!ret && (scn = elf_nextscn(f->elf, scn))) {
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
-			ret = collect_table(f, scn, &sh, c);
-	}
-	return ret;
+	build_table(es, c, nr);
+	return es->names ? 0 : -ENOMEM;
 }
 
 /*
  * Collects f's .symtab, dbg's .symtab, then f's .dynsym: on a tie the first
  * read wins, so full tables name a function before the dynamic one does.
  */
-static int load_symbols(struct elf_file *f, struct elf_file *dbg,
-			struct elf_syms *es)
+static int load_symbols(struct elf_file *f, struct elf_file *dbg, struct elf_syms *es)
 {
-	struct collect c = { .thumb = f->machine == EM_ARM };
+	struct collect c = {
+		.thumb = f->machine == EM_ARM, .b = f->budget,
+		.fixed = sizeof(*es) + es->nr_segs * sizeof(*es->segs),
+	};
 	size_t before;
 	int ret;
 
-	ret = collect_type(f, SHT_SYMTAB, &c);
+	ret = collect_type(&c, f, SHT_SYMTAB);
 	if (!ret && dbg) {
 		before = c.nr;
-		if (dbg->machine != f->machine || dbg->cls != f->cls ||
-		    dbg->data != f->data)
+		if (dbg->machine != f->machine || dbg->cls != f->cls || dbg->data != f->data)
 			ret = -ENOENT;
 		else
-			ret = collect_type(dbg, SHT_SYMTAB, &c);
+			ret = collect_type(&c, dbg, SHT_SYMTAB);
 		if (!ret && c.nr == before)
 			ret = -ENOENT;
 	}
 	if (!ret)
-		ret = collect_type(f, SHT_DYNSYM, &c);
+		ret = collect_type(&c, f, SHT_DYNSYM);
 	if (!ret)
-		ret = build_table(es, &c);
+		ret = finish(es, &c);
 	free(c.raw);
+	free(c.names);
 	return ret;
+}
+
+static int load_segments(Elf *elf, struct elf_syms *es)
+{
+	size_t i, n, loads = 0;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n) || !n)
+		return 0;
+	if (n > MAX_SEGMENTS)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		loads += gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD;
+	es->segs = calloc(loads ? loads : 1, sizeof(*es->segs));
+	if (!es->segs)
+		return -ENOMEM;
+	for (i = 0; i < n && es->nr_segs < loads; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		es->segs[es->nr_segs++] = (struct seg){
+			.off = ph.p_offset, .filesz = ph.p_filesz,
+			.vaddr = ph.p_vaddr, .memsz = ph.p_memsz,
+		};
+	}
+	return 0;
 }
 
 struct elf_syms *elf_syms__open_files(struct elf_file *f, struct elf_file *dbg)
@@ -475,197 +492,11 @@ struct elf_syms *elf_syms__open_files(struct elf_file *f, struct elf_file *dbg)
 		ret = load_symbols(f, dbg, es);
 	if (ret) {
 		elf_syms__free(es);
-		errno = ret == -ENOMEM ? ENOMEM : ret == -ENOENT ? ENOENT : ENOEXEC;
+		errno = ret == -ENOMEM || ret == -ENOENT || ret == -E2BIG || ret == -ETIMEDOUT ?
+				-ret : ENOEXEC;
 		return NULL;
 	}
 	return es;
-}
-
-/* Opens s (image: the memory libelf reads, owned by the result). */
-static struct elf_file *file_open(const struct esrc *s, char *image)
-{
-	struct elf_file *f;
-	GElf_Ehdr eh;
-
-	if (elf_version(EV_CURRENT) == EV_NONE || !headers_sane(s))
-		goto bad;
-	f = calloc(1, sizeof(*f));
-	if (!f) {
-		free(image);
-		return NULL;
-	}
-	f->src = *s;
-	f->image = image;
-	f->elf = image ? elf_memory(image, s->size) : elf_begin(s->fd, ELF_C_READ, NULL);
-	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF || !gelf_getehdr(f->elf, &eh)) {
-		elf_file__close(f);
-		errno = ENOEXEC;
-		return NULL;
-	}
-	f->cls = eh.e_ident[EI_CLASS];
-	f->data = eh.e_ident[EI_DATA];
-	f->machine = eh.e_machine;
-	return f;
-bad:
-	free(image);
-	errno = ENOEXEC;
-	return NULL;
-}
-
-struct elf_file *elf_file__open_fd(int fd)
-{
-	struct esrc s = { .fd = fd };
-	struct stat st;
-
-	if (fstat(fd, &st))
-		return NULL;
-	if (!S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Elf32_Ehdr)) {
-		errno = ENOEXEC;
-		return NULL;
-	}
-	s.size = st.st_size;
-	return file_open(&s, NULL);
-}
-
-struct elf_file *elf_file__open_mem(void *image, size_t size)
-{
-	struct esrc s = { .fd = -1, .mem = image, .size = size };
-
-	if (!image || size < sizeof(Elf32_Ehdr)) {
-		free(image);
-		errno = ENOEXEC;
-		return NULL;
-	}
-	return file_open(&s, image);
-}
-
-void elf_file__close(struct elf_file *f)
-{
-	int saved = errno;
-
-	if (!f)
-		return;
-	if (f->elf)
-		elf_end(f->elf);
-	free(f->image);
-	free(f);
-	errno = saved;
-}
-
-bool elf_file__big_endian(const struct elf_file *f)
-{
-	return f && f->data == ELFDATA2MSB;
-}
-
-/* The first GNU build ID note in d; its length, 0 if none. */
-static size_t note_build_id(Elf_Data *d, unsigned char *id, size_t max)
-{
-	size_t off = 0, next, name_off, desc_off;
-	const char *base = d->d_buf;
-	GElf_Nhdr nh;
-
-	while ((next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > off) {
-		off = next;
-		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-		    !nh.n_descsz || name_off > d->d_size ||
-		    d->d_size - name_off < 4 || desc_off > d->d_size ||
-		    d->d_size - desc_off < nh.n_descsz ||
-		    memcmp(base + name_off, "GNU", 4))
-			continue;
-		memcpy(id, base + desc_off, nh.n_descsz < max ? nh.n_descsz : max);
-		return nh.n_descsz;
-	}
-	return 0;
-}
-
-/* Without note sections (headers stripped), the PT_NOTE segments. */
-static size_t segment_build_id(struct elf_file *f, unsigned char *id, size_t max)
-{
-	size_t i, n, len = 0;
-	Elf_Data *d;
-	GElf_Phdr ph;
-
-	if (elf_getphdrnum(f->elf, &n))
-		return 0;
-	for (i = 0; i < n && i < MAX_SEGMENTS && !len; i++) {
-		if (!gelf_getphdr(f->elf, i, &ph) || ph.p_type != PT_NOTE ||
-		    !ph.p_filesz || ph.p_filesz > MAX_NOTE_SEGMENT ||
-		    ph.p_offset > f->src.size || ph.p_filesz > f->src.size - ph.p_offset)
-			continue;
-		d = elf_getdata_rawchunk(f->elf, ph.p_offset, ph.p_filesz,
-					 ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
-		if (d && d->d_buf)
-			len = note_build_id(d, id, max);
-	}
-	return len;
-}
-
-size_t elf_file__build_id(struct elf_file *f, unsigned char *id, size_t max)
-{
-	Elf_Scn *scn = NULL;
-	bool any_note = false;
-	size_t len = 0;
-	GElf_Shdr sh;
-	Elf_Data *d;
-
-	if (!f)
-		return 0;
-	while (!len && (scn = elf_nextscn(f->elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		any_note = true;
-		d = section_data(f, scn, &sh);
-		if (d)
-			len = note_build_id(d, id, max);
-	}
-	if (!len && !any_note)
-		len = segment_build_id(f, id, max);
-	return len;
-}
-
-static Elf_Scn *find_section(struct elf_file *f, const char *name)
-{
-	size_t shstrndx, len = strlen(name) + 1;
-	Elf_Scn *scn;
-	Elf_Data *str;
-	GElf_Shdr sh;
-
-	if (elf_getshdrstrndx(f->elf, &shstrndx) || !shstrndx ||
-	    !(scn = elf_getscn(f->elf, shstrndx)) || !gelf_getshdr(scn, &sh) ||
-	    sh.sh_type != SHT_STRTAB || !(str = section_data(f, scn, &sh)))
-		return NULL;
-	for (scn = NULL; (scn = elf_nextscn(f->elf, scn));) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_name >= str->d_size ||
-		    str->d_size - sh.sh_name < len)
-			continue;
-		if (!memcmp((const char *)str->d_buf + sh.sh_name, name, len))
-			return scn;
-	}
-	return NULL;
-}
-
-void *elf_file__section(struct elf_file *f, const char *name, size_t max,
-			size_t *len)
-{
-	Elf_Scn *scn = f ? find_section(f, name) : NULL;
-	GElf_Shdr sh;
-	Elf_Data *d;
-	void *copy;
-
-	if (!scn || !gelf_getshdr(scn, &sh) ||
-	    (!(sh.sh_flags & SHF_COMPRESSED) && sh.sh_size > max))
-		return NULL;
-	d = section_data(f, scn, &sh);
-	if (!d || d->d_size > max || !(copy = malloc(d->d_size)))
-		return NULL;
-	memcpy(copy, d->d_buf, d->d_size);
-	*len = d->d_size;
-	return copy;
-}
-
-Elf *elf_file__elf(struct elf_file *f)
-{
-	return f ? f->elf : NULL;
 }
 
 struct elf_syms *elf_syms__open_fd(int fd)
@@ -734,10 +565,10 @@ const char *elf_syms__map_offset(const struct elf_syms *es, uint64_t off,
 	/* A small symbol nested in a larger one may not cover va; its parent can. */
 	stop = lo > MAX_WALK_BACK ? lo - MAX_WALK_BACK : 0;
 	for (;; lo--) {
-		if (va < es->syms[lo].end) {
+		if (va - es->syms[lo].addr < es->syms[lo].len) {
 			if (sym_off)
 				*sym_off = va - es->syms[lo].addr;
-			return es->syms[lo].name;
+			return es->names + es->syms[lo].name;
 		}
 		if (lo == stop)
 			return NULL;

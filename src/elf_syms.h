@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "budget.h"
 
 struct elf_syms;
 
@@ -27,6 +28,14 @@ struct elf_syms *elf_syms__open_fd(int fd);
  * Offsets always map through fd's own program headers.
  */
 struct elf_syms *elf_syms__open_debug(int fd, const char *root, const char *path);
+/*
+ * Same, within budget b (NULL: none): NULL with errno E2BIG when the file's
+ * tables (or a debug file's) need more than b->max_bytes to read, which is
+ * then what the read held at most; ETIMEDOUT when b expired on the way.
+ * A debug file too big to be checked is passed over with a note.
+ */
+struct elf_syms *elf_syms__open_debug_within(int fd, const char *root, const char *path,
+					     const struct budget *b);
 /* Same, from an ELF image in memory (the vDSO); the bytes are copied. */
 struct elf_syms *elf_syms__open_mem(const void *image, size_t size);
 /*
@@ -52,6 +61,12 @@ struct elf_file;
 struct elf_file *elf_file__open_fd(int fd);
 /* Opens a malloc'ed image; takes it over (freed by the close or a failure). */
 struct elf_file *elf_file__open_mem(void *image, size_t size);
+/* The same within budget b (kept by the file for its later reads): E2BIG
+ * when even its section headers would pass b->max_bytes. */
+struct elf_file *elf_file__open_fd_within(int fd, const struct budget *b);
+struct elf_file *elf_file__open_mem_within(void *image, size_t size, const struct budget *b);
+/* Replaces the budget f's later reads are held to. */
+void elf_file__set_budget(struct elf_file *f, const struct budget *b);
 void elf_file__close(struct elf_file *f);
 bool elf_file__big_endian(const struct elf_file *f);
 /*
@@ -73,9 +88,9 @@ void *elf_file__section(struct elf_file *f, const char *name, size_t max,
 struct Elf *elf_file__elf(struct elf_file *f);
 /*
  * The function symbols of f (.symtab, .dynsym) merged with those of dbg's
- * .symtab (dbg may be NULL), offsets mapped through f's PT_LOAD headers.
- * When dbg is given but adds no function (no .symtab, none in it, or
- * another machine), returns NULL with errno ENOENT.
+ * .symtab (dbg may be NULL), offsets mapped through f's PT_LOAD headers,
+ * within f's budget.  When dbg is given but adds no function (no .symtab,
+ * none in it, or another machine), returns NULL with errno ENOENT.
  */
 struct elf_syms *elf_syms__open_files(struct elf_file *f, struct elf_file *dbg);
 

@@ -35,6 +35,7 @@ struct fold {
 	bool sorted;
 	struct strbuf buf;
 	uint64_t *idle; /* [cpu * IDLE_PATH__MAX + path], allocated when needed */
+	uint64_t unnamed[USYMS_MISS__MAX];
 };
 
 void fold__sanitize(char *name)
@@ -199,12 +200,15 @@ static uint64_t frame_addr(const struct stack_trace *st, int i)
 	return i ? st->ip[i] - 1 : st->ip[i];
 }
 
+/* The user frames, root first; *miss gets why the leaf-most "[unknown]" is. */
 static int add_user(struct fold *f, const struct sample_key *key,
-		    const struct stack_trace *st, uint16_t *n)
+		    const struct stack_trace *st, uint16_t *n, enum usyms_miss *miss)
 {
+	struct usyms_frame fr = { .miss = USYMS_MISS_FOREIGN };
 	char name[NAME_MAX_LEN];
 
 	*n = 0;
+	*miss = USYMS_NAMED;
 	if (key->flags & (SAMPLE_USTACK_LOST | SAMPLE_USTACK_ERR)) {
 		*n = 1;
 		return sb_frame(&f->buf, key->flags & SAMPLE_USTACK_LOST ?
@@ -213,14 +217,14 @@ static int add_user(struct fold *f, const struct sample_key *key,
 	for (int i = st ? (int)st->nr - 1 : -1; i >= 0; i--) {
 		uint64_t addr = frame_addr(st, i);
 
-		bool jit = false;
-
 		if (key->flags & SAMPLE_FOREIGN_PID)
 			snprintf(name, sizeof(name), "[unknown]");
 		else
-			usyms__name(f->usyms, key->tgid, key->gen, addr, name, sizeof(name), &jit);
+			usyms__name_frame(f->usyms, key->tgid, key->gen, addr, name, sizeof(name), &fr);
+		if (fr.miss != USYMS_NAMED)
+			*miss = fr.miss;
 		fold__sanitize(name);
-		if (sb_frame(&f->buf, name, jit && f->o.annotate ? "_[j]" : ""))
+		if (sb_frame(&f->buf, name, fr.jit && f->o.annotate ? "_[j]" : ""))
 			return -ENOMEM;
 		(*n)++;
 	}
@@ -369,6 +373,7 @@ int fold__add(struct fold *f, const struct sample_key *key, uint64_t count,
 {
 	struct folded *it;
 	uint16_t head, nu = 0, nk = 0, nd = 0;
+	enum usyms_miss miss = USYMS_NAMED;
 	enum idle_path idle;
 	size_t user_end;
 
@@ -380,7 +385,7 @@ int fold__add(struct fold *f, const struct sample_key *key, uint64_t count,
 		f->buf.s[0] = 0;
 	if (add_head(f, key, &head) || add_context(f, key, kst, &head, &idle))
 		return -ENOMEM;
-	if (f->o.user && add_user(f, key, ust, &nu))
+	if (f->o.user && add_user(f, key, ust, &nu, &miss))
 		return -ENOMEM;
 	user_end = f->buf.len;
 	if (f->o.kernel && add_kernel(f, key, kst, &nk))
@@ -406,6 +411,8 @@ int fold__add(struct fold *f, const struct sample_key *key, uint64_t count,
 	}
 	it->count += count;
 	f->total += count;
+	if (miss != USYMS_NAMED)
+		f->unnamed[miss] += count;
 	if (idle != IDLE_PATH__MAX)
 		return count_idle(f, key->cpu, idle, count);
 	return 0;
@@ -439,6 +446,11 @@ uint64_t fold__total(const struct fold *f)
 const uint64_t *fold__idle_paths(const struct fold *f)
 {
 	return f->idle;
+}
+
+const uint64_t *fold__unnamed(const struct fold *f)
+{
+	return f->unnamed;
 }
 
 void fold__free(struct fold *f)

@@ -13,9 +13,9 @@
 #include <stdint.h>
 #include <linux/types.h>
 #include "smolder.h"
+#include "usyms.h"
 
 struct ksyms;
-struct usyms;
 
 /* Describes the work item a sample_key.work names; -ENOENT if unknown. */
 typedef int (*work_desc_fn)(void *arg, uint64_t id, struct work_desc *out);
@@ -69,6 +69,9 @@ uint64_t fold__total(const struct fold *f);
 /* With idle_paths: samples by CPU and idle path, [cpu * IDLE_PATH__MAX +
  * path] for cpu < MAX_CPUS; NULL when no idle sample was added. */
 const uint64_t *fold__idle_paths(const struct fold *f);
+/* Samples added with an "[unknown]" user frame, by the reason of the
+ * leaf-most one: USYMS_MISS__MAX counts (USYMS_NAMED stays 0). */
+const uint64_t *fold__unnamed(const struct fold *f);
 void fold__free(struct fold *f);
 
 /* Replaces bytes that would break the folded grammar (';', newline, control). */

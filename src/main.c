@@ -21,7 +21,7 @@
 #include "sampler.h"
 
 /* Names, folds and writes what the capture counted. */
-static int report(const struct env *env, struct capture *cap, struct usyms *us)
+static int report(const struct env *env, struct sampler *s, struct fold_stats *st)
 {
 	double start = sampler__now();
 	struct ksyms *ks = report__load_ksyms(env);
@@ -30,7 +30,9 @@ static int report(const struct env *env, struct capture *cap, struct usyms *us)
 	size_t nr = 0;
 	int rc = 1;
 
-	f = report__fold(env, cap, ks, us, NULL);
+	/* the naming budget starts now, kernel symbols read */
+	sampler__start_naming(s);
+	f = report__fold(env, s->cap, ks, s->us, st);
 	if (f && !report__write(env, f, env->outputs, env->nr_outputs))
 		rc = 0;
 	if (f) {
@@ -70,6 +72,7 @@ static bool stopped_during_start(const sigset_t *sigs)
 static int cmd_capture(struct env *env)
 {
 	struct sigaction hup;
+	struct fold_stats st = { 0 };
 	uint64_t c[CNT__MAX];
 	struct sampler s;
 	sigset_t sigs;
@@ -98,11 +101,10 @@ static int cmd_capture(struct env *env)
 		return run_continuous(env, &s, &sigs);
 	sampler__wait(&s, &sigs, env->duration > 0 ? sampler__now() + env->duration : 0);
 	capture__stop(s.cap);
-	capture__poll(s.cap, 0); /* images that started just before the stop */
 
-	rc = report(env, s.cap, s.us);
+	rc = report(env, &s, &st);
 	capture__counters(s.cap, c);
-	report__summary(env, s.cap, c, 0);
+	report__summary(env, s.cap, c, 0, st.unnamed, s.us);
 	sampler__close(&s);
 	return rc;
 }

@@ -13,13 +13,19 @@
  * longer than PERFMAP_MAX_LINE bytes are skipped.  Only the last
  * PERFMAP_MAX_ENTRIES lines are read: memory stays bounded however long a
  * JIT has been appending, and the newest lines are the ones that win.
+ *
+ * Files are read within a budget (budget.h): the newest lines that fit its
+ * bytes, complete lines only (the one a JIT is writing waits for the next
+ * update), and an update of the same file reads only what was appended.
  */
 #ifndef SMOLDER_PERFMAP_H
 #define SMOLDER_PERFMAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "budget.h"
 
 #define PERFMAP_MAX_FILE (256ULL << 20)
 #define PERFMAP_MAX_LINE 16384
@@ -45,9 +51,27 @@ struct perfmap;
  *   EPERM   "owned by another user"
  *   EFBIG   "larger than 256 MiB"
  *   other   errstr(errno)
+ * No budget: the whole file's complete lines (up to PERFMAP_MAX_ENTRIES).
  */
 struct perfmap *perfmap__load(pid_t pid, const char *root, uid_t owner,
 			      const char **why);
+/*
+ * The same file, trusted by the same rules, read into *pm within budget b
+ * (NULL: none): nothing when the file is unchanged since *pm was read from
+ * it (same inode, size and mtime), only the appended lines when it grew,
+ * else all of it anew (*pm NULL: a first read).  0, or -1 with errno (and
+ * *why) as perfmap__load, ETIMEDOUT ("out of time") when b expired; *pm is
+ * then as it was.
+ */
+int perfmap__refresh(struct perfmap **pm, pid_t pid, const char *root, uid_t owner,
+		     const struct budget *b, const char **why);
+/* The reading itself, on a regular file already opened and trusted (tests
+ * and fuzzing use memfds): a first read, NULL with errno on failure ... */
+struct perfmap *perfmap__read_fd(int fd, const struct budget *b);
+/* ... and an update, as perfmap__refresh: 0, or -1 with errno. */
+int perfmap__update_fd(struct perfmap **pm, int fd, const struct budget *b);
+/* True when the budget's bytes left older lines of the file out. */
+bool perfmap__truncated(const struct perfmap *pm);
 /*
  * The uid to pass as owner for host PID pid: the effective uid of
  * /proc/PID/status, the one that owns files the process creates.  0 or -1

@@ -83,6 +83,7 @@ struct fold *report__fold(const struct env *env, struct capture *cap, const stru
 		ctx->stats = stats ? stats : &unused;
 		*ctx->stats = (struct fold_stats){ 0 };
 		e = capture__for_each_sample(cap, fold_sample, ctx);
+		memcpy(ctx->stats->unnamed, fold__unnamed(f), sizeof(ctx->stats->unnamed));
 	}
 	free(ctx);
 	if (e) {
@@ -158,8 +159,61 @@ static void report_unwind(struct capture *cap, const uint64_t *c)
 		     " back to frame pointers", st.mappings_dropped);
 }
 
+/*
+ * Why samples were lost, naming the map that was full and the option that
+ * sizes it: the count map holds 3/8 as many sample keys as the stack map
+ * holds stacks, or in continuous mode the samples of one interval.
+ */
+static void loss_hints(const struct env *env, const uint64_t *c)
+{
+	if (c[CNT_STACK_MAP_FULL])
+		warn("the stack map was full for %" PRIu64 " stacks (it holds %u): raise "
+		     "--stack-storage-size", c[CNT_STACK_MAP_FULL], env->stack_entries);
+	if (!c[CNT_COUNT_MAP_FULL])
+		return;
+	if (env->continuous)
+		warn("the count map was full for %" PRIu64 " samples (it holds %u sample keys: "
+		     "the samples one interval takes at this rate, at most 65536): shorten "
+		     "--interval or lower -F", c[CNT_COUNT_MAP_FULL], env->count_entries);
+	else
+		warn("the count map was full for %" PRIu64 " samples (it holds %u sample keys, one "
+		     "per process, thread and stack): raise --stack-storage-size, which sizes it too "
+		     "(3/8 as many keys, at least 1024)", c[CNT_COUNT_MAP_FULL], env->count_entries);
+}
+
+/*
+ * Samples with "[unknown]" user frames, by why: a line like the lost
+ * samples' (a warning when there are some, with -v always); then what
+ * naming gave up.
+ */
+static void naming_losses(const uint64_t *unnamed, const struct usyms *us)
+{
+	uint64_t total = 0, none[USYMS_MISS__MAX] = { 0 };
+	struct usyms_stats st;
+	char why[512];
+	size_t at = 0;
+
+	if (!unnamed)
+		unnamed = none;
+	for (int m = USYMS_NAMED + 1; m < USYMS_MISS__MAX; m++) {
+		total += unnamed[m];
+		if (at < sizeof(why))
+			at += snprintf(why + at, sizeof(why) - at, "%s%s %" PRIu64,
+				       at ? ", " : "", usyms__miss_name(m), unnamed[m]);
+	}
+	/* not "N samples": that starts the summary's first line, which
+	 * scripts look for */
+	log_msg(total ? 1 : 2, "%" PRIu64 " unnamed samples, with [unknown] user frames (%s)",
+		total, why);
+	usyms__stats(us, &st);
+	if (st.files_too_big || st.files_late || st.jit_maps_cut)
+		info("symbols: %" PRIu64 " files too big to read, %" PRIu64 " reads out of time, "
+		     "%" PRIu64 " perf maps read in part", st.files_too_big, st.files_late,
+		     st.jit_maps_cut);
+}
+
 void report__summary(const struct env *env, struct capture *cap, const uint64_t *c,
-		     uint64_t unwritten)
+		     uint64_t unwritten, const uint64_t *unnamed, const struct usyms *us)
 {
 	uint64_t lost, run_ns, runs;
 	char more[64] = "";
@@ -172,8 +226,8 @@ void report__summary(const struct env *env, struct capture *cap, const uint64_t 
 	fprintf(stderr, "smolder: %" PRIu64 " samples, %" PRIu64 " lost (stack map full %" PRIu64
 		", count map full %" PRIu64 "%s)\n", c[CNT_SAMPLES], lost + unwritten,
 		c[CNT_STACK_MAP_FULL], c[CNT_COUNT_MAP_FULL], more);
-	if (lost)
-		warn("samples were lost: raise --stack-storage-size (now %u)", env->stack_entries);
+	loss_hints(env, c);
+	naming_losses(unnamed, us);
 	info("%" PRIu64 " idle-loop samples left out, %" PRIu64 " kernel and %" PRIu64
 	     " user stacks unreadable, %" PRIu64 " samples of tasks outside our pid namespace",
 	     c[CNT_IDLE_SKIPPED], c[CNT_KSTACK_ERR], c[CNT_USTACK_ERR], c[CNT_PIDNS_MISS]);

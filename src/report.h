@@ -16,6 +16,8 @@
 struct fold_stats {
 	uint64_t samples;   /* counted samples read */
 	size_t processes;   /* distinct tgids among them */
+	/* of them, with an "[unknown]" user frame, by why (usyms.h) */
+	uint64_t unnamed[USYMS_MISS__MAX];
 };
 
 /* Names and folds every sample the capture's readers see now.  NULL after
@@ -31,10 +33,15 @@ struct ksyms *report__load_ksyms(const struct env *env);
 /* With --idle-only, a table on stderr of idle time per CPU and idle path
  * (unless -q). */
 void report__idle_table(const struct env *env, const struct fold *f);
-/* "smolder: N samples, M lost (...)" and, with -v, the details, from the
- * counters c[CNT__MAX]; unwritten: samples of continuous mode's intervals
- * that could not be written (lost too, "not written N" when any). */
+/*
+ * "smolder: N samples, M lost (...)", what to do about losses, "U unnamed
+ * samples (...)" by reason (when some are, or with -v) and, with -v, the
+ * details, from the counters c[CNT__MAX] and unnamed[USYMS_MISS__MAX] (the
+ * sum of the folds' stats; NULL: none), and what symbolization gave up (us).
+ * unwritten: samples of continuous mode's intervals that could not be
+ * written (lost too, "not written N" when any).
+ */
 void report__summary(const struct env *env, struct capture *cap, const uint64_t *c,
-		     uint64_t unwritten);
+		     uint64_t unwritten, const uint64_t *unnamed, const struct usyms *us);
 
 #endif

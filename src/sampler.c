@@ -2,6 +2,7 @@
 /* The sampling session (see sampler.h). */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <time.h>
 #include "log.h"
 #include "sampler.h"
@@ -15,13 +16,14 @@ double sampler__now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* A process image had its first sample: read its mappings while it lives. */
+/*
+ * A process image had its first sample, or its mappings changed: its maps
+ * are to be read while it lives.  Only queued here: this runs inside the
+ * ring buffer's poll, which must stay cheap whatever the event rate.
+ */
 static void on_image(uint32_t tgid, uint32_t gen, void *arg)
 {
-	struct usyms *us = arg;
-
-	if (usyms__preload(us, tgid, gen))
-		debug("pid %u (image %u) was gone before its mappings were read", tgid, gen);
+	preload__add(arg, tgid, gen);
 }
 
 static bool image_current(pid_t pid, uint32_t gen, void *arg)
@@ -60,13 +62,16 @@ int sampler__open(struct sampler *s, const struct env *env)
 	s->events_ok = true;
 	s->cap = NULL;
 	s->us = usyms__new();
-	if (!s->us) {
+	s->pending = s->us ? preload__new(s->us) : NULL;
+	if (!s->pending) {
+		usyms__free(s->us);
 		err("out of memory");
 		return -1;
 	}
-	o.arg = s->us;
+	o.arg = s->pending;
 	s->cap = capture__open(&o);
 	if (!s->cap) {
+		preload__free(s->pending);
 		usyms__free(s->us);
 		return -1;
 	}
@@ -80,39 +85,69 @@ int sampler__open(struct sampler *s, const struct env *env)
 	return 0;
 }
 
+/* How long to wait for events: until the deadline, the next image due, at most 100 ms. */
+static int wait_ms(double until, double due)
+{
+	double now = sampler__now(), t = now + 0.1;
+
+	if (until > 0 && until < t)
+		t = until;
+	if (due > 0 && due < t)
+		t = due;
+	return t > now ? (int)((t - now) * 1000) + 1 : 0;
+}
+
 int sampler__wait(struct sampler *s, const sigset_t *sigs, double until)
 {
-	struct timespec ts;
-	int wait_ms, sig;
+	struct timespec ts = { 0 };
+	double due = 0;
+	int ms, sig;
 
+	s->budget = (struct budget){ .until = until, .sigs = sigs };
+	s->stop_sigs = *sigs;
+	sigdelset(&s->stop_sigs, SIGUSR1);
+	usyms__set_budget(s->us, &s->budget);
 	for (;;) {
-		wait_ms = 100;
-		if (until > 0) {
-			double left = until - sampler__now();
-
-			if (left <= 0)
-				return 0;
-			if (left * 1000 < wait_ms)
-				wait_ms = (int)(left * 1000) + 1;
-		}
-		if (s->events_ok && capture__poll(s->cap, wait_ms) < 0) {
+		if (until > 0 && sampler__now() >= until)
+			return 0;
+		sig = sigtimedwait(sigs, NULL, &ts);
+		if (sig > 0)
+			return sig;
+		due = preload__run(s->pending, &s->budget);
+		ms = wait_ms(until, due);
+		if (s->events_ok && capture__poll(s->cap, ms) < 0) {
 			warn("cannot read process events: %s (short-lived processes may stay unnamed)",
 			     errstr(errno));
 			s->events_ok = false;
 		}
-		/* after a poll, only look; without one, wait here instead */
-		ts.tv_sec = 0;
-		ts.tv_nsec = s->events_ok ? 0 : wait_ms * 1000000L;
-		sig = sigtimedwait(sigs, NULL, &ts);
-		if (sig > 0)
-			return sig;
+		if (!s->events_ok) {
+			/* no events to wait on: wait for a signal instead */
+			struct timespec w = { .tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000L };
+
+			sig = sigtimedwait(sigs, NULL, &w);
+			if (sig > 0)
+				return sig;
+		}
 	}
+}
+
+void sampler__start_naming(struct sampler *s)
+{
+	capture__poll(s->cap, 0); /* images that started just before the end */
+	preload__mark_waiting(s->pending);
+	s->budget = (struct budget){
+		.until = sampler__now() + SAMPLER_NAMING_SECONDS,
+		.sigs = &s->stop_sigs,
+	};
+	usyms__set_budget(s->us, &s->budget);
 }
 
 void sampler__close(struct sampler *s)
 {
 	capture__free(s->cap);
+	preload__free(s->pending);
 	usyms__free(s->us);
 	s->cap = NULL;
+	s->pending = NULL;
 	s->us = NULL;
 }

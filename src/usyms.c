@@ -1,114 +1,43 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * User-space symbolization across processes: owns the per-pid cache of
- * mappings, the per-mapping link to a symbol table, the cache of symbol
- * tables keyed by file identity (shared by every process mapping the same
- * file), the profiler's own parse of the kernel vDSO image, and the naming
- * of frames.  Files are reached through /proc/PID/map_files or
- * /proc/PID/root, never by bare path, so that files in other mount
- * namespaces and deleted files resolve to what the process really maps.
+ * mappings, the per-mapping link to a symbol table (the tables themselves,
+ * cached by file identity, are usyms_file.c's), JIT maps, the profiler's
+ * own parse of the kernel vDSO image, the naming of frames and why some
+ * stay "[unknown]", and the bounds.  Files are reached through
+ * /proc/PID/map_files or /proc/PID/root, never by bare path, so that files
+ * in other mount namespaces and deleted files resolve to what the process
+ * really maps.
  *
  * Bounds (continuous captures, usyms__end_interval): every image and file
  * entry records the interval it was last used in; each mapping slot of an
  * image holds a reference on its file entry, so a table an image maps is
  * never freed under it, and the rest are freed least recently used first.
  * Bytes are tracked as entries come and go, so the check is cheap.
+ *
+ * Bounds while reading: a new symbol table or perf map is read with what
+ * is left of USYMS_MEMORY_MAX (freeing unpinned tables first, as above),
+ * at most USYMS_FILE_BUDGET, and within the caller's time budget; maps of
+ * an image are not read once the time budget is spent, and a frame that
+ * needed them is counted as late.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "demangle.h"
-#include "elf_syms.h"
 #include "log.h"
-#include "perfmap.h"
-#include "proc_maps.h"
-#include "usyms.h"
+#include "usyms_int.h"
 
 /* A miss in cached maps rereads them, at most this often per process. */
 #define MAPS_REFRESH_NS 1000000000ULL
-#define INITIAL_BUCKETS 256
-/* A file's first mangled name makes room for this many demangled ones. */
-#define DM_INITIAL 64
-
-/* Demangled names, keyed by the address of the raw name (owned by an elf_syms). */
-struct demangled {
-	const char *raw;
-	char *name;
-};
-
-/* One file's symbols, shared by all mappings of that file. */
-struct file_ent {
-	struct file_ent *next;
-	uint64_t dev, ino, mtime_sec, mtime_nsec;
-	int64_t size;
-	struct elf_syms *es; /* NULL: not ELF or unreadable, remembered */
-	size_t refs;         /* mapping slots of held images pointing here */
-	uint64_t last_used;  /* interval of the last lookup, for LRU eviction */
-	size_t bytes;        /* this entry, its table and demangled names */
-	/*
-	 * Demangled forms of es's names: per file, so they are freed with es
-	 * (a global cache keyed by address could hand a freed name's form to
-	 * whatever reuses the address).  Open addressing, dm_cap a power of 2.
-	 */
-	struct demangled *dm;
-	size_t dm_nr, dm_cap;
-};
-
-struct pid_ent {
-	struct pid_ent *next;
-	pid_t pid;
-	uint32_t gen;
-	struct proc_maps *pm;    /* NULL: the process was gone */
-	struct file_ent **files; /* per mapping; NULL until first needed */
-	uint64_t loaded_ns;
-	uint64_t start_time;     /* of the process pm was read from; 0 unknown */
-	uint64_t last_used;      /* interval of the last preload or name */
-	size_t maps_bytes;       /* what pm and files cost */
-	struct perfmap *jit;     /* /tmp/perf-PID.map, if trusted */
-	bool jit_tried;
-};
-
-struct usyms {
-	struct pid_ent **pids;
-	size_t pid_buckets, nr_pids;
-	struct file_ent **files;
-	size_t file_buckets, nr_files;
-	struct file_ent no_file; /* for mappings whose file would not open */
-	struct elf_syms *vdso;
-	uint64_t vdso_size;
-	bool vdso_tried;
-	usyms_validator validate;
-	void *validate_arg;
-	usyms_maps_hook maps_hook;
-	void *maps_hook_arg;
-	bool demangle;
-	/* Bounds, applied only by usyms__end_interval. */
-	uint64_t interval;  /* the current one, from 1 (0: never used) */
-	size_t cache_limit; /* for file_bytes + jit_bytes */
-	unsigned idle_limit;
-	size_t file_bytes, jit_bytes, image_bytes;
-	uint64_t images_dropped, files_evicted, jit_evicted;
-};
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	return x ^ (x >> 33);
-}
 
 static uint64_t now_ns(void)
 {
@@ -123,14 +52,6 @@ static size_t pid_hash(pid_t pid, size_t buckets)
 	return mix64((uint32_t)pid) & (buckets - 1);
 }
 
-static size_t file_hash(const struct file_ent *f, size_t buckets)
-{
-	uint64_t h = mix64(f->dev ^ mix64(f->ino ^ mix64(f->size ^
-			   mix64(f->mtime_sec ^ mix64(f->mtime_nsec)))));
-
-	return h & (buckets - 1);
-}
-
 struct usyms *usyms__new(void)
 {
 	struct usyms *u = calloc(1, sizeof(*u));
@@ -141,6 +62,7 @@ struct usyms *usyms__new(void)
 	u->interval = 1;
 	u->cache_limit = USYMS_CACHE_LIMIT;
 	u->idle_limit = USYMS_IDLE_LIMIT;
+	u->memory_max = USYMS_MEMORY_MAX;
 	u->pids = calloc(u->pid_buckets, sizeof(*u->pids));
 	u->files = calloc(u->file_buckets, sizeof(*u->files));
 	if (!u->pids || !u->files) {
@@ -170,38 +92,6 @@ static void grow_pids(struct usyms *u)
 	u->pid_buckets = nb;
 }
 
-static void grow_files(struct usyms *u)
-{
-	size_t i, nb = u->file_buckets * 2;
-	struct file_ent **nt, *e, *next;
-
-	if (u->nr_files <= u->file_buckets || !(nt = calloc(nb, sizeof(*nt))))
-		return;
-	for (i = 0; i < u->file_buckets; i++) {
-		for (e = u->files[i]; e; e = next) {
-			next = e->next;
-			e->next = nt[file_hash(e, nb)];
-			nt[file_hash(e, nb)] = e;
-		}
-	}
-	free(u->files);
-	u->files = nt;
-	u->file_buckets = nb;
-}
-
-/* A mapping slot takes a reference: its table is not evicted under it. */
-static void file_hold(struct usyms *u, struct file_ent *f)
-{
-	if (f && f != &u->no_file)
-		f->refs++;
-}
-
-static void file_release(struct usyms *u, struct file_ent *f)
-{
-	if (f && f != &u->no_file)
-		f->refs--;
-}
-
 /*
  * Keeps the symbol tables already resolved for mappings that are unchanged
  * in a re-read, so a file parsed while the process lived stays named.
@@ -216,7 +106,7 @@ static void carry_over_files(struct usyms *u, const struct pid_ent *e,
 		if (o && o->start == n->start && o->end == n->end && o->pgoff == n->pgoff &&
 		    o->ino == n->ino && o->dev == n->dev) {
 			files[i] = e->files[o - e->pm->maps];
-			file_hold(u, files[i]);
+			usyms_file_hold(u, files[i]);
 		}
 	}
 }
@@ -286,7 +176,7 @@ static size_t maps_bytes(const struct proc_maps *pm)
 static void drop_maps(struct usyms *u, struct pid_ent *e)
 {
 	for (size_t i = 0; e->pm && i < e->pm->nr; i++)
-		file_release(u, e->files[i]);
+		usyms_file_release(u, e->files[i]);
 	proc_maps__free(e->pm);
 	free(e->files);
 	e->pm = NULL;
@@ -314,14 +204,19 @@ static bool read_is_image(struct usyms *u, const struct pid_ent *e, uint64_t *st
 
 /*
  * Replaces e's maps with a fresh read; keeps the old ones if that fails or
- * if the process no longer runs e's image (checked after the read).
+ * if the process no longer runs e's image (checked after the read).  False
+ * when the budget left no time to read them.
  */
-static void load_maps(struct usyms *u, struct pid_ent *e)
+static bool load_maps(struct usyms *u, struct pid_ent *e)
 {
-	struct proc_maps *pm = proc_maps__load(e->pid);
+	struct proc_maps *pm;
 	struct file_ent **files;
 	uint64_t start;
 
+	if (budget__expired(u->budget))
+		return false; /* e->maps_tried says whether it ever was */
+	pm = proc_maps__load(e->pid);
+	e->maps_tried = true;
 	e->loaded_ns = now_ns();
 	if (pm && !read_is_image(u, e, &start)) {
 		debug("pid %d left image %u before its maps were read", (int)e->pid, e->gen);
@@ -329,11 +224,11 @@ static void load_maps(struct usyms *u, struct pid_ent *e)
 		pm = NULL;
 	}
 	if (!pm)
-		return;
+		return true;
 	files = calloc(pm->nr ? pm->nr : 1, sizeof(*files));
 	if (!files) {
 		proc_maps__free(pm);
-		return;
+		return true;
 	}
 	carry_over_files(u, e, pm, files);
 	drop_maps(u, e);
@@ -342,30 +237,39 @@ static void load_maps(struct usyms *u, struct pid_ent *e)
 	e->start_time = start;
 	e->maps_bytes = maps_bytes(pm);
 	u->image_bytes += e->maps_bytes;
+	return true;
 }
 
-/* The image (pid, gen), created (its maps read) if new; marked used. */
-static struct pid_ent *pid_get(struct usyms *u, pid_t pid, uint32_t gen)
+/* The image (pid, gen), created if new (its maps not read); NULL if out of memory. */
+static struct pid_ent *pid_find(struct usyms *u, pid_t pid, uint32_t gen, bool create)
 {
 	size_t b = pid_hash(pid, u->pid_buckets);
 	struct pid_ent *e;
 
 	for (e = u->pids[b]; e; e = e->next)
 		if (e->pid == pid && e->gen == gen)
-			break;
-	if (!e) {
-		e = calloc(1, sizeof(*e));
-		if (!e)
-			return NULL;
-		e->pid = pid;
-		e->gen = gen;
-		u->image_bytes += sizeof(*e);
+			return e;
+	if (!create || !(e = calloc(1, sizeof(*e))))
+		return NULL;
+	e->pid = pid;
+	e->gen = gen;
+	u->image_bytes += sizeof(*e);
+	e->next = u->pids[b];
+	u->pids[b] = e;
+	u->nr_pids++;
+	grow_pids(u);
+	return e;
+}
+
+/* The image (pid, gen), its maps read once if the budget allows; marked used. */
+static struct pid_ent *pid_get(struct usyms *u, pid_t pid, uint32_t gen)
+{
+	struct pid_ent *e = pid_find(u, pid, gen, true);
+
+	if (!e)
+		return NULL;
+	if (!e->maps_tried)
 		load_maps(u, e);
-		e->next = u->pids[b];
-		u->pids[b] = e;
-		u->nr_pids++;
-		grow_pids(u);
-	}
 	e->last_used = u->interval;
 	return e;
 }
@@ -403,73 +307,24 @@ void usyms__forget_pid(struct usyms *u, pid_t pid)
 	}
 }
 
-/* Opens what pid maps at m, as that process sees it; -1 if it cannot. */
-static int open_mapped(pid_t pid, const struct proc_map *m)
+/*
+ * The file entry of mapping slot (resolved if not yet); one given up for
+ * time in an earlier budget is resolved again.
+ */
+static struct file_ent *slot_file(struct usyms *u, struct pid_ent *e, size_t i)
 {
-	const int flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
-	char path[PATH_MAX + 64];
-	int fd, n;
+	struct file_ent **slot = &e->files[i];
 
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
-		 (int)pid, m->start, m->end);
-	fd = open(path, flags);
-	if (fd >= 0 || !m->path || m->path[0] != '/' || m->deleted)
-		return fd;
-	/* map_files needs CAP_SYS_ADMIN; the root link works with less. */
-	n = snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, m->path);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return -1;
-	return open(path, flags);
-}
-
-static struct file_ent *file_get(struct usyms *u, const struct stat *st, int fd,
-				  pid_t pid, const struct proc_map *m)
-{
-	char root[64];
-	struct file_ent key = {
-		.dev = st->st_dev, .ino = st->st_ino, .size = st->st_size,
-		.mtime_sec = st->st_mtim.tv_sec, .mtime_nsec = st->st_mtim.tv_nsec,
-	};
-	size_t b = file_hash(&key, u->file_buckets);
-	struct file_ent *f;
-
-	for (f = u->files[b]; f; f = f->next)
-		if (f->dev == key.dev && f->ino == key.ino && f->size == key.size &&
-		    f->mtime_sec == key.mtime_sec && f->mtime_nsec == key.mtime_nsec)
-			return f;
-	f = malloc(sizeof(*f));
-	if (!f)
-		return &u->no_file;
-	*f = key;
-	/* debug files are looked up in the process's root, as it sees them */
-	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-	f->es = elf_syms__open_debug(fd, root, m->deleted ? NULL : m->path);
-	if (!f->es)
-		debug("no symbols in dev %" PRIu64 " inode %" PRIu64, f->dev, f->ino);
-	f->bytes = sizeof(*f) + elf_syms__bytes(f->es);
-	u->file_bytes += f->bytes;
-	f->next = u->files[b];
-	u->files[b] = f;
-	u->nr_files++;
-	grow_files(u);
-	return f;
-}
-
-static struct file_ent *resolve_file(struct usyms *u, pid_t pid,
-				     const struct proc_map *m)
-{
-	struct file_ent *f = &u->no_file;
-	struct stat st;
-	int fd;
-
-	fd = open_mapped(pid, m);
-	if (fd < 0)
-		return f;
-	/* O_NONBLOCK kept a FIFO from hanging; only regular files are read. */
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode))
-		f = file_get(u, &st, fd, pid, m);
-	close(fd);
-	return f;
+	if (*slot && (*slot)->state == FILE_LATE && (*slot)->failed_phase != u->phase) {
+		usyms_file_release(u, *slot);
+		*slot = NULL;
+	}
+	if (!*slot) {
+		*slot = usyms_file_resolve(u, e->pid, &e->pm->maps[i]);
+		usyms_file_hold(u, *slot);
+	}
+	(*slot)->last_used = u->interval;
+	return *slot;
 }
 
 static size_t put(char *buf, size_t len, const char *fmt, ...)
@@ -496,68 +351,6 @@ static const char *base_name(const char *path)
 	return s && s[1] ? s + 1 : path;
 }
 
-/* Grows f's demangle cache when it is half full; false if out of memory. */
-static bool dm_reserve(struct usyms *u, struct file_ent *f)
-{
-	size_t cap = f->dm_cap ? f->dm_cap * 2 : DM_INITIAL;
-	struct demangled *n;
-
-	if ((f->dm_nr + 1) * 2 <= f->dm_cap)
-		return true;
-	n = calloc(cap, sizeof(*n));
-	if (!n)
-		return false;
-	for (size_t i = 0; i < f->dm_cap; i++) {
-		size_t j = mix64((uintptr_t)f->dm[i].raw) & (cap - 1);
-
-		if (!f->dm[i].raw)
-			continue;
-		while (n[j].raw)
-			j = (j + 1) & (cap - 1);
-		n[j] = f->dm[i];
-	}
-	free(f->dm);
-	f->dm = n;
-	f->bytes += (cap - f->dm_cap) * sizeof(*n);
-	u->file_bytes += (cap - f->dm_cap) * sizeof(*n);
-	f->dm_cap = cap;
-	return true;
-}
-
-/*
- * The demangled form of a symbol name of f, computed once per symbol: names
- * are owned by f's symbol table, so their addresses identify them.
- */
-static const char *demangled(struct usyms *u, struct file_ent *f, const char *raw)
-{
-	char buf[1024];
-	const char *d;
-	size_t j, n;
-
-	if (!u->demangle || raw[0] != '_' || (raw[1] != 'Z' && raw[1] != 'R'))
-		return raw;
-	for (j = f->dm_cap ? mix64((uintptr_t)raw) & (f->dm_cap - 1) : 0;
-	     f->dm_cap && f->dm[j].raw; j = (j + 1) & (f->dm_cap - 1))
-		if (f->dm[j].raw == raw)
-			return f->dm[j].name;
-	d = demangle(raw, buf, sizeof(buf));
-	if (d == raw || !dm_reserve(u, f))
-		return raw; /* not mangled; or no memory, where raw is still right */
-	j = mix64((uintptr_t)raw) & (f->dm_cap - 1);
-	while (f->dm[j].raw)
-		j = (j + 1) & (f->dm_cap - 1);
-	n = strlen(d) + 1;
-	f->dm[j].name = malloc(n);
-	if (!f->dm[j].name)
-		return raw;
-	memcpy(f->dm[j].name, d, n);
-	f->dm[j].raw = raw;
-	f->dm_nr++;
-	f->bytes += n;
-	u->file_bytes += n;
-	return f->dm[j].name;
-}
-
 void usyms__set_demangle(struct usyms *u, bool on)
 {
 	u->demangle = on;
@@ -567,18 +360,13 @@ static size_t name_file(struct usyms *u, struct pid_ent *e,
 			const struct proc_map *m, uint64_t addr, char *buf,
 			size_t len)
 {
-	struct file_ent **slot = &e->files[m - e->pm->maps];
+	struct file_ent *f = slot_file(u, e, m - e->pm->maps);
 	uint64_t off = addr - m->start + m->pgoff;
 	const char *name;
 
-	if (!*slot) {
-		*slot = resolve_file(u, e->pid, m);
-		file_hold(u, *slot);
-	}
-	(*slot)->last_used = u->interval;
-	name = elf_syms__map_offset((*slot)->es, off, NULL, NULL);
+	name = elf_syms__map_offset(f->es, off, NULL, NULL);
 	if (name) {
-		name = demangled(u, *slot, name);
+		name = usyms_file_demangled(u, f, name);
 		/* "memcpy@@GLIBC_2.14" names the same function as "memcpy" */
 		return put(buf, len, "%.*s", (int)strcspn(name, "@"), name);
 	}
@@ -650,31 +438,52 @@ static int read_status(pid_t pid, pid_t *inner, uid_t *euid)
 	return have_uid ? 0 : -1;
 }
 
-/*
- * (Re)reads the process's JIT map, trusted only as perf trusts it: a regular
- * file owned by the process's user or by root, never followed through a
- * symlink, read in the process's own mount namespace.
- */
-static void load_jit_map(struct usyms *u, struct pid_ent *e)
+/* Notes once per image why its perf map is not (wholly) used. */
+static void note_jit(struct usyms *u, struct pid_ent *e, pid_t inner, const char *why)
 {
+	if (e->jit_noted)
+		return;
+	e->jit_noted = true;
+	if (why) {
+		warn("ignoring /tmp/perf-%d.map of pid %d: %s", (int)inner, (int)e->pid, why);
+		return;
+	}
+	u->jit_cut++;
+	warn("note: /tmp/perf-%d.map of pid %d: only its newest lines read, %u MiB of them",
+	     (int)inner, (int)e->pid, USYMS_FILE_BUDGET >> 20);
+}
+
+/*
+ * Brings the process's JIT map up to date (perfmap.h: nothing to do when
+ * the file is unchanged, only the appended lines when it grew), trusted
+ * only as perf trusts it: a regular file owned by the process's user or by
+ * root, never followed through a symlink, read in the process's own mount
+ * namespace.  Within the budgets; on failure the old map stays.
+ */
+static void refresh_jit(struct usyms *u, struct pid_ent *e)
+{
+	struct budget b = u->budget ? *u->budget : (struct budget){ 0 };
+	size_t before = perfmap__bytes(e->jit);
+	struct perfmap *pm = e->jit;
 	const char *why = NULL;
-	struct perfmap *pm;
 	char root[64];
 	pid_t inner;
 	uid_t owner;
 
-	e->jit_tried = true;
-	if (read_status(e->pid, &inner, &owner))
+	e->jit_read_phase = u->phase + 1;
+	if (budget__expired(u->budget) || read_status(e->pid, &inner, &owner))
 		return;
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)e->pid);
-	pm = perfmap__load(inner, root, owner, &why);
-	if (!pm) {
-		if (errno != ENOENT)
-			warn("ignoring /tmp/perf-%d.map of pid %d: %s", (int)inner, (int)e->pid,
-			     why ? why : "unreadable");
+	b.max_bytes = usyms_allowance(u, before);
+	if (!b.max_bytes || perfmap__refresh(&pm, inner, root, owner, &b, &why)) {
+		if (b.max_bytes && errno != ENOENT && errno != ETIMEDOUT)
+			note_jit(u, e, inner, why ? why : "unreadable");
 		return;
 	}
-	set_jit(u, e, pm);
+	u->jit_bytes = u->jit_bytes - before + perfmap__bytes(pm);
+	e->jit = pm;
+	if (perfmap__truncated(pm))
+		note_jit(u, e, inner, NULL);
 }
 
 static size_t name_anon(struct usyms *u, struct pid_ent *e, const struct proc_map *m,
@@ -682,8 +491,9 @@ static size_t name_anon(struct usyms *u, struct pid_ent *e, const struct proc_ma
 {
 	const char *name;
 
-	if (!e->jit_tried)
-		load_jit_map(u, e);
+	/* once per budget: lines a JIT appended since are named too */
+	if (e->jit_read_phase != u->phase + 1)
+		refresh_jit(u, e);
 	name = e->jit ? perfmap__lookup(e->jit, addr, NULL) : NULL;
 	if (name) {
 		*jit = true;
@@ -694,44 +504,106 @@ static size_t name_anon(struct usyms *u, struct pid_ent *e, const struct proc_ma
 	return put(buf, len, "[anon]");
 }
 
+/* Re-reads e may make now: a token bucket refilled one per interval. */
+static double reread_tokens(const struct pid_ent *e, double now)
+{
+	double t;
+
+	if (!e->preloaded)
+		return USYMS_REREAD_BURST;
+	t = e->reread_tokens + (now - e->preloaded_at) / USYMS_REREAD_INTERVAL;
+	return t < USYMS_REREAD_BURST ? t : USYMS_REREAD_BURST;
+}
+
+static void reread_spend(struct pid_ent *e)
+{
+	double now = budget__now();
+
+	e->reread_tokens = reread_tokens(e, now) - 1;
+	e->preloaded_at = now;
+}
+
 int usyms__preload(struct usyms *u, pid_t pid, uint32_t gen)
 {
-	size_t before = u->nr_pids;
-	struct pid_ent *e = pid_get(u, pid, gen);
+	struct pid_ent *e = pid_find(u, pid, gen, true);
 
 	if (!e)
 		return -ENOMEM;
-	if (u->nr_pids == before)
-		load_maps(u, e); /* known image: its mappings changed */
+	e->last_used = u->interval;
+	/* again if read before: its mappings changed */
+	if (!load_maps(u, e))
+		return -ETIMEDOUT;
+	e->late = false;
+	reread_spend(e);
+	e->preloaded = true;
 	if (u->maps_hook && e->pm)
 		u->maps_hook(pid, gen, e->pm, u->maps_hook_arg);
-	load_jit_map(u, e); /* a JIT appends to its map as it maps code */
+	refresh_jit(u, e); /* a JIT appends to its map as it maps code */
 	if (!e->pm)
 		return -ESRCH;
 	for (size_t i = 0; i < e->pm->nr; i++) {
 		const struct proc_map *m = &e->pm->maps[i];
 
-		if (!m->exec || m->kind != PROC_MAP_FILE)
-			continue;
-		if (!e->files[i]) {
-			e->files[i] = resolve_file(u, pid, m);
-			file_hold(u, e->files[i]);
-		}
-		e->files[i]->last_used = u->interval;
+		if (m->exec && m->kind == PROC_MAP_FILE)
+			slot_file(u, e, i);
 	}
-	return 0;
+	return 0; /* files out of time are read again when named */
 }
 
-size_t usyms__name(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr, char *buf,
-		   size_t len, bool *jit)
+double usyms__preload_due(struct usyms *u, pid_t pid, uint32_t gen)
+{
+	struct pid_ent *e = pid_find(u, pid, gen, false);
+
+	if (!e || reread_tokens(e, budget__now()) >= 1)
+		return 0;
+	return e->preloaded_at + (1 - e->reread_tokens) * USYMS_REREAD_INTERVAL;
+}
+
+void usyms__mark_late(struct usyms *u, pid_t pid, uint32_t gen)
+{
+	struct pid_ent *e = pid_find(u, pid, gen, true);
+
+	if (e)
+		e->late = true;
+}
+
+/* Why a frame of image e (NULL: none) found no mapping. */
+static enum usyms_miss miss_of(const struct pid_ent *e)
+{
+	if (!e)
+		return USYMS_MISS_EXITED;
+	if (e->pm)
+		return USYMS_MISS_UNMAPPED;
+	if (!e->maps_tried || e->late)
+		return USYMS_MISS_LATE;
+	if (e->preloaded)
+		return USYMS_MISS_EXITED;
+	return e->gen ? USYMS_MISS_UNSEEN : USYMS_MISS_UNTRACKED;
+}
+
+const char *usyms__miss_name(enum usyms_miss m)
+{
+	static const char *const names[USYMS_MISS__MAX] = {
+		[USYMS_NAMED] = "named",
+		[USYMS_MISS_EXITED] = "process gone before its maps were read",
+		[USYMS_MISS_LATE] = "maps not read in time",
+		[USYMS_MISS_UNSEEN] = "process events lost",
+		[USYMS_MISS_UNTRACKED] = "untracked process",
+		[USYMS_MISS_UNMAPPED] = "no mapping at the address",
+		[USYMS_MISS_FOREIGN] = "outside our pid namespace",
+	};
+
+	return m < USYMS_MISS__MAX ? names[m] : "?";
+}
+
+size_t usyms__name_frame(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr, char *buf,
+			 size_t len, struct usyms_frame *out)
 {
 	const struct proc_map *m = NULL;
 	struct pid_ent *e;
-	bool jit_ignored;
 
-	if (!jit)
-		jit = &jit_ignored;
-	*jit = false;
+	out->jit = false;
+	out->miss = USYMS_NAMED;
 	e = u ? pid_get(u, pid, gen) : NULL;
 	if (e && e->pm) {
 		m = proc_maps__find(e->pm, addr);
@@ -740,46 +612,35 @@ size_t usyms__name(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr, char
 			m = proc_maps__find(e->pm, addr);
 		}
 	}
-	if (!m)
+	if (!m) {
+		out->miss = miss_of(e);
 		return put(buf, len, "[unknown]");
+	}
 	switch (m->kind) {
 	case PROC_MAP_FILE:
 		return name_file(u, e, m, addr, buf, len);
 	case PROC_MAP_VDSO:
 		return name_vdso(u, m, addr, buf, len);
-	case PROC_MAP_HEAP:
-		return name_anon(u, e, m, addr, buf, len, jit);
 	case PROC_MAP_STACK:
 		return put(buf, len, "[stack]");
 	case PROC_MAP_SPECIAL:
 		return put(buf, len, "%s", m->path ? m->path : "[unknown]");
+	case PROC_MAP_HEAP:
 	case PROC_MAP_ANON:
 	default:
-		return name_anon(u, e, m, addr, buf, len, jit);
+		return name_anon(u, e, m, addr, buf, len, &out->jit);
 	}
 }
 
-static void file_free(struct file_ent *f)
+size_t usyms__name(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr, char *buf,
+		   size_t len, bool *jit)
 {
-	for (size_t i = 0; i < f->dm_cap; i++)
-		free(f->dm[i].name);
-	free(f->dm);
-	elf_syms__free(f->es);
-	free(f);
-}
+	struct usyms_frame fr;
+	size_t n = usyms__name_frame(u, pid, gen, addr, buf, len, &fr);
 
-/* Frees f, which no mapping slot points to (refs 0). */
-static void file_evict(struct usyms *u, struct file_ent *f)
-{
-	struct file_ent **pp = &u->files[file_hash(f, u->file_buckets)];
-
-	while (*pp != f)
-		pp = &(*pp)->next;
-	*pp = f->next;
-	u->file_bytes -= f->bytes;
-	u->nr_files--;
-	u->files_evicted++;
-	file_free(f);
+	if (jit)
+		*jit = fr.jit;
+	return n;
 }
 
 /*
@@ -850,27 +711,27 @@ static size_t collect_victims(struct usyms *u, struct victim *v)
 /*
  * Frees what no held image maps, and JIT maps of images idle this interval
  * (re-read if they are sampled again), least recently used first, until
- * the cache is within its limit.
+ * the cache is within limit.
  */
-static void trim_cache(struct usyms *u)
+void usyms_trim_to(struct usyms *u, size_t limit)
 {
 	struct victim *v;
 	size_t n, i;
 
-	if (u->file_bytes + u->jit_bytes <= u->cache_limit)
+	if (u->file_bytes + u->jit_bytes <= limit)
 		return;
 	v = malloc((u->nr_files + u->nr_pids + 1) * sizeof(*v));
 	if (!v)
 		return; /* tried again at the next interval */
 	n = collect_victims(u, v);
 	qsort(v, n, sizeof(*v), victim_cmp);
-	for (i = 0; i < n && u->file_bytes + u->jit_bytes > u->cache_limit; i++) {
+	for (i = 0; i < n && u->file_bytes + u->jit_bytes > limit; i++) {
 		if (v[i].f) {
-			file_evict(u, v[i].f);
+			usyms_file_evict(u, v[i].f);
 			continue;
 		}
 		set_jit(u, v[i].e, NULL);
-		v[i].e->jit_tried = false;
+		v[i].e->jit_read_phase = 0;
 		u->jit_evicted++;
 	}
 	free(v);
@@ -882,13 +743,24 @@ void usyms__end_interval(struct usyms *u)
 		return;
 	/* images first: dropping them releases the files they pinned */
 	drop_images(u);
-	trim_cache(u);
+	usyms_trim_to(u, u->cache_limit);
 	u->interval++;
 }
 
 void usyms__set_cache_limit(struct usyms *u, size_t bytes)
 {
 	u->cache_limit = bytes;
+}
+
+void usyms__set_memory_max(struct usyms *u, size_t bytes)
+{
+	u->memory_max = bytes;
+}
+
+void usyms__set_budget(struct usyms *u, const struct budget *b)
+{
+	u->budget = b;
+	u->phase++;
 }
 
 void usyms__set_idle_limit(struct usyms *u, unsigned intervals)
@@ -919,6 +791,9 @@ void usyms__stats(const struct usyms *u, struct usyms_stats *out)
 	out->images_dropped = u->images_dropped;
 	out->files_evicted = u->files_evicted;
 	out->jit_maps_evicted = u->jit_evicted;
+	out->files_too_big = u->files_too_big;
+	out->files_late = u->files_late;
+	out->jit_maps_cut = u->jit_cut;
 }
 
 void usyms__free(struct usyms *u)
@@ -938,7 +813,7 @@ void usyms__free(struct usyms *u)
 	for (i = 0; u->files && i < u->file_buckets; i++)
 		for (fe = u->files[i]; fe; fe = fn) {
 			fn = fe->next;
-			file_free(fe);
+			usyms_file_free(fe);
 		}
 	free(u->pids);
 	free(u->files);

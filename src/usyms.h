@@ -13,6 +13,14 @@
  * on demand while their process lives), and cached symbol tables, their
  * demangled names and JIT maps trimmed, least recently used first, to
  * usyms__set_cache_limit bytes.  What a held image maps is never evicted.
+ *
+ * Bounds while reading, whatever other users' files hold: one file's
+ * symbol table (or one perf map) is read within USYMS_FILE_BUDGET bytes,
+ * all of them together within USYMS_MEMORY_MAX (least recently used ones
+ * that no held image maps are freed first to make room), and all work
+ * within the time budget set by usyms__set_budget.  A file too big gets
+ * no symbols (frames "[file+0xOFFSET]") and a note; one that runs out of
+ * time is read again in a later budget.
  */
 #ifndef SMOLDER_USYMS_H
 #define SMOLDER_USYMS_H
@@ -21,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "budget.h"
 
 struct usyms;
 
@@ -37,6 +46,18 @@ typedef bool (*usyms_validator)(pid_t pid, uint32_t gen, void *arg);
 struct usyms *usyms__new(void);
 void usyms__set_validator(struct usyms *u, usyms_validator fn, void *arg);
 /*
+ * Work from here on (preloads, names) runs within b's deadline and stops
+ * early when one of b's signals is pending (b->max_bytes is ignored: the
+ * byte budgets are usyms's own); NULL: no time limit.  b stays the
+ * caller's and must outlive its use.  Each call starts a new budget: a file
+ * that ran out of time before is tried again once in it.
+ */
+void usyms__set_budget(struct usyms *u, const struct budget *b);
+#define USYMS_FILE_BUDGET (64u << 20)
+#define USYMS_MEMORY_MAX (128u << 20)
+/* What all symbol tables and perf maps may hold at once (default USYMS_MEMORY_MAX). */
+void usyms__set_memory_max(struct usyms *u, size_t bytes);
+/*
  * Called by usyms__preload with every read of an image's maps that the
  * validator accepted, before the image's symbols are parsed (the unwind
  * tables, unwind_maps.c, want them as soon as possible).
@@ -47,9 +68,27 @@ void usyms__set_maps_hook(struct usyms *u, usyms_maps_hook fn, void *arg);
 /*
  * Reads the mappings of image (pid, gen) now (again, if read before) and
  * parses the symbols of its executable file mappings, so they outlive the
- * process.  0, or -errno.
+ * process.  0, or -errno: -ETIMEDOUT when the time budget left no time to
+ * read the maps (files it had no time for are read when named).
  */
 int usyms__preload(struct usyms *u, pid_t pid, uint32_t gen);
+/*
+ * When image (pid, gen) may be preloaded again (CLOCK_MONOTONIC s; 0: now):
+ * an image's maps are read again at once up to USYMS_REREAD_BURST times in
+ * a row (a starting process maps its libraries, each a change worth a
+ * read while it may soon exit), then once per USYMS_REREAD_INTERVAL (a
+ * process that maps and unmaps in a loop changes at every sample).
+ * usyms__preload itself never refuses; its caller asks this first.
+ */
+#define USYMS_REREAD_BURST 8
+#define USYMS_REREAD_INTERVAL 0.5
+double usyms__preload_due(struct usyms *u, pid_t pid, uint32_t gen);
+/*
+ * Image (pid, gen) was announced but its preload is waiting (or was
+ * dropped): if its process is gone when its samples are named, they are
+ * counted as late, not as exited.  Cheap: its maps are not read.
+ */
+void usyms__mark_late(struct usyms *u, pid_t pid, uint32_t gen);
 /*
  * Writes the name of the frame at addr in process pid into buf (always NUL
  * terminated, truncated to len): "function", "[file+0xOFFSET]" for a mapped
@@ -61,6 +100,30 @@ int usyms__preload(struct usyms *u, pid_t pid, uint32_t gen);
  */
 size_t usyms__name(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr, char *buf,
 		   size_t len, bool *jit);
+
+/* Why a frame is "[unknown]". */
+enum usyms_miss {
+	USYMS_NAMED,          /* it is not */
+	USYMS_MISS_EXITED,    /* the process exited (or exec'd) before its maps were read */
+	USYMS_MISS_LATE,      /* its maps were due, but the time budget ran out first */
+	USYMS_MISS_UNSEEN,    /* never announced (process events lost), gone at the end */
+	USYMS_MISS_UNTRACKED, /* an untracked image (BPF's table was full), gone at the end */
+	USYMS_MISS_UNMAPPED,  /* maps read, but no mapping covers the address */
+	USYMS_MISS_FOREIGN,   /* not usyms's: the caller's, for tasks outside our PID namespace */
+	USYMS_MISS__MAX
+};
+
+/* What usyms__name_frame says of a frame besides its name. */
+struct usyms_frame {
+	bool jit;             /* named from a perf map */
+	enum usyms_miss miss; /* why it is "[unknown]" */
+};
+
+/* usyms__name, telling why a frame is "[unknown]". */
+size_t usyms__name_frame(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr, char *buf,
+			 size_t len, struct usyms_frame *out);
+/* A few words for a reason ("process gone before its maps were read"). */
+const char *usyms__miss_name(enum usyms_miss m);
 /* Demangle C++ and Rust names (off by default; smolder turns it on). */
 void usyms__set_demangle(struct usyms *u, bool on);
 /* Drops what is cached for pid (all its images), keeping shared symbol tables. */
@@ -104,6 +167,9 @@ struct usyms_stats {
 	size_t bytes;         /* all of it, hash tables and the vDSO included */
 	uint64_t intervals;   /* usyms__end_interval calls */
 	uint64_t images_dropped, files_evicted, jit_maps_evicted; /* totals */
+	uint64_t files_too_big;   /* files left without symbols for their size */
+	uint64_t files_late;      /* reads given up for time (tried again later) */
+	uint64_t jit_maps_cut;    /* perf maps read only in part for their size */
 };
 
 /* Sizes for a status line; cheap enough to call every interval. */

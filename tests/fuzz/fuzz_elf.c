@@ -7,8 +7,13 @@
  * build ID and .gnu_debuglink are read, and a .gnu_debugdata section is
  * xz-decoded and parsed as a second ELF).  The search's root does not
  * exist, so no file outside the input is ever read.  Then offset lookups,
- * checked for consistency beyond not crashing.
+ * checked for consistency beyond not crashing.  The file is read again
+ * within a budget of a few KiB (elf_syms__open_debug_within): it may give
+ * up (E2BIG), but a table it does read must fit the budget and answer as
+ * the unbudgeted one, or, when a debug source was over the budget, as the
+ * file's own tables.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +59,43 @@ static void probe(const struct elf_syms *es, const uint8_t *data, size_t size)
 		probe_one(es, rd64(data + size - (i + 1) * 8) % (size * 2 + 1));
 }
 
+/* Whether a and b hold as many functions and name the probes alike. */
+static bool same(const struct elf_syms *a, const struct elf_syms *b)
+{
+	static const uint64_t offs[] = { 0, 0x40, 0x1000, 0x1040, 0x1100, 0x2000 };
+	size_t i;
+
+	if (!a || !b || elf_syms__count(a) != elf_syms__count(b))
+		return false;
+	for (i = 0; i < sizeof(offs) / sizeof(offs[0]); i++) {
+		const char *x = elf_syms__map_offset(a, offs[i], NULL, NULL);
+		const char *y = elf_syms__map_offset(b, offs[i], NULL, NULL);
+
+		if (!x != !y || (x && strcmp(x, y)))
+			return false;
+	}
+	return true;
+}
+
+static void compare_budgeted(const struct elf_syms *full, int fd, size_t size)
+{
+	struct budget b = { .max_bytes = 4096 + size % 8192 };
+	struct elf_syms *es = elf_syms__open_debug_within(fd, NO_ROOT, "/usr/bin/app", &b);
+	struct elf_syms *own;
+
+	if (!es)
+		return;
+	if (elf_syms__bytes(es) > b.max_bytes)
+		abort();
+	if (!same(es, full)) {
+		own = elf_syms__open_fd(fd);
+		if (!same(es, own))
+			abort();
+		elf_syms__free(own);
+	}
+	elf_syms__free(es);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -72,6 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	es = elf_syms__open_debug(mfd, NO_ROOT, "/usr/bin/app");
 	probe(es, data, size);
+	compare_budgeted(es, mfd, size);
 	elf_syms__free(es);
 	return 0;
 }

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Opening files on another process's behalf.  smolder runs as root and
+ * reads files whose paths another user controls (perf maps, debug links,
+ * build-id files, a mapping's path under /proc/PID/root): such a path may
+ * lead to a FIFO (an open would block) or a device (an open runs its
+ * driver: a watchdog, a tape, a terminal).  So a file is first opened
+ * O_PATH, which has no such effect, checked to be a regular file, and only
+ * then opened for reading through /proc/self/fd, checked again to be the
+ * same inode.
+ */
+#ifndef SMOLDER_SAFE_OPEN_H
+#define SMOLDER_SAFE_OPEN_H
+
+#include <stdbool.h>
+#include <sys/stat.h>
+
+/*
+ * An O_PATH descriptor of rel resolved with root_fd as "/" (openat2's
+ * RESOLVE_IN_ROOT: ".." and absolute symlinks stay inside a container's
+ * root; magic links refused).  follow: whether a symlink as the last
+ * component is followed (else the descriptor is of the link itself).
+ * Kernels before 5.6 lack openat2: openat then guards only what follow
+ * says of the last component.  -1 with errno set.
+ */
+int safe_open__in_root(int root_fd, const char *rel, bool follow);
+/*
+ * Opens for reading the file an O_PATH descriptor stands for, if it is a
+ * regular file (EINVAL otherwise), non-blocking and close-on-exec; *st gets
+ * its stat.  pfd stays the caller's.  -1 with errno set.
+ */
+int safe_open__reopen(int pfd, struct stat *st);
+/* Both steps for a path (symlinks followed, as open(2) would): the
+ * regular file at path opened for reading, or -1 with errno set. */
+int safe_open__file(const char *path, struct stat *st);
+
+#endif
