@@ -44,6 +44,7 @@
 #include "elf_syms.h"
 #include "log.h"
 #include "proc_maps.h"
+#include "safe_open.h"
 #include "unwind.h"
 #include "unwind_maps.h"
 #include "unwind_shards.h"
@@ -580,22 +581,36 @@ static void *builder(void *arg)
 	return NULL;
 }
 
-/* Opens what pid maps at m, as that process sees it; -1 if it cannot. */
-static int open_mapped(pid_t pid, const struct proc_map *m)
+/*
+ * Opens what pid maps at m, as that process sees it and as usyms opens it
+ * (safe_open.h: never a FIFO or a device, whatever the path leads to); -1
+ * if it cannot.  *st gets its stat.
+ */
+static int open_mapped(pid_t pid, const struct proc_map *m, struct stat *st)
 {
-	const int flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
-	char path[PATH_MAX + 64];
-	int fd, n;
+	char path[64];
+	int fd, rfd, pfd;
 
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid,
 		 m->start, m->end);
-	fd = open(path, flags);
+	fd = safe_open__file(path, st);
 	if (fd >= 0 || !m->path || m->path[0] != '/' || m->deleted)
 		return fd;
-	n = snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, m->path);
-	if (n < 0 || (size_t)n >= sizeof(path))
+	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
+	rfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rfd < 0)
 		return -1;
-	return open(path, flags);
+	pfd = safe_open__in_root(rfd, m->path, true);
+	close(rfd);
+	if (pfd < 0)
+		return -1;
+	fd = safe_open__reopen(pfd, st);
+	close(pfd);
+	if (fd >= 0 && (uint64_t)st->st_ino != m->ino) { /* replaced since mapped */
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 /*
@@ -610,28 +625,24 @@ static struct ufile *resolve_file(struct unwind_maps *um, pid_t pid, const struc
 	struct ufile *uf = NULL;
 	struct file_key k;
 	struct stat st;
-	int fd = open_mapped(pid, m);
+	int fd = open_mapped(pid, m, &st);
 
 	if (fd < 0)
 		return NULL;
-	/* O_NONBLOCK kept a FIFO from hanging; only regular files are read. */
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode)) {
-		k = (struct file_key){ .dev = st.st_dev, .ino = st.st_ino, .size = st.st_size,
-				       .mtime_sec = st.st_mtim.tv_sec,
-				       .mtime_nsec = st.st_mtim.tv_nsec };
-		uf = file_get(um, &k);
-		if (uf && !uf->inspected)
-			inspect(uf, fd);
-		if (uf && uf->state == F_UNLOADED && !uf->failed && !uf->queued) {
-			if (sync) {
-				uint64_t t0 = now_ns();
-				struct unwind_table *t = build_table(uf, fd, pid, path);
+	k = (struct file_key){ .dev = st.st_dev, .ino = st.st_ino, .size = st.st_size,
+			       .mtime_sec = st.st_mtim.tv_sec, .mtime_nsec = st.st_mtim.tv_nsec };
+	uf = file_get(um, &k);
+	if (uf && !uf->inspected)
+		inspect(uf, fd);
+	if (uf && uf->state == F_UNLOADED && !uf->failed && !uf->queued) {
+		if (sync) {
+			uint64_t t0 = now_ns();
+			struct unwind_table *t = build_table(uf, fd, pid, path);
 
-				load_built(um, uf, t, path ? path : "(deleted)", t0);
-				unwind_table__free(t);
-			} else if (enqueue(um, uf, fd, pid, path)) {
-				return uf; /* the job has fd now */
-			}
+			load_built(um, uf, t, path ? path : "(deleted)", t0);
+			unwind_table__free(t);
+		} else if (enqueue(um, uf, fd, pid, path)) {
+			return uf; /* the job has fd now */
 		}
 	}
 	close(fd);
