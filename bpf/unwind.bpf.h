@@ -12,15 +12,16 @@
  * the walk goes on in table code after it.  Each fallback is a reason bit,
  * counted once per stack by the caller.
  *
- * How it stays verifiable on 5.10 to the newest kernels: one frame is one
- * call of unwind_step, a global (BTF_FUNC_GLOBAL) function taking a scalar,
- * so the verifier checks it once, on its own, whatever calls it; its only
- * loop is the binary search (UNWIND_SEARCH_STEPS).  Its state lives in a
+ * How it stays verifiable on 5.10 to the newest kernels: a few frames
+ * (UNWIND_STEP_FRAMES) are one call of unwind_step, a global
+ * (BTF_FUNC_GLOBAL) function taking a scalar, so the verifier checks it
+ * once, on its own, whatever calls it; its loops are those frames and each
+ * frame's binary search (UNWIND_SEARCH_STEPS).  Its state lives in a
  * per-CPU map slot, not on the caller's stack (5.10 passes only scalars to
- * global functions).  The caller's loop of SMOLDER_MAX_DEPTH + 1 calls is
- * cheap to verify (a call and a test per iteration).  No tail calls, so a
- * tracing program (issue 15's sched_switch) can run the same walk, in its
- * own state slot; no bpf_loop (5.17).
+ * global functions).  The caller's loop of calls is cheap to verify (a
+ * call and a test per iteration).  No tail calls, so a tracing program
+ * (issue 15's sched_switch) can run the same walk, in its own state slot;
+ * no bpf_loop (5.17).
  */
 #ifndef SMOLDER_UNWIND_BPF_H
 #define SMOLDER_UNWIND_BPF_H
@@ -305,19 +306,16 @@ static __always_inline int signal_step(struct unwind_scratch *s, const struct un
 }
 
 /*
- * One frame: records the pc of the frame in slot's state and moves the
- * registers to its caller's.  UNWIND_STOP when the stack ends (complete or
- * not: see reasons and complete).  Global, so verified once on its own.
+ * One frame: records the pc of the frame and moves the registers to its
+ * caller's.  UNWIND_STOP when the stack ends (complete or not: see reasons
+ * and complete).
  */
-__noinline int unwind_step(__u32 slot)
+static __always_inline int unwind_frame(struct unwind_scratch *s)
 {
-	struct unwind_scratch *s = bpf_map_lookup_elem(&unwind_scratch, &slot);
 	struct unwind_row row = {};
 	__u64 at, cfa;
 	__u32 n, kind = UNWIND_GAP;
 
-	if (!s)
-		return UNWIND_STOP;
 	n = s->trace.nr;
 	if (n >= SMOLDER_MAX_DEPTH) {
 		s->reasons |= R_DEPTH;
@@ -385,6 +383,24 @@ __noinline int unwind_step(__u32 slot)
 }
 
 /*
+ * UNWIND_STEP_FRAMES frames of slot's walk (fewer when the stack ends:
+ * UNWIND_STOP).  Global, so verified once on its own; several frames a call
+ * share the call and the state lookup.
+ */
+#define UNWIND_STEP_FRAMES 4
+__noinline int unwind_step(__u32 slot)
+{
+	struct unwind_scratch *s = bpf_map_lookup_elem(&unwind_scratch, &slot);
+
+	if (!s)
+		return UNWIND_STOP;
+	for (int i = 0; i < UNWIND_STEP_FRAMES; i++)
+		if (unwind_frame(s))
+			return UNWIND_STOP;
+	return UNWIND_GO;
+}
+
+/*
  * The user registers a task saved on kernel entry, at the top of its
  * kernel stack (what bpf_get_stack's user walk uses too).  task is the
  * current task here; a tracing program (issue 15's sched_switch) passes its
@@ -425,11 +441,11 @@ static __always_inline struct unwind_scratch *unwind_begin(__u32 slot, __u32 tgi
 	return s;
 }
 
-/* Walks the stack into the slot's trace: frame by frame, a global call
- * each, so this loop costs the verifier a call and a test per frame. */
+/* Walks the stack into the slot's trace, a few frames a global call, so
+ * this loop costs the verifier a call and a test per call. */
 static __always_inline void unwind_walk(__u32 slot)
 {
-	for (int i = 0; i <= SMOLDER_MAX_DEPTH; i++)
+	for (int i = 0; i <= SMOLDER_MAX_DEPTH / UNWIND_STEP_FRAMES; i++)
 		if (unwind_step(slot))
 			break;
 }
