@@ -179,6 +179,8 @@ struct {
 	__uint(max_entries, 16384);
 } work_names SEC(".maps");
 
+#include "unwind.bpf.h"
+
 #define PF_IDLE 0x00000002
 #define PF_WQ_WORKER 0x00000020
 #define PF_KTHREAD 0x00200000
@@ -332,6 +334,25 @@ static __always_inline bool write_chunks(void *stacks, const struct stack_trace 
 }
 
 /*
+ * Stores a walked stack by content: its id, or 0 when it found no room,
+ * which sets lost_flag in *flags.
+ */
+static __always_inline __u64 store_trace(void *stacks, const struct stack_trace *st,
+					 __u32 *flags, __u32 lost_flag)
+{
+	struct stack_chunk_key key = {};
+
+	key.id = hash_stack(st);
+	if (bpf_map_lookup_elem(stacks, &key))
+		return key.id;
+	if (!write_chunks(stacks, st, key.id)) {
+		*flags |= lost_flag;
+		return 0;
+	}
+	return key.id;
+}
+
+/*
  * Walks one stack into the per-CPU scratch buffer and stores it by content.
  * Returns its id, or 0 for an empty stack and for one that could not be
  * walked or stored, which sets err_flag or lost_flag in *flags.
@@ -339,7 +360,6 @@ static __always_inline bool write_chunks(void *stacks, const struct stack_trace 
 static __always_inline __u64 store_stack(void *ctx, void *stacks, __u64 walk_flags,
 					 __u32 *flags, __u32 lost_flag, __u32 err_flag)
 {
-	struct stack_chunk_key key = {};
 	__u32 zero = 0;
 	struct stack_trace *st = bpf_map_lookup_elem(&scratch, &zero);
 	long len;
@@ -353,14 +373,7 @@ static __always_inline __u64 store_stack(void *ctx, void *stacks, __u64 walk_fla
 		return 0;
 	}
 	st->nr = len / sizeof(__u64);
-	key.id = hash_stack(st);
-	if (bpf_map_lookup_elem(stacks, &key))
-		return key.id;
-	if (!write_chunks(stacks, st, key.id)) {
-		*flags |= lost_flag;
-		return 0;
-	}
-	return key.id;
+	return store_trace(stacks, st, flags, lost_flag);
 }
 
 static __always_inline void count_sample(const struct bank *b, struct sample_key *key)
@@ -685,6 +698,51 @@ int BPF_PROG(on_exit, struct task_struct *task)
 	return 0;
 }
 
+/* Counts a DWARF walk's fallbacks, each once. */
+static __always_inline void count_unwind(const struct bank *b, const struct unwind_scratch *s)
+{
+	__u32 r = s->reasons;
+
+	count(b, CNT_UNWIND_STACKS);
+	if (s->complete)
+		count(b, CNT_UNWIND_COMPLETE);
+	if (!r)
+		return;
+	if (r & R_NO_TABLE)
+		count(b, CNT_UNWIND_NO_TABLE);
+	if (r & R_NOT_LOADED)
+		count(b, CNT_UNWIND_NOT_LOADED);
+	if (r & R_UNREADABLE)
+		count(b, CNT_UNWIND_UNREADABLE);
+	if (r & R_UNSUPPORTED)
+		count(b, CNT_UNWIND_UNSUPPORTED);
+	if (r & R_BAD_FRAME)
+		count(b, CNT_UNWIND_BAD_FRAME);
+	if (r & R_DEPTH)
+		count(b, CNT_UNWIND_DEPTH);
+}
+
+/*
+ * --unwind dwarf: the user stack walked with unwind tables.  The image's
+ * generation comes first: the walk only trusts mappings read for it.
+ */
+static __always_inline void store_unwound(struct bpf_perf_event_data *ctx, const struct bank *b,
+					  struct task_struct *task, bool in_kernel,
+					  struct sample_key *key)
+{
+	struct unwind_scratch *s;
+
+	if (!BPF_CORE_READ(task, mm))
+		return; /* exiting: no user stack any more */
+	if (key->tgid)
+		key->gen = image_gen(b, task, key->tgid);
+	s = unwind_user(ctx, task, in_kernel, key);
+	if (!s)
+		return;
+	count_unwind(b, s);
+	key->ustack = store_trace(b->stacks, &s->trace, &key->flags, SAMPLE_USTACK_LOST);
+}
+
 /* Walks and stores the sample's stacks; their ids and flags go into key. */
 static __always_inline void store_stacks(struct bpf_perf_event_data *ctx, const struct bank *b,
 					 struct task_struct *task, __u32 task_flags, bool in_kernel,
@@ -695,10 +753,12 @@ static __always_inline void store_stacks(struct bpf_perf_event_data *ctx, const 
 					  SAMPLE_KSTACK_ERR);
 	if (task_flags & PF_KTHREAD)
 		key->flags |= SAMPLE_KTHREAD;
+	else if (user_stacks && dwarf_unwind)
+		store_unwound(ctx, b, task, in_kernel, key);
 	else if (user_stacks)
 		key->ustack = store_stack(ctx, b->stacks, BPF_F_USER_STACK, &key->flags,
 					  SAMPLE_USTACK_LOST, SAMPLE_USTACK_ERR);
-	if (key->ustack && key->tgid)
+	if (!dwarf_unwind && key->ustack && key->tgid)
 		key->gen = image_gen(b, task, key->tgid);
 
 	if (key->flags & (SAMPLE_KSTACK_LOST | SAMPLE_USTACK_LOST))

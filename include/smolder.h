@@ -129,6 +129,17 @@ enum counter {
 	CNT_EVENTS_LOST,     /* new-process events the ring buffer refused */
 	CNT_IMAGES_UNTRACKED, /* samples of images the procs map had no room for */
 	CNT_WORK_UNNAMED,    /* work items the work_names map had no room for */
+	/* --unwind dwarf: user stacks walked with unwind tables, and those of
+	 * them that needed a fallback, once per stack and reason */
+	CNT_UNWIND_STACKS,      /* user stacks walked */
+	CNT_UNWIND_COMPLETE,    /* reached the outermost frame (_start, clone) */
+	CNT_UNWIND_NO_TABLE,    /* frame pointers: code without a table (JIT,
+				 * perf-map code, files without CFI, gaps) */
+	CNT_UNWIND_NOT_LOADED,  /* frame pointers: table not loaded yet */
+	CNT_UNWIND_UNREADABLE,  /* stack memory unreadable: the stack ends */
+	CNT_UNWIND_UNSUPPORTED, /* frame pointers: a rule the rows cannot hold */
+	CNT_UNWIND_BAD_FRAME,   /* a caller's frame below its callee's: ends */
+	CNT_UNWIND_DEPTH,       /* deeper than SMOLDER_MAX_DEPTH frames */
 	CNT__MAX
 };
 

@@ -66,4 +66,70 @@ struct unwind_row {
 	__s8 rbp_off;  /* rbp saved at CFA + rbp_off * 8; 0 = rbp unchanged */
 };
 
+
+/*
+ * ---- The tables in the kernel (bpf/unwind.bpf.h reads them,
+ * src/unwind_maps.c writes them).
+ *
+ * Rows live in "shards": BPF arrays of 8-byte slots, 2^shard_bits slots
+ * each, created by the loader as the tables need them (up to the memory
+ * budget) and reached through one array of maps.  A slot number is global:
+ * shard << shard_bits | index.  A file's table is its page index (one
+ * struct unwind_page per 2^shift bytes of code, contiguous) and its rows;
+ * the rows of one page are contiguous in one shard, so a frame costs one
+ * page lookup and a binary search of at most UNWIND_SEARCH_STEPS steps.
+ */
+#define UNWIND_SEARCH_STEPS 10 /* a page holds at most 1 << 10 rows */
+#define UNWIND_MAX_PAGE_ROWS (1u << UNWIND_SEARCH_STEPS)
+
+/* A slot of the page index. */
+struct unwind_page {
+	__u32 row;   /* global slot of the first row whose range meets the page */
+	__u16 count; /* rows from there that meet it, 1 to UNWIND_MAX_PAGE_ROWS */
+	__u16 pad;
+};
+
+/*
+ * A file the unwinder knows, by file id ("unwind_files" hash).  No entry:
+ * its table is not loaded (yet, or any more).  n_pages 0: the file has no
+ * table (no CFI), frames in it fall back to frame pointers.
+ */
+struct unwind_file {
+	__u32 pages;   /* global slot of page 0 */
+	__u32 n_pages; /* pages past the last one are gaps */
+	__u32 shift;   /* log2 of the bytes of code a page covers */
+	__u32 pad;
+};
+
+/*
+ * A process's executable mapping ("unwind_mappings", an LPM trie keyed by
+ * tgid and address, both big-endian, so one lookup finds the mapping of a
+ * pc).  The row offset of pc is pc - bias (the load bias plus the table's
+ * base).  gen is the image generation (struct image_state) the mapping was
+ * read for: after an exec, the old image's entries no longer match.
+ */
+struct unwind_map_key {
+	__u32 prefixlen; /* 32 (tgid) + the address bits that count */
+	__u32 tgid;      /* big-endian */
+	__u64 addr;      /* big-endian */
+};
+
+enum unwind_map_flags {
+	UNWIND_MAP_ANON = 1, /* anonymous code (JIT): frame pointers */
+};
+
+struct unwind_mapping {
+	__u64 start, end; /* the mapping, for the next frames in it */
+	__u64 bias;
+	__u32 file;       /* file id: key of "unwind_files" */
+	__u32 gen;
+	__u32 flags;      /* enum unwind_map_flags */
+	__u32 pad;
+};
+
+/* Per-CPU unwinder state slots: one per program that may interrupt another
+ * on the same CPU (issue 15's sched_switch program takes the second). */
+#define UNWIND_SLOT_SAMPLE 0
+#define UNWIND_SLOTS 2
+
 #endif /* SMOLDER_UNWIND_H */

@@ -32,7 +32,10 @@
 # /sys/kernel/btf hidden, no capabilities, CAP_BPF+CAP_PERFMON against
 # kernel.perf_event_paranoid=3 (Debian's kernels leave perf events to
 # CAP_SYS_ADMIN there) and =2, RLIMIT_MEMLOCK 0 and 64 KiB without
-# CAP_SYS_RESOURCE, kernel.perf_event_max_stack=16; and the kernel context
+# CAP_SYS_RESOURCE, kernel.perf_event_max_stack=16; the DWARF unwinder on
+# a frameless gcc build (its leaf, signal and JIT modes: no wrong caller,
+# exact stacks, tests/unwind_classify.awk) and from a system call's saved
+# user registers (syscall_heavy); and the kernel context
 # frames, whose programs read workqueue internals by CO-RE (struct worker
 # through task->set_child_tid before 5.17, 24-byte workqueue names before
 # 6.10): a pseudo-terminal's writer queues the line discipline's work
@@ -75,7 +78,7 @@ done
 BUSYBOX=/bin/busybox
 "$BUSYBOX" --list >/dev/null 2>&1 || die "$BUSYBOX does not run (install busybox-static)"
 ldd "$BUSYBOX" >/dev/null 2>&1 && die "$BUSYBOX is not static (install busybox-static)"
-NEED="smolder build/workloads/cpu_split build/workloads/syscall_heavy build/workloads/deep_stack build/workloads/net_pump build/workloads/pty_pump build/tools/deny build/tools/btf_rename"
+NEED="smolder build/workloads/cpu_split build/workloads/syscall_heavy build/workloads/deep_stack build/workloads/net_pump build/workloads/pty_pump build/workloads/unwind_paths-gcc build/workloads/unwind_dl-gcc.so build/tools/deny build/tools/btf_rename"
 for f in $NEED; do
 	[ -x "$f" ] && continue
 	log "building smolder, workloads and tools"
@@ -310,9 +313,24 @@ else
 	DEEP=$!
 	sleep 0.3
 	set_sysctl /proc/sys/kernel/perf_event_max_stack 16
-	run maxstack16 ./smolder -F 199 -df -p $DEEP 1.5
+	run maxstack16 ./smolder --unwind fp -F 199 -df -p $DEEP 1.5
 	set_sysctl /proc/sys/kernel/perf_event_max_stack 127
-	run maxstack127 ./smolder -F 199 -df -p $DEEP 1
+	run maxstack127 ./smolder --unwind fp -F 199 -df -p $DEEP 1
+	kill $DEEP
+
+	# The DWARF unwinder on a frameless program: stacks exact in every guest.
+	for m in leaf signal jit; do
+		./unwind_paths-gcc $m $WL_SECONDS &
+		UW=$!
+		sleep 0.3
+		run unwind_$m ./smolder -v -U -F 199 -f -p $UW 3
+		kill $UW
+	done
+	# In the kernel: the walk starts from the user registers saved on entry.
+	./syscall_heavy $WL_SECONDS &
+	SYSCALL_HEAVY=$!
+	sleep 0.3
+	run unwind_kernel ./smolder -v -F 199 -d -f -p $SYSCALL_HEAVY 3
 fi
 kill $(jobs -p) 2>/dev/null
 wait
@@ -421,6 +439,32 @@ context_frames() {
 		bad "irq: [softirq:NET_RX] over every net_rx_action stack" "$(grep -E 'net_rx_action|NET_RX' "$d/irq.out" | head -n 3 | cut -c1-200 | tr '\n' '|')"
 	fi
 }
+# unwinding D: the DWARF unwinder's runs (see the guest's init): frameless
+# unwind_paths classified by tests/unwind_classify.awk (no wrong caller,
+# exact >= 95%: TCG is slow, so the first samples before the tables are in,
+# cut short, weigh more), and syscall_heavy's user frames under read(2).
+unwinding() {
+	local d=$1 m tot ex tr wrong pct example v
+	for m in leaf signal jit; do
+		captured "$d" unwind_$m
+		read -r tot ex tr wrong pct example <<<"$(awk -f tests/unwind_classify.awk "$d/unwind_$m.out")"
+		if [ "${tot:-0}" -gt 50 ] && [ "$wrong" = 0 ] && between "$pct" 95 100 &&
+			grep -q '^smolder: user stacks: [0-9]* walked with unwind tables' "$d/unwind_$m.err"; then
+			ok "unwind_$m: frameless gcc stacks exact $pct% of $tot, no wrong caller"
+		else
+			bad "unwind_$m: frameless gcc stacks exact >= 95%, no wrong caller" "exact ${pct:-?}% of ${tot:-0}, wrong ${wrong:-?} (e.g. $example): $(oneline "$d/unwind_$m.out" 300)"
+		fi
+	done
+	captured "$d" unwind_kernel
+	v=$(awk '/;-;.*;read_zero( |;)/ { t += $NF; if ($0 ~ /^syscall_heavy;_start;__libc_start_main;(__libc_start_call_main|\[libc\.so\.6\+0x[0-9a-f]+\]);main;do_reads;-;/) m += $NF }
+		END { if (t < 20) print 0; else printf "%.1f\n", 100 * m / t }' "$d/unwind_kernel.out")
+	if between "$v" 95 100; then
+		ok "unwind_kernel: in read(2), whole user frames from the saved registers ($v%)"
+	else
+		bad "unwind_kernel: in read(2), whole user frames from the saved registers" "$v%: $(oneline "$d/unwind_kernel.out")"
+	fi
+}
+
 # user_depth FOLDED: the most user frames of a deep_stack stack (folded with -d).
 user_depth() {
 	awk -F';' '/^deep_stack;/ { sub(/ [0-9]+$/, ""); n = 0
@@ -473,7 +517,9 @@ test_kernel() {
 		grep -q '^@@BTF yes' "$logf" && ok "kernel BTF at /sys/kernel/btf/vmlinux" ||
 			bad "kernel BTF at /sys/kernel/btf/vmlinux" "absent"
 		extract "$logf" "$d" pid kstacks percpu degrade btf_rename verifier verifier_v nobtf btf \
-			nocaps paranoid3 paranoid2 memlock0 memlock64 maxstack16 maxstack127 degrade_ctx
+			nocaps paranoid3 paranoid2 memlock0 memlock64 maxstack16 maxstack127 degrade_ctx \
+			unwind_leaf unwind_signal unwind_jit unwind_kernel
+		unwinding "$d"
 
 		# Captures: user frames, kernel frames, both CPUs; every feature found.
 		captured "$d" pid

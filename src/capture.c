@@ -35,6 +35,7 @@
 #include "log.h"
 #include "probe.h"
 #include "smolder.skel.h"
+#include "unwind_maps.h"
 
 struct capture {
 	struct smolder_bpf *skel;
@@ -42,6 +43,7 @@ struct capture {
 	struct bpf_link *exec_link, *exit_link;
 	struct kctx_opts kctx_opts; /* what the kernel allowed of the options */
 	struct kctx *kctx;
+	struct unwind_maps *unwind; /* --unwind dwarf: the tables in the kernel */
 	image_fn on_image;
 	void *arg;
 	struct bpf_link **links;
@@ -117,7 +119,66 @@ static int fill_filter(struct bpf_map *map, const uint32_t *ids, size_t nr)
 	return 0;
 }
 
-static int configure(struct smolder_bpf *skel, const struct capture_opts *o)
+/* --unwind dwarf: the unwinder's maps, sized for the budget (with --unwind
+ * fp they keep one entry each and the unwinder is dead code). */
+static int configure_unwind(struct smolder_bpf *skel, const struct capture_opts *o,
+			    int *shard_template)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mmapable, .map_flags = BPF_F_MMAPABLE);
+	struct smolder_bpf__rodata *ro = skel->rodata;
+	uint32_t bits, shards;
+	int e;
+
+	unwind_maps__layout(o->unwind_budget, &bits, &shards);
+	ro->dwarf_unwind = true;
+	ro->unwind_shard_bits = bits;
+	ro->have_task_pt_regs =
+		libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_task_pt_regs, NULL) == 1;
+	if ((e = bpf_map__set_max_entries(skel->maps.unwind_shards, shards)) ||
+	    (e = bpf_map__set_max_entries(skel->maps.unwind_files, UNWIND_MAX_FILES)) ||
+	    (e = bpf_map__set_max_entries(skel->maps.unwind_mappings, UNWIND_MAX_MAPPINGS)))
+		return e;
+	/* The shards' shape, as unwind_shards.c creates them (libbpf 1.1 cannot
+	 * resize the inner map of a definition). */
+	*shard_template = bpf_map_create(BPF_MAP_TYPE_ARRAY, "unwind_shard", sizeof(__u32), 8,
+					 1u << bits, &mmapable);
+	if (*shard_template < 0)
+		return -errno;
+	return bpf_map__set_inner_map_fd(skel->maps.unwind_shards, *shard_template);
+}
+
+static bool unwind_image_current(pid_t pid, uint32_t gen, void *arg)
+{
+	return capture__image_current(arg, pid, gen);
+}
+
+/* After the load: the object that fills the unwinder's maps. */
+static int open_unwind(struct capture *c, const struct capture_opts *o)
+{
+	struct unwind_maps_opts uo = {
+		.shards_fd = bpf_map__fd(c->skel->maps.unwind_shards),
+		.files_fd = bpf_map__fd(c->skel->maps.unwind_files),
+		.mappings_fd = bpf_map__fd(c->skel->maps.unwind_mappings),
+		.image_current = unwind_image_current,
+		.arg = c,
+	};
+
+	if (!o->dwarf_unwind)
+		return 0;
+	unwind_maps__layout(o->unwind_budget, &uo.shard_bits, &uo.max_shards);
+	c->unwind = unwind_maps__new(&uo);
+	if (!c->unwind)
+		return -ENOMEM;
+	unwind_maps__preload_self(c->unwind);
+	return 0;
+}
+
+struct unwind_maps *capture__unwind_maps(struct capture *c)
+{
+	return c->unwind;
+}
+
+static int configure(struct smolder_bpf *skel, const struct capture_opts *o, int *shard_template)
 {
 	struct smolder_bpf__rodata *ro = skel->rodata;
 	uint32_t inum = 0;
@@ -137,7 +198,7 @@ static int configure(struct smolder_bpf *skel, const struct capture_opts *o)
 	if ((e = bpf_map__set_max_entries(skel->maps.tgids, o->nr_tgids ? o->nr_tgids : 1)) ||
 	    (e = bpf_map__set_max_entries(skel->maps.tids, o->nr_tids ? o->nr_tids : 1)))
 		return e;
-	return 0;
+	return o->dwarf_unwind ? configure_unwind(skel, o, shard_template) : 0;
 }
 
 static int open_cpu_clock(const struct capture_opts *o, int cpu)
@@ -268,7 +329,7 @@ static int load(struct capture *c, const struct capture_opts *o)
 {
 	struct probe_opts po = { .btf_path = o->btf_path };
 	LIBBPF_OPTS(bpf_object_open_opts, open_opts);
-	int e;
+	int e, shard_template = -1;
 
 	if (probe__kernel(&po))
 		return -1;
@@ -280,15 +341,19 @@ static int load(struct capture *c, const struct capture_opts *o)
 	}
 	c->kctx_opts = (struct kctx_opts){ .irq_frames = o->irq_frames,
 					   .kworker_frames = o->kworker_frames };
-	e = configure(c->skel, o);
+	e = configure(c->skel, o, &shard_template);
 	if (!e)
 		e = kctx__configure(c->skel, &c->kctx_opts);
 	if (e) {
 		err("cannot configure BPF object: %s (%s)", errstr(-e), fix_for(-e));
+		if (shard_template >= 0)
+			close(shard_template);
 		return -1;
 	}
 	probe__adjust(c->skel);
 	e = smolder_bpf__load(c->skel);
+	if (shard_template >= 0)
+		close(shard_template);
 	if (e) {
 		probe__load_failed(e);
 		return -1;
@@ -299,6 +364,8 @@ static int load(struct capture *c, const struct capture_opts *o)
 		return -1;
 	}
 	e = create_banks(c, 0, o->rotate ? SMOLDER_BANKS : 1);
+	if (!e)
+		e = open_unwind(c, o);
 	if (e) {
 		err("cannot create BPF maps: %s (%s)", errstr(-e), fix_for(-e));
 		return -1;
@@ -386,6 +453,7 @@ struct capture *capture__open(const struct capture_opts *o)
 
 void capture__stop(struct capture *c)
 {
+	unwind_maps__stop(c->unwind);
 	for (size_t i = 0; i < c->nr_events; i++) {
 		bpf_link__destroy(c->links[i]);
 		close(c->perf_fds[i]);
@@ -614,6 +682,7 @@ void capture__free(struct capture *c)
 	bpf_link__destroy(c->exec_link);
 	bpf_link__destroy(c->exit_link);
 	kctx__free(c->kctx);
+	unwind_maps__free(c->unwind);
 	ring_buffer__free(c->events);
 	smolder_bpf__destroy(c->skel);
 	for (int b = 0; b < SMOLDER_BANKS; b++) {

@@ -47,6 +47,8 @@ struct capture_opts {
 	uint32_t count_entries; /* distinct sample keys the count map holds */
 	bool rotate;            /* create the second bank now (else at the first rotate) */
 	const char *btf_path;   /* --btf: BTF to relocate against, NULL for the kernel's */
+	bool dwarf_unwind;      /* --unwind dwarf: user stacks by unwind tables */
+	uint64_t unwind_budget; /* --unwind-memory: bytes the tables may take */
 	image_fn on_image;      /* may be NULL */
 	void *arg;
 };
@@ -99,6 +101,9 @@ void capture__counters_total(struct capture *c, uint64_t *out);
 uint64_t capture__map_bytes(struct capture *c);
 /* Run time and runs of the BPF program (non-zero with kernel.bpf_stats_enabled=1). */
 void capture__prog_stats(struct capture *c, uint64_t *run_ns, uint64_t *runs);
+/* With dwarf_unwind: what keeps the unwind tables in the kernel (give it
+ * each process image's maps: usyms' maps hook); else NULL. */
+struct unwind_maps *capture__unwind_maps(struct capture *c);
 void capture__free(struct capture *c);
 
 #endif

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include "cli.h"
 #include "log.h"
+#include "unwind_maps.h"
 
 static const char usage_text[] =
 "usage: smolder [options] [duration]\n"
@@ -45,6 +46,19 @@ static const char usage_text[] =
 "                             (interrupt and softirq work on an idle CPU is\n"
 "                             not idle: it is shown by default)\n"
 "  -U, --user-stacks-only     no kernel frames\n"
+"      --unwind dwarf|fp      how user stacks are walked.  dwarf (default):\n"
+"                             with the unwind tables of each file's CFI\n"
+"                             (.eh_frame, .debug_frame, debug files), so\n"
+"                             code built without frame pointers (most of a\n"
+"                             distribution) gets whole stacks; code without\n"
+"                             tables (JIT, files without CFI) and files whose\n"
+"                             table is not loaded yet fall back to frame\n"
+"                             pointers, counted by reason (-v).  fp: frame\n"
+"                             pointers only, as bcc's profile\n"
+"      --unwind-memory MB     kernel memory for unwind tables (default 64,\n"
+"                             at most 1024); least recently used tables are\n"
+"                             evicted first, one that does not fit is\n"
+"                             counted and falls back to frame pointers\n"
 "  -K, --kernel-stacks-only   no user frames\n"
 "      --stack-storage-size N distinct stacks kept in the kernel (default\n"
 "                             32768 stacks of up to 32 frames, 15 MiB of\n"
@@ -213,7 +227,7 @@ enum {
 	OPT_SUBTITLE, OPT_WIDTH, OPT_MINWIDTH, OPT_COLORS, OPT_COUNTNAME,
 	OPT_INVERTED, OPT_REVERSE, OPT_FLAMECHART, OPT_CONTINUOUS, OPT_INTERVAL,
 	OPT_OUTPUT_DIR, OPT_KEEP, OPT_MAX_SIZE, OPT_GROUP_THREADS, OPT_KWORKER, OPT_IRQ_FRAMES,
-	OPT_BTF,
+	OPT_BTF, OPT_UNWIND, OPT_UNWIND_MEMORY,
 };
 
 #define RENDER_OPTIONS                                                        \
@@ -260,6 +274,8 @@ static const struct option long_opts[] = {
 	{ "irq-frames", no_argument, NULL, OPT_IRQ_FRAMES },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "btf", required_argument, NULL, OPT_BTF },
+	{ "unwind", required_argument, NULL, OPT_UNWIND },
+	{ "unwind-memory", required_argument, NULL, OPT_UNWIND_MEMORY },
 	RENDER_OPTIONS,
 	{ 0 },
 };
@@ -497,6 +513,18 @@ static int parse_option(int c, const char *arg, struct env *env)
 	case OPT_GROUP_THREADS: env->group_threads = true; return 0;
 	case OPT_KWORKER: env->kworker = true; return 0;
 	case OPT_IRQ_FRAMES: env->irq_frames = true; return 0;
+	case OPT_UNWIND:
+		if (!strcmp(arg, "fp") || !strcmp(arg, "dwarf")) {
+			env->unwind_fp = !strcmp(arg, "fp");
+			return 0;
+		}
+		err("unknown unwinder '%s' (expected dwarf or fp)", arg);
+		return -1;
+	case OPT_UNWIND_MEMORY:
+		if (parse_u64(arg, "unwind table memory in MiB", 1, 1024, &v))
+			return -1;
+		env->unwind_bytes = v << 20;
+		return 0;
 	case OPT_BTF:
 		if (!*arg) {
 			err("empty BTF file name (give --btf FILE)");
@@ -788,6 +816,10 @@ int cli__parse(int argc, char **argv, struct env *env)
 
 	memset(env, 0, sizeof(*env));
 	env->verbosity = 1;
+	env->unwind_bytes = UNWIND_DEFAULT_BUDGET;
+#ifndef __x86_64__
+	env->unwind_fp = true; /* the tables' rows are x86_64's */
+#endif
 	if (argc > 1 && !strcmp(argv[1], "flamegraph"))
 		env->cmd = CMD_FLAMEGRAPH;
 	else if (argc > 1 && !strcmp(argv[1], "diff"))

@@ -64,6 +64,8 @@ struct env {
 	uint64_t keep;          /* --keep */
 	uint64_t max_bytes;     /* --max-size, 0: no limit */
 	const char *btf_path;   /* --btf */
+	bool unwind_fp;         /* --unwind fp: frame pointers only */
+	uint64_t unwind_bytes;  /* --unwind-memory, bytes */
 	int verbosity;
 };
 

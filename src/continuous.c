@@ -19,6 +19,7 @@
 #include "log.h"
 #include "profile_dir.h"
 #include "report.h"
+#include "unwind_maps.h"
 
 struct interval {
 	struct timespec start; /* CLOCK_REALTIME, for the file name */
@@ -44,19 +45,26 @@ static long rss_kib(void)
 
 /* One line per interval, on a terminal (or with -vv anywhere); an interval
  * that could not be written counts its samples as lost. */
-static void print_status(const struct env *env, const struct interval *iv, const uint64_t *c,
-			 size_t stacks, size_t processes, const char *path, const uint64_t *unwritten)
+static void print_status(const struct env *env, struct sampler *s, const struct interval *iv,
+			 const uint64_t *c, size_t stacks, size_t processes, const char *path,
+			 const uint64_t *unwritten)
 {
+	struct unwind_maps_stats ut;
+	char tables[64] = "";
 	struct tm tm;
 
 	if (env->verbosity < 1 || (env->verbosity < 2 && !isatty(STDERR_FILENO)))
 		return;
 	gmtime_r(&iv->start.tv_sec, &tm);
+	unwind_maps__stats(capture__unwind_maps(s->cap), &ut);
+	if (ut.budget)
+		snprintf(tables, sizeof(tables), ", tables %zu files %" PRIu64 " KiB",
+			 ut.files_loaded, ut.table_bytes / 1024);
 	fprintf(stderr, "smolder: %02d:%02d:%02dZ +%.0fs: %" PRIu64 " samples, %" PRIu64
-		" lost, %zu stacks, %zu processes, RSS %ld KiB %s %s\n", tm.tm_hour, tm.tm_min,
+		" lost, %zu stacks, %zu processes%s, RSS %ld KiB %s %s\n", tm.tm_hour, tm.tm_min,
 		tm.tm_sec, sampler__now() - iv->start_mono, c[CNT_SAMPLES],
 		c[CNT_STACK_MAP_FULL] + c[CNT_COUNT_MAP_FULL] + (unwritten ? *unwritten : 0), stacks, processes,
-		rss_kib(), unwritten ? "-> not written:" : "->", strrchr(path, '/') + 1);
+		tables, rss_kib(), unwritten ? "-> not written:" : "->", strrchr(path, '/') + 1);
 }
 
 /* With -vv: what the symbol caches hold after trimming. */
@@ -102,7 +110,7 @@ static int write_interval(const struct env *env, struct sampler *s, const struct
 		iv->unwritten += lost;
 		iv->failed++;
 	}
-	print_status(env, iv, c, nr, st.processes, path, rc ? &lost : NULL);
+	print_status(env, s, iv, c, nr, st.processes, path, rc ? &lost : NULL);
 	fold__free(f);
 	return rc;
 }

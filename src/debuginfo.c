@@ -57,6 +57,10 @@ struct search {
 	bool root_tried;
 	const struct budget *b; /* NULL: none */
 	int error;          /* E2BIG or ETIMEDOUT once a source hit the budget */
+	/* debuginfo__open_file: the debug file found, kept instead of merged */
+	bool keep;
+	struct elf_file *kept;
+	int kept_fd;
 };
 
 /* Grows the output of a running decode; false once it would pass max. */
@@ -259,8 +263,14 @@ static struct elf_syms *use_file(struct search *s, int fd, const char *rel,
 	if (!dbg)
 		noted(s, NULL);
 	if (dbg && (!id_len || (elf_file__build_id(dbg, got, sizeof(got)) == id_len &&
-				!memcmp(got, id, id_len))))
+				!memcmp(got, id, id_len)))) {
+		if (s->keep) {
+			s->kept = dbg;
+			s->kept_fd = fd;
+			return NULL;
+		}
 		es = noted(s, elf_syms__open_files(s->f, dbg));
+	}
 	elf_file__close(dbg);
 	close(fd);
 	if (es)
@@ -391,7 +401,7 @@ static struct elf_syms *try_debuglink(struct search *s, const char *path)
 		}
 		/* A CRC match needs no build ID check; use_file closes fd. */
 		es = use_file(s, fd, rel, NULL, 0);
-		if (es)
+		if (es || s->kept)
 			return es;
 	}
 	return NULL;
@@ -427,4 +437,21 @@ struct elf_syms *elf_syms__open_debug_within(int fd, const char *root, const cha
 	if (!es && s.error == ETIMEDOUT)
 		errno = ETIMEDOUT;
 	return es;
+}
+
+struct elf_file *debuginfo__open_file(int fd, const char *root, const char *path, int *dbg_fd)
+{
+	struct search s = { .root = root ? root : "", .root_fd = -1, .keep = true,
+			    .kept_fd = -1 };
+
+	if (fstat(fd, &s.st) || !(s.f = elf_file__open_fd(fd)))
+		return NULL;
+	try_build_id(&s);
+	if (!s.kept && path)
+		try_debuglink(&s, path);
+	if (s.root_fd >= 0)
+		close(s.root_fd);
+	elf_file__close(s.f);
+	*dbg_fd = s.kept_fd;
+	return s.kept;
 }

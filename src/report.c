@@ -10,6 +10,7 @@
 #include "outputs.h"
 #include "profile.h"
 #include "report.h"
+#include "unwind_maps.h"
 
 #define TGID_SET_SIZE 4096 /* open addressing; more processes are capped */
 
@@ -132,6 +133,32 @@ struct ksyms *report__load_ksyms(const struct env *env)
 		warn("kernel addresses are hidden (set sysctl kernel.kptr_restrict=0)");
 	return ks;
 }
+/* --unwind dwarf, with -v: how user stacks were walked, what the tables hold. */
+static void report_unwind(struct capture *cap, const uint64_t *c)
+{
+	struct unwind_maps *um = capture__unwind_maps(cap);
+	struct unwind_maps_stats st;
+
+	if (!um)
+		return;
+	unwind_maps__stats(um, &st);
+	info("user stacks: %" PRIu64 " walked with unwind tables, %" PRIu64 " of them whole;"
+	     " frame pointers for code without a table in %" PRIu64 ", not loaded yet in %" PRIu64
+	     ", with an unsupported rule in %" PRIu64 "; cut at unreadable memory %" PRIu64
+	     ", at a bad frame %" PRIu64 ", at %d frames %" PRIu64,
+	     c[CNT_UNWIND_STACKS], c[CNT_UNWIND_COMPLETE], c[CNT_UNWIND_NO_TABLE],
+	     c[CNT_UNWIND_NOT_LOADED], c[CNT_UNWIND_UNSUPPORTED], c[CNT_UNWIND_UNREADABLE],
+	     c[CNT_UNWIND_BAD_FRAME], SMOLDER_MAX_DEPTH, c[CNT_UNWIND_DEPTH]);
+	info("unwind tables: %zu files (%" PRIu64 " KiB), %zu without CFI, %" PRIu64
+	     " did not fit, %" PRIu64 " evicted; %" PRIu64 " KiB of kernel memory (at most %" PRIu64
+	     " MiB); %zu process images, %zu mapping entries; built in %.0f ms",
+	     st.files_loaded, st.table_bytes / 1024, st.files_no_table, st.too_big, st.evicted,
+	     st.kernel_bytes / 1024, st.budget >> 20, st.processes, st.mappings, st.build_ms);
+	if (st.mappings_dropped)
+		warn("%" PRIu64 " process mappings found no room in the kernel: their frames fall"
+		     " back to frame pointers", st.mappings_dropped);
+}
+
 /*
  * Why samples were lost, naming the map that was full and the option that
  * sizes it: the count map holds 3/8 as many sample keys as the stack map
@@ -211,6 +238,7 @@ void report__summary(const struct env *env, struct capture *cap, const uint64_t 
 	if (c[CNT_WORK_UNNAMED])
 		warn("%" PRIu64 " samples of work items stay unnamed (wq:[unknown]): the kernel's"
 		     " table of work items was full", c[CNT_WORK_UNNAMED]);
+	report_unwind(cap, c);
 	info("BPF maps use %" PRIu64 " KiB of kernel memory", capture__map_bytes(cap) / 1024);
 	capture__prog_stats(cap, &run_ns, &runs);
 	if (runs)

@@ -6,6 +6,7 @@
 #include <time.h>
 #include "log.h"
 #include "sampler.h"
+#include "unwind_maps.h"
 
 double sampler__now(void)
 {
@@ -53,6 +54,8 @@ int sampler__open(struct sampler *s, const struct env *env)
 		.count_entries = env->count_entries,
 		.rotate = env->continuous,
 		.btf_path = env->btf_path,
+		.dwarf_unwind = !env->unwind_fp && !env->kernel_only,
+		.unwind_budget = env->unwind_bytes,
 		.on_image = on_image,
 	};
 
@@ -74,6 +77,8 @@ int sampler__open(struct sampler *s, const struct env *env)
 	}
 	s->events_ok = capture__has_events(s->cap); /* else sampler__wait just waits */
 	usyms__set_validator(s->us, image_current, s->cap);
+	if (capture__unwind_maps(s->cap)) /* tables as soon as maps are read */
+		usyms__set_maps_hook(s->us, unwind_maps__update, capture__unwind_maps(s->cap));
 	usyms__set_demangle(s->us, !env->no_demangle);
 	info("sampling %zu cpus at %" PRIu64 " %s", env->nr_cpus,
 	     env->freq ? env->freq : env->period, env->freq ? "Hz" : "ns period");

@@ -117,6 +117,12 @@ void usyms__set_validator(struct usyms *u, usyms_validator fn, void *arg)
 	u->validate_arg = arg;
 }
 
+void usyms__set_maps_hook(struct usyms *u, usyms_maps_hook fn, void *arg)
+{
+	u->maps_hook = fn;
+	u->maps_hook_arg = arg;
+}
+
 /*
  * The start time of process pid (field 22 of /proc/PID/stat, clock ticks
  * since boot): with the PID it names one process for good.  0 when the
@@ -530,6 +536,8 @@ int usyms__preload(struct usyms *u, pid_t pid, uint32_t gen)
 	e->late = false;
 	reread_spend(e);
 	e->preloaded = true;
+	if (u->maps_hook && e->pm)
+		u->maps_hook(pid, gen, e->pm, u->maps_hook_arg);
 	refresh_jit(u, e); /* a JIT appends to its map as it maps code */
 	if (!e->pm)
 		return -ESRCH;

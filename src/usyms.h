@@ -58,6 +58,14 @@ void usyms__set_budget(struct usyms *u, const struct budget *b);
 /* What all symbol tables and perf maps may hold at once (default USYMS_MEMORY_MAX). */
 void usyms__set_memory_max(struct usyms *u, size_t bytes);
 /*
+ * Called by usyms__preload with every read of an image's maps that the
+ * validator accepted, before the image's symbols are parsed (the unwind
+ * tables, unwind_maps.c, want them as soon as possible).
+ */
+struct proc_maps;
+typedef void (*usyms_maps_hook)(pid_t pid, uint32_t gen, const struct proc_maps *pm, void *arg);
+void usyms__set_maps_hook(struct usyms *u, usyms_maps_hook fn, void *arg);
+/*
  * Reads the mappings of image (pid, gen) now (again, if read before) and
  * parses the symbols of its executable file mappings, so they outlive the
  * process.  0, or -errno: -ETIMEDOUT when the time budget left no time to

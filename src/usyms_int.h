@@ -91,6 +91,8 @@ struct usyms {
 	bool vdso_tried;
 	usyms_validator validate;
 	void *validate_arg;
+	usyms_maps_hook maps_hook;
+	void *maps_hook_arg;
 	bool demangle;
 	/* Bounds, applied only by usyms__end_interval. */
 	uint64_t interval;  /* the current one, from 1 (0: never used) */

@@ -13,11 +13,16 @@
  *   threads   2 threads: thread_main -> run_leaf -> chain_a -> ...
  *   dlopen    main -> run_dlopen -> dl_entry -> dl_work (unwind_dl-CC.so,
  *             next to this binary, frameless too)
+ *   jit       main -> run_jit -> jit_trampoline (generated code in anonymous
+ *             memory, with a frame pointer, named in /tmp/perf-PID.map) ->
+ *             jit_callback -> hot_leaf: table code, JIT code, table code
+ *             (x86_64; elsewhere the mode runs run_leaf instead)
  *   all       each of the above in turn
  *
  * Usage: unwind_paths MODE [SECONDS]  (default 5); exits on its own.
  */
 #include <dlfcn.h>
+#include <sys/mman.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -157,6 +162,64 @@ NOINLINE void run_dlopen(double end)
 	NOT_TAIL();
 }
 
+NOINLINE unsigned long jit_callback(unsigned long n)
+{
+	unsigned long r = hot_leaf(n);
+
+	NOT_TAIL();
+	return r + 4;
+}
+
+typedef unsigned long (*jit_fn)(unsigned long (*)(unsigned long), unsigned long);
+
+/* push %rbp; mov %rsp,%rbp; mov %rdi,%rax; mov %rsi,%rdi; call *%rax;
+ * pop %rbp; ret: calls fn(arg) from a frame only frame pointers describe. */
+static const unsigned char jit_code[] = {
+	0x55, 0x48, 0x89, 0xe5, 0x48, 0x89, 0xf8, 0x48, 0x89, 0xf7, 0xff, 0xd0, 0x5d, 0xc3,
+};
+
+/* The trampoline in fresh anonymous memory, named for profilers; NULL if
+ * this is not x86_64 or the memory cannot be had. */
+static jit_fn make_jit(char *map_path, size_t len)
+{
+#ifdef __x86_64__
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	FILE *f;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	memcpy(p, jit_code, sizeof(jit_code));
+	if (mprotect(p, 4096, PROT_READ | PROT_EXEC))
+		return NULL;
+	snprintf(map_path, len, "/tmp/perf-%d.map", (int)getpid());
+	f = fopen(map_path, "w");
+	if (f) {
+		fprintf(f, "%lx %zx jit_trampoline\n", (unsigned long)p, sizeof(jit_code));
+		fclose(f);
+	}
+	return (jit_fn)p;
+#else
+	(void)map_path;
+	(void)len;
+	return NULL;
+#endif
+}
+
+NOINLINE void run_jit(double end)
+{
+	char map_path[64] = "";
+	jit_fn fn = make_jit(map_path, sizeof(map_path));
+
+	while (now() < end)
+		if (fn)
+			sink += fn(jit_callback, 100000);
+		else
+			run_leaf(100000);
+	if (map_path[0])
+		unlink(map_path);
+	NOT_TAIL();
+}
+
 static void run_signal(double end)
 {
 	struct itimerval it = { { 0, 2000 }, { 0, 2000 } };
@@ -192,6 +255,8 @@ static int run_mode(const char *mode, double seconds)
 		run_threads(end);
 	else if (!strcmp(mode, "dlopen"))
 		run_dlopen(end);
+	else if (!strcmp(mode, "jit"))
+		run_jit(end);
 	else if (strcmp(mode, "leaf") && strcmp(mode, "bigframe") &&
 		 strcmp(mode, "recurse") && strcmp(mode, "plt"))
 		return 0;
@@ -213,7 +278,7 @@ static int run_mode(const char *mode, double seconds)
 int main(int argc, char **argv)
 {
 	static const char *const all[] = { "leaf", "bigframe", "recurse", "plt",
-					   "signal", "threads", "dlopen" };
+					   "signal", "threads", "dlopen", "jit" };
 	double seconds = argc > 2 ? atof(argv[2]) : 5;
 	size_t i, n = sizeof(all) / sizeof(all[0]);
 

@@ -1,0 +1,474 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The DWARF unwinder for user stacks (--unwind dwarf), included by
+ * smolder.bpf.c: walks a user stack with the unwind tables the loader put
+ * in the kernel (include/unwind.h, src/unwind_maps.c), frame by frame:
+ * finds the mapping of the pc (a per-process LPM trie, looked up again only
+ * when the pc leaves the last mapping), the file's rows for the pc's page,
+ * the row by binary search, then the CFA, the return address and the saved
+ * rbp (one read when they are adjacent, as after push %rbp).  Code without
+ * a table (JIT, files without CFI, tables not loaded yet) is walked with
+ * frame pointers, checked (above the stack pointer, aligned, not far), and
+ * the walk goes on in table code after it.  Each fallback is a reason bit,
+ * counted once per stack by the caller.
+ *
+ * How it stays verifiable on 5.10 to the newest kernels: a few frames
+ * (UNWIND_STEP_FRAMES) are one call of unwind_step, a global
+ * (BTF_FUNC_GLOBAL) function taking a scalar, so the verifier checks it
+ * once, on its own, whatever calls it; its loops are those frames and each
+ * frame's binary search (UNWIND_SEARCH_STEPS).  Its state lives in a
+ * per-CPU map slot, not on the caller's stack (5.10 passes only scalars to
+ * global functions).  The caller's loop of calls is cheap to verify (a
+ * call and a test per iteration).  No tail calls, so a tracing program
+ * (issue 15's sched_switch) can run the same walk, in its own state slot;
+ * no bpf_loop (5.17).
+ */
+#ifndef SMOLDER_UNWIND_BPF_H
+#define SMOLDER_UNWIND_BPF_H
+
+#include <bpf/bpf_endian.h>
+#include "unwind.h"
+
+/* Set by the loader (capture.c) between open and load. */
+const volatile bool dwarf_unwind = false;    /* --unwind dwarf */
+const volatile __u32 unwind_shard_bits = 16; /* log2 of a shard's slots */
+const volatile bool have_task_pt_regs = false; /* bpf_task_pt_regs (5.15) */
+
+/*
+ * Shards of rows, created by the loader as tables need them.  Inner arrays
+ * are all alike (same max_entries), so their lookups are inlined;
+ * BPF_F_MMAPABLE lets the loader write rows with a memcpy.
+ */
+struct unwind_shard {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, 8);
+	__uint(max_entries, 1); /* 1 << unwind_shard_bits, set by the loader */
+	__uint(map_flags, BPF_F_MMAPABLE);
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__type(key, __u32);
+	__uint(max_entries, 1); /* shards the budget allows, set by the loader */
+	__array(values, struct unwind_shard);
+} unwind_shards SEC(".maps");
+
+/* Preallocated: before 5.13 perf_event programs may use no other hash. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, struct unwind_file);
+	__uint(max_entries, 1); /* set by the loader */
+} unwind_files SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__type(key, struct unwind_map_key);
+	__type(value, struct unwind_mapping);
+	__uint(max_entries, 1); /* set by the loader */
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+} unwind_mappings SEC(".maps");
+
+/* What the mapping of the current pc says about its frames. */
+enum unwind_map_kind {
+	MK_NONE,       /* no mapping looked up yet */
+	MK_TABLE,      /* a loaded table */
+	MK_NO_TABLE,   /* anonymous code, or a file without CFI */
+	MK_NOT_LOADED, /* its file's table is not loaded */
+	MK_UNKNOWN,    /* no mapping known for pc (maps not read yet, or not
+			* mapped at all: a frame pointer walk's garbage) */
+};
+
+/* Fallback reasons of one walk, each counted once (enum counter). */
+enum unwind_reason {
+	R_NO_TABLE = 1 << 0,
+	R_NOT_LOADED = 1 << 1,
+	R_UNREADABLE = 1 << 2,
+	R_UNSUPPORTED = 1 << 3,
+	R_BAD_FRAME = 1 << 4,
+	R_DEPTH = 1 << 5,
+};
+
+struct unwind_scratch {
+	struct stack_trace trace; /* the frames, leaf first */
+	__u64 pc, sp, bp;         /* registers of the frame being unwound */
+	__u64 map_start, map_end, map_bias; /* the mapping of the last pc */
+	__u64 row_at;             /* the address last searched (0: none), */
+	struct unwind_row row;    /* and its row: recursion repeats pcs */
+	__u32 pages, n_pages, shift;        /* its file's page index */
+	__u32 map_kind;           /* enum unwind_map_kind */
+	__u32 tgid, gen;          /* the process image walked */
+	__u32 reasons;            /* enum unwind_reason */
+	__u8 exact;               /* pc is exact (leaf, signal frame), not a
+				   * return address: look it up as it is */
+	__u8 complete;            /* reached an UNWIND_END row */
+	__u8 unchecked;           /* pc came from a frame pointer no check
+				   * vouched for, in a process whose maps we
+				   * know */
+	__u8 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct unwind_scratch);
+	__uint(max_entries, UNWIND_SLOTS);
+} unwind_scratch SEC(".maps");
+
+#define UNWIND_GO 0
+#define UNWIND_STOP 1
+/* Frame pointers are trusted this far above the stack pointer: larger
+ * frames than this are rare, and the check keeps garbage rbp values out. */
+#define MAX_FP_DISTANCE (8u << 20)
+
+/* The mapping of address at, and what its file's table is. */
+static __always_inline void find_mapping(struct unwind_scratch *s, __u64 at)
+{
+	struct unwind_map_key key = {
+		.prefixlen = 96,
+		.tgid = bpf_htonl(s->tgid),
+		.addr = bpf_cpu_to_be64(at),
+	};
+	struct unwind_mapping *m = bpf_map_lookup_elem(&unwind_mappings, &key);
+	struct unwind_file *f;
+
+	s->map_start = s->map_end = 0;
+	if (!m || m->gen != s->gen) {
+		s->map_kind = MK_UNKNOWN;
+		return;
+	}
+	s->map_start = m->start;
+	s->map_end = m->end;
+	s->map_bias = m->bias;
+	if (m->flags & UNWIND_MAP_ANON) {
+		s->map_kind = MK_NO_TABLE;
+		return;
+	}
+	f = bpf_map_lookup_elem(&unwind_files, &m->file);
+	if (!f) {
+		s->map_kind = MK_NOT_LOADED;
+		return;
+	}
+	s->pages = f->pages;
+	s->n_pages = f->n_pages;
+	s->shift = f->shift & 31;
+	s->map_kind = f->n_pages ? MK_TABLE : MK_NO_TABLE;
+}
+
+/* The 8-byte slot at a global slot number, or NULL. */
+static __always_inline void *slot_ptr(__u32 slot)
+{
+	__u32 shard_idx = slot >> (unwind_shard_bits & 31);
+	__u32 idx = slot & ((1u << (unwind_shard_bits & 31)) - 1);
+	void *shard = bpf_map_lookup_elem(&unwind_shards, &shard_idx);
+
+	return shard ? bpf_map_lookup_elem(shard, &idx) : NULL;
+}
+
+/* The row of address at in the current mapping's table; its kind. */
+static __always_inline __u32 find_row(struct unwind_scratch *s, __u64 at, struct unwind_row *out)
+{
+	__u64 off = at - s->map_bias;
+	struct unwind_page *pg;
+	struct unwind_row *r;
+	__u32 shard_idx, lo, hi, mid, page;
+	void *shard;
+
+	if (off >> 32)
+		return UNWIND_GAP; /* below the table's base, or far past it */
+	page = (__u32)off >> s->shift;
+	if (page >= s->n_pages)
+		return UNWIND_GAP;
+	pg = slot_ptr(s->pages + page);
+	if (!pg)
+		return UNWIND_GAP;
+	shard_idx = pg->row >> (unwind_shard_bits & 31);
+	lo = pg->row & ((1u << (unwind_shard_bits & 31)) - 1);
+	hi = lo + pg->count;
+	shard = bpf_map_lookup_elem(&unwind_shards, &shard_idx);
+	if (!shard)
+		return UNWIND_GAP;
+	/* the last row at or below off: rows[lo].pc <= page start <= off */
+	for (int i = 0; i < UNWIND_SEARCH_STEPS; i++) {
+		if (hi - lo <= 1)
+			break;
+		mid = lo + (hi - lo) / 2;
+		r = bpf_map_lookup_elem(shard, &mid);
+		if (!r)
+			return UNWIND_GAP;
+		if (r->pc <= (__u32)off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	r = bpf_map_lookup_elem(shard, &lo);
+	if (!r)
+		return UNWIND_GAP;
+	*out = *r;
+	return r->kind;
+}
+
+/*
+ * Whether ra returns from a direct call (e8 rel32) into the function that
+ * holds at, no more than MAX_CALLEE_SIZE above its start: a frame pointer
+ * of code that may well have none (its table is expected, not loaded yet)
+ * is trusted only that far.  Garbage in rbp (frameless code) fails this,
+ * and so does a real frame pointer of an outer function, which would skip
+ * the frameless frames in between.
+ */
+#define MAX_CALLEE_SIZE (64u << 10)
+static __always_inline bool called_from(__u64 ra, __u64 at)
+{
+	__u8 insn[8];
+	__s32 rel;
+	__u64 target;
+
+	if (bpf_probe_read_user(insn, sizeof(insn), (void *)(ra - 8)) || insn[3] != 0xe8)
+		return false;
+	__builtin_memcpy(&rel, &insn[4], sizeof(rel));
+	target = ra + (__s64)rel;
+	return target <= at && at - target < MAX_CALLEE_SIZE;
+}
+
+/* A frame without a usable table: its caller by frame pointer, if rbp looks
+ * like one (at or above rsp, aligned, within MAX_FP_DISTANCE); with
+ * strict, only a return address from a direct call of this function. */
+static __always_inline int fp_step(struct unwind_scratch *s, __u64 at, bool strict)
+{
+	__u64 bp = s->bp, fr[2];
+
+	if (bp < s->sp || (bp & 7) || bp - s->sp > MAX_FP_DISTANCE)
+		return UNWIND_STOP;
+	if (bpf_probe_read_user(fr, sizeof(fr), (void *)bp)) {
+		s->reasons |= R_UNREADABLE;
+		return UNWIND_STOP;
+	}
+	if (strict && !called_from(fr[1], at))
+		return UNWIND_STOP;
+	s->sp = bp + 16;
+	s->bp = fr[0];
+	s->pc = fr[1];
+	s->exact = 0;
+	s->unchecked = !strict && image_events;
+	return fr[1] ? UNWIND_GO : UNWIND_STOP;
+}
+
+/* The caller of a frame whose CFA is known: return address at CFA - 8,
+ * rbp unchanged or saved at CFA + rbp_off * 8. */
+static __always_inline int cfa_step(struct unwind_scratch *s, __u64 cfa, __s8 rbp_off)
+{
+	__u64 fr[2], ra;
+
+	if (cfa <= s->sp) {
+		s->reasons |= R_BAD_FRAME;
+		return UNWIND_STOP;
+	}
+	if (rbp_off == -2) { /* push %rbp right after the call */
+		if (bpf_probe_read_user(fr, sizeof(fr), (void *)(cfa - 16)))
+			goto unreadable;
+		s->bp = fr[0];
+		ra = fr[1];
+	} else {
+		if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8)))
+			goto unreadable;
+		if (rbp_off && bpf_probe_read_user(&s->bp, sizeof(s->bp),
+						   (void *)(cfa + (__s64)rbp_off * 8)))
+			goto unreadable;
+	}
+	s->sp = cfa;
+	s->pc = ra;
+	s->exact = 0;
+	s->unchecked = 0;
+	return ra ? UNWIND_GO : UNWIND_STOP;
+unreadable:
+	s->reasons |= R_UNREADABLE;
+	return UNWIND_STOP;
+}
+
+/* glibc's __restore_rt: rsp points at the ucontext the kernel saved; the
+ * interrupted frame's rip there is exact. */
+static __always_inline int signal_step(struct unwind_scratch *s, const struct unwind_row *row)
+{
+	__u64 sp_ip[2], bp;
+
+	if (bpf_probe_read_user(sp_ip, sizeof(sp_ip), (void *)(s->sp + (__u64)row->cfa_off * 8)) ||
+	    bpf_probe_read_user(&bp, sizeof(bp), (void *)(s->sp + (__s64)row->rbp_off * 8))) {
+		s->reasons |= R_UNREADABLE;
+		return UNWIND_STOP;
+	}
+	s->sp = sp_ip[0];
+	s->pc = sp_ip[1];
+	s->bp = bp;
+	s->exact = 1;
+	s->unchecked = 0;
+	return sp_ip[1] ? UNWIND_GO : UNWIND_STOP;
+}
+
+/*
+ * One frame: records the pc of the frame and moves the registers to its
+ * caller's.  UNWIND_STOP when the stack ends (complete or not: see reasons
+ * and complete).
+ */
+static __always_inline int unwind_frame(struct unwind_scratch *s)
+{
+	struct unwind_row row = {};
+	__u64 at, cfa;
+	__u32 n, kind = UNWIND_GAP;
+
+	n = s->trace.nr;
+	if (n >= SMOLDER_MAX_DEPTH) {
+		s->reasons |= R_DEPTH;
+		return UNWIND_STOP;
+	}
+	if ((__s64)s->pc <= 0) /* no user address: the stack ends */
+		return UNWIND_STOP;
+	at = s->exact ? s->pc : s->pc - 1;
+	if (at < s->map_start || at >= s->map_end) {
+		find_mapping(s, at);
+		s->row_at = 0;
+	}
+	/* An unchecked frame pointer's return address in no mapping of a
+	 * process whose maps we know: garbage, not a frame. */
+	if (s->map_kind == MK_UNKNOWN && s->unchecked)
+		return UNWIND_STOP;
+	s->trace.ip[n] = s->pc;
+	s->trace.nr = n + 1;
+	if (s->map_kind == MK_TABLE && at == s->row_at) {
+		row = s->row;
+		kind = row.kind;
+	} else if (s->map_kind == MK_TABLE) {
+		kind = find_row(s, at, &row);
+		s->row = row;
+		s->row_at = at;
+	}
+
+	switch (kind) {
+	case UNWIND_CFA_RSP:
+		cfa = s->sp + (__u64)row.cfa_off * 8;
+		break;
+	case UNWIND_CFA_RBP:
+		cfa = s->bp + (__u64)row.cfa_off * 8;
+		break;
+	case UNWIND_PLT: /* 8 more once the entry pushed its index */
+		cfa = s->sp + (__u64)row.cfa_off * 8 + ((s->pc & 15) >= (__u8)row.rbp_off ? 8 : 0);
+		row.rbp_off = 0;
+		break;
+	case UNWIND_SIGNAL:
+		return signal_step(s, &row);
+	case UNWIND_END:
+		s->complete = 1;
+		return UNWIND_STOP;
+	case UNWIND_UNSUPPORTED:
+		s->reasons |= R_UNSUPPORTED;
+		return fp_step(s, at, false);
+	case UNWIND_GAP:
+		if (s->map_kind == MK_TABLE || s->map_kind == MK_NO_TABLE) {
+			s->reasons |= R_NO_TABLE;
+			return fp_step(s, at, false);
+		}
+		/*
+		 * Its table is expected but not in yet (or the process's maps
+		 * are not read yet): the code most likely has no frame pointer.
+		 * Without image events the maps come only at the end: then this
+		 * is bpf_get_stack's walk, as good as it gets.
+		 */
+		s->reasons |= R_NOT_LOADED;
+		return fp_step(s, at, image_events);
+	default: /* no kind we write */
+		s->reasons |= R_UNSUPPORTED;
+		return UNWIND_STOP;
+	}
+	return cfa_step(s, cfa, row.rbp_off);
+}
+
+/*
+ * UNWIND_STEP_FRAMES frames of slot's walk (fewer when the stack ends:
+ * UNWIND_STOP).  Global, so verified once on its own; several frames a call
+ * share the call and the state lookup.
+ */
+#define UNWIND_STEP_FRAMES 4
+__noinline int unwind_step(__u32 slot)
+{
+	struct unwind_scratch *s = bpf_map_lookup_elem(&unwind_scratch, &slot);
+
+	if (!s)
+		return UNWIND_STOP;
+	for (int i = 0; i < UNWIND_STEP_FRAMES; i++)
+		if (unwind_frame(s))
+			return UNWIND_STOP;
+	return UNWIND_GO;
+}
+
+/*
+ * The user registers a task saved on kernel entry, at the top of its
+ * kernel stack (what bpf_get_stack's user walk uses too).  task is the
+ * current task here; a tracing program (issue 15's sched_switch) passes its
+ * BTF task pointer.  False for a task with no user context.
+ */
+static __always_inline bool unwind_saved_regs(struct task_struct *task, struct unwind_scratch *s)
+{
+	struct pt_regs *regs;
+
+	if (have_task_pt_regs) /* FRED (6.9) pads the stack top: ask the kernel */
+		regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	else /* x86_64 before FRED: no padding above the saved registers */
+		regs = (struct pt_regs *)((__u64)BPF_CORE_READ(task, stack) + thread_size) - 1;
+	s->pc = PT_REGS_IP_CORE(regs);
+	s->sp = PT_REGS_SP_CORE(regs);
+	s->bp = PT_REGS_FP_CORE(regs);
+	return (__s64)s->pc > 0;
+}
+
+/* A fresh walk in state slot, for process image (tgid, gen); NULL if the
+ * slot cannot be had.  Set pc, sp and bp, then unwind_walk. */
+static __always_inline struct unwind_scratch *unwind_begin(__u32 slot, __u32 tgid, __u32 gen)
+{
+	struct unwind_scratch *s = bpf_map_lookup_elem(&unwind_scratch, &slot);
+
+	if (!s)
+		return NULL;
+	s->trace.nr = 0;
+	s->reasons = 0;
+	s->complete = 0;
+	s->exact = 1;
+	s->unchecked = 0;
+	s->map_start = s->map_end = 0;
+	s->row_at = 0;
+	s->map_kind = MK_NONE;
+	s->tgid = tgid;
+	s->gen = gen;
+	return s;
+}
+
+/* Walks the stack into the slot's trace, a few frames a global call, so
+ * this loop costs the verifier a call and a test per call. */
+static __always_inline void unwind_walk(__u32 slot)
+{
+	for (int i = 0; i <= SMOLDER_MAX_DEPTH / UNWIND_STEP_FRAMES; i++)
+		if (unwind_step(slot))
+			break;
+}
+
+/* The sampled task's user stack into the sample slot's trace; NULL when
+ * there is none.  The fallback reasons are in the state it returns. */
+static __always_inline struct unwind_scratch *unwind_user(struct bpf_perf_event_data *ctx,
+							  struct task_struct *task, bool in_kernel,
+							  const struct sample_key *key)
+{
+	struct unwind_scratch *s = unwind_begin(UNWIND_SLOT_SAMPLE, key->tgid, key->gen);
+
+	if (!s)
+		return NULL;
+	if (!in_kernel) { /* the sample's own registers: user code ran */
+		s->pc = PT_REGS_IP(&ctx->regs);
+		s->sp = PT_REGS_SP(&ctx->regs);
+		s->bp = PT_REGS_FP(&ctx->regs);
+	} else if (!unwind_saved_regs(have_task_pt_regs ? bpf_get_current_task_btf() : task, s)) {
+		return NULL;
+	}
+	unwind_walk(UNWIND_SLOT_SAMPLE);
+	return s->trace.nr ? s : NULL;
+}
+
+#endif /* SMOLDER_UNWIND_BPF_H */

@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The unwind tables as the BPF unwinder finds them (src/unwind_maps.c,
+ * src/unwind_shards.c): real tables of this process's own files loaded into
+ * real BPF maps with tiny shards, so that a table is split over extents and
+ * shards, then every row looked up again through the maps the way
+ * bpf/unwind.bpf.h does (LPM trie, file entry, page index, binary search)
+ * and compared with the table built directly from the file.  Also: the
+ * memory budget (a table that does not fit is counted, one evicted for
+ * another when its process went), and an exec (a new generation) replacing
+ * a process's mappings.  Needs root (it creates BPF maps).
+ */
+#include <dlfcn.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "elf_syms.h"
+#include "proc_maps.h"
+#include "unit.h"
+#include "unwind.h"
+#include "unwind_maps.h"
+#include "unwind_table.h"
+
+struct fixture {
+	int outer, files, mappings;
+	uint32_t bits;
+	int shard_fd[64];
+	struct unwind_maps *um;
+};
+
+static int fixture_open(struct fixture *fx, uint32_t bits, uint32_t max_shards)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mm, .map_flags = BPF_F_MMAPABLE);
+	LIBBPF_OPTS(bpf_map_create_opts, outer);
+	LIBBPF_OPTS(bpf_map_create_opts, lpm, .map_flags = BPF_F_NO_PREALLOC);
+	int tmpl = bpf_map_create(BPF_MAP_TYPE_ARRAY, "tmpl", 4, 8, 1u << bits, &mm);
+	struct unwind_maps_opts o = { .shard_bits = bits, .max_shards = max_shards };
+
+	memset(fx, 0, sizeof(*fx));
+	for (size_t i = 0; i < sizeof(fx->shard_fd) / sizeof(fx->shard_fd[0]); i++)
+		fx->shard_fd[i] = -1;
+	fx->bits = bits;
+	if (tmpl < 0)
+		return -1;
+	outer.inner_map_fd = tmpl;
+	fx->outer = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "shards", 4, 4, max_shards, &outer);
+	close(tmpl);
+	fx->files = bpf_map_create(BPF_MAP_TYPE_HASH, "files", 4, sizeof(struct unwind_file),
+				   64, NULL);
+	fx->mappings = bpf_map_create(BPF_MAP_TYPE_LPM_TRIE, "mappings",
+				      sizeof(struct unwind_map_key), sizeof(struct unwind_mapping),
+				      4096, &lpm);
+	if (fx->outer < 0 || fx->files < 0 || fx->mappings < 0)
+		return -1;
+	o.shards_fd = fx->outer;
+	o.files_fd = fx->files;
+	o.mappings_fd = fx->mappings;
+	fx->um = unwind_maps__new(&o);
+	return fx->um ? 0 : -1;
+}
+
+static void fixture_close(struct fixture *fx)
+{
+	unwind_maps__free(fx->um);
+	for (size_t i = 0; i < sizeof(fx->shard_fd) / sizeof(fx->shard_fd[0]); i++)
+		if (fx->shard_fd[i] >= 0)
+			close(fx->shard_fd[i]);
+	close(fx->outer);
+	close(fx->files);
+	close(fx->mappings);
+}
+
+/* Waits for the builder thread (at most 10 s). */
+static void settle(struct fixture *fx)
+{
+	struct unwind_maps_stats st;
+	struct timespec ts = { 0, 5000000 };
+
+	for (int i = 0; i < 2000; i++) {
+		unwind_maps__stats(fx->um, &st);
+		if (!st.queued)
+			return;
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* The 8-byte slot at a global slot number, read as BPF reads it. */
+static int read_slot(struct fixture *fx, uint32_t slot, void *out)
+{
+	uint32_t shard = slot >> fx->bits, idx = slot & ((1u << fx->bits) - 1), id;
+
+	if (shard >= sizeof(fx->shard_fd) / sizeof(fx->shard_fd[0]))
+		return -1;
+	if (fx->shard_fd[shard] < 0) {
+		if (bpf_map_lookup_elem(fx->outer, &shard, &id))
+			return -1;
+		fx->shard_fd[shard] = bpf_map_get_fd_by_id(id);
+	}
+	return fx->shard_fd[shard] < 0 ? -1 : bpf_map_lookup_elem(fx->shard_fd[shard], &idx, out);
+}
+
+enum { FOUND, NO_MAPPING, OTHER_GEN, NOT_LOADED, NO_TABLE, GAP };
+
+/* bpf/unwind.bpf.h's find_mapping and find_row, over the syscall API. */
+static int lookup(struct fixture *fx, uint64_t addr, uint32_t gen, struct unwind_row *row)
+{
+	struct unwind_map_key k = { 96, htobe32(getpid()), htobe64(addr) };
+	struct unwind_mapping m;
+	struct unwind_file f;
+	struct unwind_page pg;
+	uint32_t lo, hi, mid, page;
+	uint64_t off;
+
+	if (bpf_map_lookup_elem(fx->mappings, &k, &m) || addr < m.start || addr >= m.end)
+		return NO_MAPPING;
+	if (m.gen != gen)
+		return OTHER_GEN;
+	if (bpf_map_lookup_elem(fx->files, &m.file, &f))
+		return NOT_LOADED;
+	if (!f.n_pages)
+		return NO_TABLE;
+	off = addr - m.bias;
+	if (off >> 32 || (page = (uint32_t)off >> f.shift) >= f.n_pages ||
+	    read_slot(fx, f.pages + page, &pg) || !pg.count || pg.count > UNWIND_MAX_PAGE_ROWS)
+		return GAP;
+	lo = pg.row;
+	hi = lo + pg.count;
+	if ((lo >> fx->bits) != ((hi - 1) >> fx->bits))
+		return GAP; /* a page's rows must stay in one shard */
+	for (int i = 0; i < UNWIND_SEARCH_STEPS && hi - lo > 1; i++) {
+		mid = lo + (hi - lo) / 2;
+		if (read_slot(fx, mid, row))
+			return GAP;
+		if (row->pc <= (uint32_t)off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (hi - lo > 1 || read_slot(fx, lo, row))
+		return GAP;
+	return FOUND;
+}
+
+/* /proc/self/maps, only the lines containing one of the names (NULL: all). */
+static struct proc_maps *self_maps(const char *const *names)
+{
+	char line[4096], *text = NULL;
+	size_t len = 0;
+	FILE *f = fopen("/proc/self/maps", "re");
+	struct proc_maps *pm;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		bool keep = !names;
+
+		for (size_t i = 0; names && names[i]; i++)
+			keep |= strstr(line, names[i]) != NULL;
+		if (!keep)
+			continue;
+		text = realloc(text, len + strlen(line) + 1);
+		memcpy(text + len, line, strlen(line) + 1);
+		len += strlen(line);
+	}
+	if (f)
+		fclose(f);
+	pm = proc_maps__parse(text ? text : "", len);
+	free(text);
+	return pm;
+}
+
+/*
+ * Every row of the file mapped at m (the mapping of its code), looked up
+ * through the maps at its first and last address: same rule as the table
+ * built from the file.  Returns the rows checked.
+ */
+static size_t check_rows(struct fixture *fx, const struct proc_map *m, uint32_t gen)
+{
+	int fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	struct elf_file *ef = fd >= 0 ? elf_file__open_fd(fd) : NULL;
+	struct unwind_table *t = ef ? unwind_table__build(ef, NULL, NULL) : NULL;
+	const struct unwind_row *r;
+	struct unwind_row got;
+	GElf_Phdr ph;
+	size_t nr, n, checked = 0;
+	uint64_t seg_off = 0, seg_vaddr = 0, seg_size = 0;
+
+	CHECK(t != NULL);
+	for (size_t i = 0; ef && !elf_getphdrnum(elf_file__elf(ef), &n) && i < n; i++)
+		if (gelf_getphdr(elf_file__elf(ef), i, &ph) && ph.p_type == PT_LOAD &&
+		    (ph.p_flags & PF_X) && m->pgoff >= (ph.p_offset & ~4095ull) &&
+		    m->pgoff < ph.p_offset + ph.p_filesz) {
+			seg_off = ph.p_offset;
+			seg_vaddr = ph.p_vaddr;
+			seg_size = ph.p_filesz;
+		}
+	CHECK(seg_size != 0);
+	r = t ? unwind_table__rows(t, &nr) : NULL;
+	for (size_t i = 0; r && seg_size && i + 1 < nr; i++) {
+		uint64_t v0 = unwind_table__base(t) + r[i].pc;
+		uint64_t v1 = unwind_table__base(t) + r[i + 1].pc - 1;
+
+		for (uint64_t v = v0; v <= v1; v += v1 > v0 ? v1 - v0 : 1) {
+			uint64_t addr = v - seg_vaddr + seg_off - m->pgoff + m->start;
+			int rc;
+
+			if (v < seg_vaddr || v >= seg_vaddr + seg_size || addr >= m->end)
+				break;
+			rc = lookup(fx, addr, gen, &got);
+			checked++;
+			if (rc != FOUND || got.kind != r[i].kind || got.cfa_off != r[i].cfa_off ||
+			    got.rbp_off != r[i].rbp_off) {
+				printf("  %s: vaddr %#lx: got %d kind %u cfa %u rbp %d, want kind %u cfa %u rbp %d\n",
+				       m->path, (unsigned long)v, rc, got.kind, got.cfa_off, got.rbp_off,
+				       r[i].kind, r[i].cfa_off, r[i].rbp_off);
+				CHECK(!"row found through the maps");
+				i = nr;
+				break;
+			}
+			if (v1 == v0)
+				break;
+		}
+	}
+	unwind_table__free(t);
+	elf_file__close(ef);
+	if (fd >= 0)
+		close(fd);
+	return checked;
+}
+
+/* The mapping of our own libc's code. */
+static const struct proc_map *code_of(const struct proc_maps *pm, const char *name)
+{
+	for (size_t i = 0; i < pm->nr; i++)
+		if (pm->maps[i].exec && pm->maps[i].path && strstr(pm->maps[i].path, name))
+			return &pm->maps[i];
+	return NULL;
+}
+
+/* libc's 28k rows over 4096-slot shards: many extents, several shards. */
+TEST(rows_through_the_maps)
+{
+	struct fixture fx;
+	struct proc_maps *pm = self_maps(NULL);
+	struct unwind_maps_stats st;
+	const struct proc_map *libc = pm ? code_of(pm, "/libc.so") : NULL;
+	const struct proc_map *ld = pm ? code_of(pm, "/ld-linux") : NULL;
+	size_t n;
+
+	CHECK(libc && ld);
+	if (!libc || !ld || fixture_open(&fx, 12, 64)) {
+		CHECK(!"fixture");
+		proc_maps__free(pm);
+		return;
+	}
+	unwind_maps__update(getpid(), 7, pm, fx.um);
+	settle(&fx);
+	unwind_maps__stats(fx.um, &st);
+	CHECK(st.files_loaded >= 3); /* libc, ld.so, the vDSO, this test */
+	CHECK(st.too_big == 0);
+	CHECK(st.kernel_bytes >= 8 * 4096 * 8); /* libc alone needs 8 shards */
+	n = check_rows(&fx, libc, 7);
+	printf("  libc: %zu addresses of %zu KiB of tables in %lu shards\n", n,
+	       (size_t)(st.table_bytes / 1024), (unsigned long)(st.kernel_bytes / (4096 * 8)));
+	CHECK(n > 50000);
+	CHECK(check_rows(&fx, ld, 7) > 2000);
+
+	/* An exec: the same pid, a new generation, only ld.so mapped now. */
+	proc_maps__free(pm);
+	pm = self_maps((const char *const[]){ "/ld-linux", NULL });
+	unwind_maps__update(getpid(), 8, pm, fx.um);
+	settle(&fx);
+	ld = code_of(pm, "/ld-linux");
+	CHECK(ld && check_rows(&fx, ld, 8) > 2000);
+	{
+		struct unwind_row row;
+
+		CHECK(lookup(&fx, libc->start, 8, &row) == NO_MAPPING);
+	}
+	fixture_close(&fx);
+	proc_maps__free(pm);
+}
+
+/*
+ * A budget of one 2048-slot shard: libc does not fit (counted); libz and
+ * libtinfo fit alone but not together, so libz goes when the image that
+ * mapped it is replaced by one that maps libtinfo.
+ */
+TEST(budget_and_eviction)
+{
+	static const char *const libz[] = { "/libz.so", NULL }, *const tinfo[] = { "/libtinfo.so", NULL };
+	static const char *const libc[] = { "/libc.so", NULL };
+	void *hz = dlopen("libz.so.1", RTLD_NOW), *ht = dlopen("libtinfo.so.6", RTLD_NOW);
+	struct proc_maps *pm;
+	struct unwind_maps_stats st;
+	struct unwind_row row;
+	struct fixture fx;
+
+	CHECK(hz && ht);
+	if (!hz || !ht || fixture_open(&fx, 11, 1)) {
+		CHECK(!"fixture");
+		return;
+	}
+	pm = self_maps(libc);
+	unwind_maps__update(getpid(), 1, pm, fx.um);
+	settle(&fx);
+	unwind_maps__stats(fx.um, &st);
+	CHECK(st.too_big == 1 && st.files_loaded == 0);
+	CHECK(code_of(pm, "/libc.so") &&
+	      lookup(&fx, code_of(pm, "/libc.so")->start, 1, &row) == NO_TABLE);
+	proc_maps__free(pm);
+
+	pm = self_maps(libz);
+	unwind_maps__update(getpid(), 2, pm, fx.um);
+	settle(&fx);
+	CHECK(code_of(pm, "/libz.so") && check_rows(&fx, code_of(pm, "/libz.so"), 2) > 1000);
+	proc_maps__free(pm);
+
+	pm = self_maps(tinfo);
+	unwind_maps__update(getpid(), 3, pm, fx.um);
+	settle(&fx);
+	unwind_maps__stats(fx.um, &st);
+	CHECK(st.evicted == 1 && st.files_loaded == 1 && st.too_big == 1);
+	CHECK(st.kernel_bytes == 2048 * 8);
+	CHECK(code_of(pm, "/libtinfo.so") && check_rows(&fx, code_of(pm, "/libtinfo.so"), 3) > 1000);
+	proc_maps__free(pm);
+	fixture_close(&fx);
+}
+
+int main(void)
+{
+	if (geteuid()) {
+		printf("SKIP test_unwind_maps: needs root (BPF maps)\n");
+		return 0;
+	}
+	RUN(rows_through_the_maps);
+	RUN(budget_and_eviction);
+	UNIT_EXIT();
+}
