@@ -6,12 +6,13 @@ set -e
 cd "$(dirname "$0")/.."
 # Tests only: libexpat1-dev and libjson-c-dev let fuzz_outputs check that
 # the SVG and JSON it writes parse; chromium + chromium-driver drive the SVG in a real browser,
+# linux-perf records what smolder flamegraph must read (perf script report stackcollapse),
 # golang-go reads pprof output back, python3-jsonschema validates speedscope
 # output; qemu-system-x86, busybox-static and cpio boot Debian's kernels
 # (scripts/test-kernels.sh, whose packages debian-archive-keyring checks).
 # npm (the machine's Node.js, or Debian's npm when there is none) fetches
 # speedscope's schema.
-PKGS="clang llvm make gcc libc6-dev libbpf-dev libelf-dev zlib1g-dev liblzma-dev bpftool pkg-config libiberty-dev binutils xz-utils g++ libclang-rt-dev libexpat1-dev libjson-c-dev systemd util-linux chromium chromium-driver golang-go python3 python3-jsonschema qemu-system-x86 busybox-static cpio debian-archive-keyring"
+PKGS="clang llvm make gcc libc6-dev libbpf-dev libelf-dev zlib1g-dev liblzma-dev bpftool pkg-config libiberty-dev binutils xz-utils g++ libclang-rt-dev libexpat1-dev libjson-c-dev systemd util-linux chromium chromium-driver linux-perf golang-go python3 python3-jsonschema qemu-system-x86 busybox-static cpio debian-archive-keyring"
 SPEEDSCOPE=speedscope@1.25.0
 SCHEMA=build/deps/speedscope-file-format-schema.json
 

@@ -175,11 +175,13 @@ static const char flamegraph_text[] =
 "usage: smolder flamegraph [options] [FILE...]\n"
 "\n"
 "Reads folded stacks (from the files, or standard input when none or -)\n"
-"as written by smolder -f, bcc's profile -f, stackcollapse-perf.pl and\n"
-"others: a stack per line, frames separated by ';', root first, then\n"
-"whitespace and a sample count (whole or decimal, at most 10^18).  Frame\n"
-"names may hold spaces; a line is at most 4 MiB.  Lines with two counts\n"
-"(BEFORE AFTER, as difffolded.pl writes) draw a differential graph.\n"
+"as written by smolder -f, bcc's profile -f, perf script report\n"
+"stackcollapse, stackcollapse-perf.pl, async-profiler (collapsed),\n"
+"austin, py-spy (--format raw) and others: a stack per line, frames\n"
+"separated by ';', root first, then whitespace and a sample count (whole\n"
+"or decimal, at most 10^18).  Frame names may hold spaces; a line is at\n"
+"most 4 MiB.  Lines with two counts (BEFORE AFTER, as difffolded.pl\n"
+"writes) draw a differential graph.\n"
 "Writes an interactive SVG flame graph to standard output, or what -o\n"
 "names (written as a capture's -o are: see smolder --help).\n"
 "\n"
@@ -187,6 +189,7 @@ static const char flamegraph_text[] =
 "                             .speedscope.json or .pb.gz by its name (other\n"
 "                             names: svg); up to 8 times\n"
 "      --format FORMAT        svg, folded, speedscope or pprof\n"
+"      --strict               a line that is not a stack is an error (exit 2)\n"
 "%s"
 "\n"
 "  -q, --quiet                no warnings\n"
@@ -195,9 +198,16 @@ static const char flamegraph_text[] =
 "Examples:\n"
 "  smolder flamegraph out.folded > out.svg\n"
 "  perf script | stackcollapse-perf.pl | smolder flamegraph -o perf.svg\n"
+"  perf script report stackcollapse | smolder flamegraph -o perf.svg\n"
 "  smolder flamegraph --colors kernel --title \"boot\" -o x.pb.gz x.folded\n"
 "\n"
-"A line without a count is an error that names the file and line (exit 2).\n";
+"Lines that are not stacks are skipped, as flamegraph.pl skips them, and\n"
+"counted in one warning that quotes the first: lines without a count at\n"
+"the end, comments ('#' first and no ';', as the \"# key: value\" headers\n"
+"of Python profilers), lines with a NUL byte or over 4 MiB (read to their\n"
+"end, never held), one-count lines in a two-count file.  With --strict\n"
+"each is an error naming the file and line.  Input without any stack, and\n"
+"a stack whose count is over 10^18, are errors either way (exit 2).\n";
 
 static const char diff_text[] =
 "usage: smolder diff [options] BEFORE AFTER\n"
@@ -212,6 +222,9 @@ static const char diff_text[] =
 "  -o, --output FILE          write FILE (default: standard output); .svg,\n"
 "                             .folded (\"stack BEFORE AFTER\" lines)...\n"
 "      --format FORMAT        svg or folded\n"
+"      --strict               a line that is not a stack is an error (exit 2);\n"
+"                             without it such lines are skipped, as\n"
+"                             smolder flamegraph --help says\n"
 "%s"
 "\n"
 "  -q, --quiet                no warnings\n"
@@ -227,7 +240,7 @@ enum {
 	OPT_SUBTITLE, OPT_WIDTH, OPT_MINWIDTH, OPT_COLORS, OPT_COUNTNAME,
 	OPT_INVERTED, OPT_REVERSE, OPT_FLAMECHART, OPT_CONTINUOUS, OPT_INTERVAL,
 	OPT_OUTPUT_DIR, OPT_KEEP, OPT_MAX_SIZE, OPT_GROUP_THREADS, OPT_KWORKER, OPT_IRQ_FRAMES,
-	OPT_BTF, OPT_UNWIND, OPT_UNWIND_MEMORY,
+	OPT_BTF, OPT_UNWIND, OPT_UNWIND_MEMORY, OPT_STRICT,
 };
 
 #define RENDER_OPTIONS                                                        \
@@ -281,12 +294,14 @@ static const struct option long_opts[] = {
 };
 
 static const struct option flamegraph_opts[] = {
+	{ "strict", no_argument, NULL, OPT_STRICT },
 	RENDER_OPTIONS,
 	{ 0 },
 };
 
 static const struct option diff_opts[] = {
 	{ "normalize", no_argument, NULL, 'n' },
+	{ "strict", no_argument, NULL, OPT_STRICT },
 	RENDER_OPTIONS,
 	{ 0 },
 };
@@ -756,6 +771,10 @@ static int parse_options(int argc, char **argv, struct env *env)
 		}
 		if (c == 'n') {
 			env->normalize = true;
+			continue;
+		}
+		if (c == OPT_STRICT) {
+			env->strict = true;
 			continue;
 		}
 		if ((env->cmd == CMD_CAPTURE ? parse_option : parse_render_option)(c, optarg, env))

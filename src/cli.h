@@ -58,6 +58,7 @@ struct env {
 	char **inputs;          /* flamegraph: FILE...; diff: BEFORE AFTER */
 	size_t nr_inputs;
 	bool normalize;         /* diff -n */
+	bool strict;            /* flamegraph, diff --strict: a line that is not a stack is an error */
 	bool continuous;        /* --continuous */
 	double interval;        /* --interval, seconds */
 	const char *output_dir; /* --output-dir */

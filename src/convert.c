@@ -2,7 +2,10 @@
 /*
  * smolder flamegraph [FILE...] and smolder diff BEFORE AFTER: read folded
  * stacks from any profiler (folded_read) and write every requested output.
- * Input that does not parse is exit code 2 with the file and line named.
+ * Lines that are not stacks are skipped, as flamegraph.pl skips them, and
+ * counted in one warning that quotes the first; --strict makes the first
+ * one exit code 2 with the file and line named.  An input without stacks is
+ * exit code 2 either way.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,8 +14,9 @@
 #include "folded_read.h"
 #include "log.h"
 
-/* Reads one file ("-": standard input) into p.  0, or the exit code. */
-static int read_input(const char *path, struct profile *p)
+/* Reads one file ("-": standard input) into p, counting the lines that are
+ * not stacks in *skips (NULL: --strict).  0, or the exit code. */
+static int read_input(const char *path, struct profile *p, struct folded_skips *skips)
 {
 	bool is_stdin = !strcmp(path, "-");
 	FILE *in = is_stdin ? stdin : fopen(path, "re");
@@ -24,7 +28,7 @@ static int read_input(const char *path, struct profile *p)
 		err("cannot read %s: %s (check the file name)", path, errstr(errno));
 		return 2;
 	}
-	e = folded_read(in, name, p, msg, sizeof(msg));
+	e = folded_read_skip(in, name, p, skips, msg, sizeof(msg));
 	if (!is_stdin)
 		fclose(in);
 	if (e) {
@@ -34,20 +38,27 @@ static int read_input(const char *path, struct profile *p)
 	return 0;
 }
 
-/* All inputs into one profile; stdin when there are none. */
-static int read_inputs(char **paths, size_t nr, struct profile *p)
+/* All inputs into one profile; stdin when there are none.  Skipped lines
+ * are one warning; when nothing else was read, they are part of the error. */
+static int read_inputs(const struct env *env, char **paths, size_t nr, struct profile *p)
 {
 	static char *const dash[] = { "-" };
+	struct folded_skips skips = { 0 };
+	char said[512];
 	int rc = 0;
 
 	if (!nr)
 		paths = (char **)dash, nr = 1;
 	for (size_t i = 0; i < nr && !rc; i++)
-		rc = read_input(paths[i], p);
+		rc = read_input(paths[i], p, env->strict ? NULL : &skips);
+	folded_skips__describe(&skips, p->diff, said, sizeof(said));
 	if (!rc && !p->nr) {
-		err("no stacks in %s (expected lines of \"frame;frame;... COUNT\")",
-		    nr == 1 && strcmp(paths[0], "-") ? paths[0] : nr == 1 ? "standard input" : "the input files");
+		err("no stacks in %s (expected lines of \"frame;frame;... COUNT\"%s%s)",
+		    nr == 1 && strcmp(paths[0], "-") ? paths[0] : nr == 1 ? "standard input" : "the input files",
+		    *said ? "; " : "", said);
 		rc = 2;
+	} else if (!rc && *said) {
+		warn("%s", said);
 	}
 	return rc;
 }
@@ -68,7 +79,7 @@ int cmd_flamegraph(struct env *env)
 		err("out of memory");
 		return 1;
 	}
-	rc = read_inputs(env->inputs, env->nr_inputs, p);
+	rc = read_inputs(env, env->inputs, env->nr_inputs, p);
 	if (!rc)
 		rc = write_all(env, p);
 	profile__free(p);
@@ -82,8 +93,8 @@ int cmd_diff(struct env *env)
 
 	if (!before || !after)
 		err("out of memory");
-	else if (!(rc = read_inputs(&env->inputs[0], 1, before)) &&
-		 !(rc = read_inputs(&env->inputs[1], 1, after))) {
+	else if (!(rc = read_inputs(env, &env->inputs[0], 1, before)) &&
+		 !(rc = read_inputs(env, &env->inputs[1], 1, after))) {
 		if (before->diff || after->diff) {
 			err("%s already holds two counts per line (give two profiles of one count)",
 			    before->diff ? env->inputs[0] : env->inputs[1]);

@@ -37,8 +37,9 @@ static bool trailing_count(const char *s, size_t *len, double *out)
 	return true;
 }
 
-__attribute__((format(printf, 5, 6)))
-static int line_error(char *errbuf, size_t errlen, const char *name, size_t lineno,
+/* Writes "line N of NAME: ..." into errbuf and returns rc. */
+__attribute__((format(printf, 6, 7)))
+static int line_error(int rc, char *errbuf, size_t errlen, const char *name, size_t lineno,
 		      const char *fmt, ...)
 {
 	va_list ap;
@@ -48,38 +49,44 @@ static int line_error(char *errbuf, size_t errlen, const char *name, size_t line
 	if (n >= 0 && (size_t)n < errlen)
 		vsnprintf(errbuf + n, errlen - n, fmt, ap);
 	va_end(ap);
-	return -EINVAL;
+	return rc;
 }
 
-/* One line, without its newline.  kinds: 0 unknown yet, 1 or 2 counts. */
+/* What read_line() returns for a line that is not a stack. */
+#define NOT_STACK 1
+
+/* One line, without its newline.  kinds: 0 unknown yet, 1 or 2 counts.
+ * 0, NOT_STACK (errbuf says why, for strict reading), -EINVAL for a
+ * stack whose count is out of bounds, -ENOMEM. */
 static int read_line(const char *line, size_t len, const char *name, size_t lineno,
 		     struct profile *p, int *kinds, char *errbuf, size_t errlen)
 {
 	double count, before = 0;
 	size_t len2;
 	bool two;
+	int k;
 
 	if (memchr(line, '\0', len))
-		return line_error(errbuf, errlen, name, lineno,
+		return line_error(NOT_STACK, errbuf, errlen, name, lineno,
 				  "a NUL byte (not a folded-stacks text file?)");
 	if (!trailing_count(line, &len, &count))
-		return line_error(errbuf, errlen, name, lineno,
+		return line_error(NOT_STACK, errbuf, errlen, name, lineno,
 				  "no sample count at the end of the line (expected \"frame;frame;... COUNT\")");
 	len2 = len;
 	two = trailing_count(line, &len2, &before);
-	if (!*kinds)
-		*kinds = two ? 2 : 1;
-	if (*kinds == 2) {
-		if (!two)
-			return line_error(errbuf, errlen, name, lineno,
-					  "one sample count, but the first line had two (BEFORE AFTER)");
+	if (*kinds == 2 && !two)
+		return line_error(NOT_STACK, errbuf, errlen, name, lineno,
+				  "one sample count, but the first line had two (BEFORE AFTER)");
+	/* with one count, a frame name may itself end in " 12"; the first
+	 * stack has two only if a stack is left before them */
+	k = *kinds ? *kinds : two && len2 ? 2 : 1;
+	if (k == 2)
 		len = len2;
-	}
-	/* with one count, a frame name may itself end in " 12" */
 	if (!len)
-		return line_error(errbuf, errlen, name, lineno, "a count without a stack");
+		return line_error(NOT_STACK, errbuf, errlen, name, lineno, "a count without a stack");
+	*kinds = k;
 	if (count > FOLDED_COUNT_MAX || (*kinds == 2 && before > FOLDED_COUNT_MAX))
-		return line_error(errbuf, errlen, name, lineno,
+		return line_error(-EINVAL, errbuf, errlen, name, lineno,
 				  "a count over 10^18 (expected a sample count)");
 	p->diff = *kinds == 2;
 	return profile__add(p, line, len, count, p->diff ? before : 0);
@@ -125,7 +132,50 @@ static ssize_t next_line(FILE *in, char **buf, size_t *cap)
 	return n;
 }
 
-int folded_read(FILE *in, const char *name, struct profile *p, char *errbuf, size_t errlen)
+/* Drops the rest of a line that next_line() found too long. */
+static void skip_rest(FILE *in)
+{
+	int c;
+
+	while ((c = getc_unlocked(in)) != EOF && c != '\n')
+		;
+}
+
+/* Counts a skipped line; the first one is kept, printable, for the quote. */
+static void note_skip(struct folded_skips *s, const char *name, size_t lineno,
+		      const char *line, size_t len)
+{
+	size_t o = 0;
+
+	if (s->nr++)
+		return;
+	s->line = lineno;
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	for (size_t i = 0; i < len && i < FOLDED_QUOTE_MAX; i++) {
+		unsigned char c = line[i];
+
+		if (c == '"' || c == '\\')
+			o += snprintf(s->text + o, sizeof(s->text) - o, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			o += snprintf(s->text + o, sizeof(s->text) - o, "\\x%02x", c);
+		else
+			s->text[o++] = c;
+	}
+	if (len > FOLDED_QUOTE_MAX)
+		o += snprintf(s->text + o, sizeof(s->text) - o, "...");
+	s->text[o] = '\0';
+}
+
+/* A comment, when skipping: '#' first and no frame separator, as the
+ * "# key: value" lines of Python profilers ("# interval: 100" would
+ * otherwise be a stack of one frame). */
+static bool is_comment(const char *line, size_t len)
+{
+	return line[0] == '#' && !memchr(line, ';', len);
+}
+
+int folded_read_skip(FILE *in, const char *name, struct profile *p, struct folded_skips *skips,
+		     char *errbuf, size_t errlen)
 {
 	int kinds = p->nr ? (p->diff ? 2 : 1) : 0, e = 0;
 	size_t cap = 0, lineno = 0;
@@ -134,8 +184,13 @@ int folded_read(FILE *in, const char *name, struct profile *p, char *errbuf, siz
 
 	while (!e && (n = next_line(in, &line, &cap)) != -1) {
 		lineno++;
+		if (n == -EFBIG && skips) {
+			skip_rest(in);
+			note_skip(skips, name, lineno, line, FOLDED_LINE_MAX);
+			continue;
+		}
 		if (n < 0) {
-			e = n == -EFBIG ? line_error(errbuf, errlen, name, lineno,
+			e = n == -EFBIG ? line_error(-EINVAL, errbuf, errlen, name, lineno,
 						     "longer than %u MiB (not a folded-stacks file?)",
 						     FOLDED_LINE_MAX >> 20)
 					: (int)n;
@@ -143,8 +198,18 @@ int folded_read(FILE *in, const char *name, struct profile *p, char *errbuf, siz
 		}
 		while (n > 0 && line[n - 1] && strchr("\r \t", line[n - 1]))
 			n--;
-		if (n > 0)
+		if (!n)
+			continue;
+		if (skips && is_comment(line, n))
+			e = NOT_STACK;
+		else
 			e = read_line(line, n, name, lineno, p, &kinds, errbuf, errlen);
+		if (e == NOT_STACK && skips) {
+			note_skip(skips, name, lineno, line, n);
+			e = 0;
+		} else if (e == NOT_STACK) {
+			e = -EINVAL;
+		}
 	}
 	free(line);
 	if (e == -ENOMEM)
@@ -155,4 +220,21 @@ int folded_read(FILE *in, const char *name, struct profile *p, char *errbuf, siz
 		e = -EIO;
 	}
 	return e;
+}
+
+int folded_read(FILE *in, const char *name, struct profile *p, char *errbuf, size_t errlen)
+{
+	return folded_read_skip(in, name, p, NULL, errbuf, errlen);
+}
+
+void folded_skips__describe(const struct folded_skips *s, bool diff, char *buf, size_t len)
+{
+	if (!s->nr) {
+		if (len)
+			buf[0] = '\0';
+		return;
+	}
+	snprintf(buf, len, "skipped %zu line%s that %s not \"%s\" (first: line %zu of %s: \"%s\")",
+		 s->nr, s->nr == 1 ? "" : "s", s->nr == 1 ? "is" : "are",
+		 diff ? "stack before after" : "stack count", s->line, s->name, s->text);
 }

@@ -1,6 +1,7 @@
 #!/bin/bash
 # smolder flamegraph and smolder diff as commands: the folded grammar's
-# errors and exit codes, several inputs and outputs, formats by name and by
+# errors and exit codes, lines that are not stacks skipped and said (or,
+# with --strict, errors), several inputs and outputs, formats by name and by
 # --format, diff's counts; and a capture writing several formats at once.
 # The pictures themselves are checked by svg.sh, svg_browser.sh, formats.sh.
 source "$(dirname "$0")/../lib.sh"
@@ -15,12 +16,28 @@ check fg_empty_exit_2 equals "$RC" 2
 check fg_empty_one_error one_error "$TMP/empty.err"
 check fg_empty_names_file some_line "$TMP/empty.err" "no stacks in .*empty\.folded"
 check fg_empty_no_file test ! -e "$TMP/empty.svg"
+# --strict: a line that is not a stack is an error naming the line.
 printf 'a;b 1\n\na;c\n' >"$TMP/nocount.folded"
-run_sm nocount flamegraph "$TMP/nocount.folded"
+run_sm nocount flamegraph --strict "$TMP/nocount.folded"
 check fg_nocount_exit_2 equals "$RC" 2
 check fg_nocount_one_error one_error "$TMP/nocount.err"
 check fg_nocount_line_number some_line "$TMP/nocount.err" "line 3 of .*nocount\.folded: no sample count"
 check fg_nocount_no_output equals "$(wc -c <"$TMP/nocount.out")" 0
+# Without it the line is skipped, as flamegraph.pl skips it, and said.
+run_sm nocount_skip flamegraph --format folded "$TMP/nocount.folded"
+check fg_nocount_skip_exit_0 equals "$RC" 0
+check fg_nocount_skip_stacks equals "$(cat "$TMP/nocount_skip.out")" "a;b 1"
+check fg_nocount_skip_said equals "$(cat "$TMP/nocount_skip.err")" \
+	"smolder: skipped 1 line that is not \"stack count\" (first: line 3 of $TMP/nocount.folded: \"a;c\")"
+run_sm nocount_quiet flamegraph -q --format folded "$TMP/nocount.folded"
+check fg_nocount_skip_quiet equals "$RC $(wc -c <"$TMP/nocount_quiet.err")" "0 0"
+printf '# only: a header\nnot a stack\n' >"$TMP/nostack.folded"
+run_sm nostack flamegraph -o "$TMP/nostack.svg" "$TMP/nostack.folded"
+check fg_only_skipped_exit_2 equals "$RC" 2
+check fg_only_skipped_one_error one_error "$TMP/nostack.err"
+check fg_only_skipped_says_both some_line "$TMP/nostack.err" \
+	'^smolder: no stacks in .*nostack\.folded .*skipped 2 lines .*line 1 of .*: "# only: a header"'
+check fg_only_skipped_no_file test ! -e "$TMP/nostack.svg"
 "$SMOLDER" flamegraph </dev/null >"$TMP/stdin.out" 2>"$TMP/stdin.err"
 check fg_empty_stdin_exit_2 equals "$?" 2
 check fg_empty_stdin_error some_line "$TMP/stdin.err" "no stacks in standard input"
@@ -74,6 +91,15 @@ check diff_svg_to_stdout some_line "$TMP/dsvg.out" "<svg"
 printf 'main;x 1 2\n' >"$TMP/two.folded"
 run_sm dtwo diff "$TMP/two.folded" "$TMP/ab.folded"
 check diff_rejects_two_count_input equals "$RC" 2
+# diff skips too, one line per input; --strict stops at the first.
+printf '# before\nmain;burn_a;spin 50\nfoo\n' >"$TMP/hdr.folded"
+run_sm dskip diff --format folded "$TMP/hdr.folded" "$TMP/ab.folded"
+check diff_skip_exit_0 equals "$RC" 0
+check diff_skip_stack some_line "$TMP/dskip.out" '^main;burn_a;spin 50 75$'
+check diff_skip_said equals "$(grep -c 'skipped 2 lines .*line 1 of .*hdr\.folded: "# before"' "$TMP/dskip.err") $(wc -l <"$TMP/dskip.err")" "1 1"
+run_sm dstrict diff --strict "$TMP/hdr.folded" "$TMP/ab.folded"
+check diff_strict_exit_2 equals "$RC" 2
+check diff_strict_names_line some_line "$TMP/dstrict.err" 'line 1 of .*hdr\.folded: no sample count'
 
 # --- a capture writes several formats of one profile at once ---
 start_wl cpu_split 6 || exit 1

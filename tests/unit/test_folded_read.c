@@ -188,6 +188,98 @@ TEST(lines_are_capped)
 	CHECK(strstr(errbuf, "line 1 of in: longer than 4 MiB") != NULL);
 }
 
+/* Reads buf[0..len) as file "in", skipping lines that are not stacks. */
+static int read_skip(const char *buf, size_t len, struct profile *p, struct folded_skips *sk)
+{
+	FILE *f = fmemopen((void *)buf, len, "r");
+	int e;
+
+	errbuf[0] = 0;
+	e = folded_read_skip(f, "in", p, sk, errbuf, sizeof(errbuf));
+	fclose(f);
+	return e;
+}
+
+TEST(skipping_keeps_the_stacks_and_quotes_the_first_other_line)
+{
+	static const char in[] = "# austin: 3.6.0\n# interval: 100\nP1;T2;a.py:main:3 7\n"
+				 "oops, a message\n\nP1;T2;a.py:f:9 3\n# samples: 10\n";
+	struct profile *p = profile__new();
+	struct folded_skips sk = { 0 };
+	char said[512];
+
+	CHECK(read_skip(in, sizeof(in) - 1, p, &sk) == 0);
+	CHECK(p->nr == 2 && profile__total(p) == 10);
+	CHECK_STR(text(p, 0), "P1;T2;a.py:main:3");
+	CHECK(sk.nr == 4 && sk.line == 1);
+	folded_skips__describe(&sk, false, said, sizeof(said));
+	CHECK_STR(said, "skipped 4 lines that are not \"stack count\" (first: line 1 of in: \"# austin: 3.6.0\")");
+	/* strict, the same header is an error naming its line */
+	CHECK(read_text(in, p) == -EINVAL);
+	CHECK(strstr(errbuf, "line 1 of in: no sample count") != NULL);
+	profile__free(p);
+}
+
+TEST(skipped_lines_are_quoted_printable_and_cut)
+{
+	static const char in[] = "\x1b[31m\"x\"\\ \xff\0 5\na;b 1\n";
+	static const char lng[] = "0123456789012345678901234567890123456789012345678901234567890123456789\n";
+	struct profile *p = profile__new();
+	struct folded_skips sk = { 0 };
+	char said[512];
+
+	CHECK(read_skip(in, sizeof(in) - 1, p, &sk) == 0 && p->nr == 1 && sk.nr == 1);
+	CHECK_STR(sk.text, "\\x1b[31m\\\"x\\\"\\\\ \\xff\\x00 5");
+	memset(&sk, 0, sizeof(sk));
+	CHECK(read_skip(lng, sizeof(lng) - 1, p, &sk) == 0 && sk.nr == 1);
+	CHECK_STR(sk.text, "012345678901234567890123456789012345678901234567890123456789...");
+	folded_skips__describe(&sk, false, said, sizeof(said));
+	CHECK(strstr(said, "skipped 1 line that is not") == said);
+	profile__free(p);
+}
+
+TEST(skipping_a_diff_skips_one_count_lines)
+{
+	static const char in[] = "# before after\na;b 3 5\na;c 4\na;d 1 0\n";
+	struct profile *p = profile__new();
+	struct folded_skips sk = { 0 };
+	char said[512];
+
+	CHECK(read_skip(in, sizeof(in) - 1, p, &sk) == 0);
+	CHECK(p->diff && p->nr == 2 && sk.nr == 2);
+	folded_skips__describe(&sk, true, said, sizeof(said));
+	CHECK(strstr(said, "not \"stack before after\"") != NULL);
+	profile__free(p);
+}
+
+TEST(skipping_keeps_count_bounds_as_errors)
+{
+	static const char in[] = "junk\na;b 1\na;c 99999999999999999999\n";
+	struct profile *p = profile__new();
+	struct folded_skips sk = { 0 };
+
+	CHECK(read_skip(in, sizeof(in) - 1, p, &sk) == -EINVAL);
+	CHECK(strstr(errbuf, "line 3 of in: a count over 10^18") != NULL);
+	profile__free(p);
+}
+
+TEST(skipping_drops_an_overlong_line_and_reads_on)
+{
+	size_t n = FOLDED_LINE_MAX + 100;
+	char *t = malloc(n + 16);
+	struct profile *p = profile__new();
+	struct folded_skips sk = { 0 };
+
+	memset(t, 'x', n);
+	memcpy(t, "a;", 2);
+	memcpy(t + n - 2, " 1\na;b 2\n", 10);
+	CHECK(read_skip(t, n + 7, p, &sk) == 0);
+	CHECK(sk.nr == 1 && sk.line == 1 && p->nr == 1);
+	CHECK_STR(text(p, 0), "a;b");
+	free(t);
+	profile__free(p);
+}
+
 /* Writes p as folded text and reads it back into a new profile. */
 static struct profile *round_trip(const struct profile *p)
 {
@@ -244,5 +336,10 @@ int main(void)
 	RUN(counts_over_the_bound_are_rejected);
 	RUN(lines_are_capped);
 	RUN(what_the_writer_writes_the_reader_reads);
+	RUN(skipping_keeps_the_stacks_and_quotes_the_first_other_line);
+	RUN(skipped_lines_are_quoted_printable_and_cut);
+	RUN(skipping_a_diff_skips_one_count_lines);
+	RUN(skipping_keeps_count_bounds_as_errors);
+	RUN(skipping_drops_an_overlong_line_and_reads_on);
 	UNIT_EXIT();
 }
