@@ -24,6 +24,10 @@ const volatile bool user_stacks = true;
 const volatile bool per_cpu = false;
 const volatile bool filter_tgid = false;
 const volatile bool filter_tid = false;
+const volatile bool follow_forks = false;    /* children of tgids join tgids */
+const volatile bool filter_cgroup = false;   /* --cgroup: cgroup_filter[0] and below */
+const volatile bool filter_cgroupmap = false; /* --cgroupmap: cgroup ids in cgroupset */
+const volatile bool filter_mntns = false;    /* --mntnsmap: mount namespaces in mntnsset */
 const volatile __u32 idle_mode = IDLE_EXCLUDE;
 const volatile __u32 pidns_inum = 0xeffffffcU; /* our PID namespace */
 const volatile __u64 thread_size = 16384; /* THREAD_SIZE of the running kernel */
@@ -103,6 +107,33 @@ struct {
 	__type(value, __u8);
 	__uint(max_entries, 1); /* sized by the loader */
 } tids SEC(".maps");
+
+/* --cgroup PATH: the cgroup (v2) whose tasks, and its descendants', count. */
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+	__uint(max_entries, 1);
+} cgroup_filter SEC(".maps");
+
+/*
+ * bcc's --cgroupmap and --mntnsmap: pinned hashes (cgroup id -> any, mount
+ * namespace inode -> any) that other tools fill; the loader reuses the
+ * pinned map, whatever its size.  Unused, they keep one entry.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u64);
+	__type(value, __u64);
+	__uint(max_entries, 1);
+} cgroupset SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u64);
+	__type(value, __u32);
+	__uint(max_entries, 1);
+} mntnsset SEC(".maps");
 
 /*
  * tgid -> its current image.  A plain hash, not an LRU one: entries leave
@@ -687,6 +718,18 @@ int BPF_PROG(on_exec, struct task_struct *task)
 	return 0;
 }
 
+/* With follow_forks (smolder -- COMMAND): a new process of a profiled one is profiled too. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = ns_tgid(parent), ctgid = ns_tgid(child);
+	__u8 one = 1;
+
+	if (follow_forks && ctgid && ptgid != ctgid && bpf_map_lookup_elem(&tgids, &ptgid))
+		bpf_map_update_elem(&tgids, &ctgid, &one, BPF_ANY);
+	return 0;
+}
+
 /* The process is gone: its PID may come back as another process. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *task)
@@ -781,6 +824,26 @@ static __always_inline __u32 sample_context(bool irq_stack)
 	return ctx == CTX_TASK && irq_stack ? CTX_IRQ_STACK : ctx;
 }
 
+/* The cgroup and mount namespace filters: true when the task counts. */
+static __always_inline bool in_cgroups(struct task_struct *task)
+{
+	__u64 id;
+
+	if (filter_cgroup && bpf_current_task_under_cgroup(&cgroup_filter, 0) != 1)
+		return false;
+	if (filter_cgroupmap) {
+		id = bpf_get_current_cgroup_id();
+		if (!bpf_map_lookup_elem(&cgroupset, &id))
+			return false;
+	}
+	if (filter_mntns) {
+		id = BPF_CORE_READ(task, nsproxy, mnt_ns, ns.inum);
+		if (!bpf_map_lookup_elem(&mntnsset, &id))
+			return false;
+	}
+	return true;
+}
+
 SEC("perf_event")
 int do_sample(struct bpf_perf_event_data *ctx)
 {
@@ -806,6 +869,8 @@ int do_sample(struct bpf_perf_event_data *ctx)
 	if (filter_tgid && !bpf_map_lookup_elem(&tgids, &key.tgid))
 		return 0;
 	if (filter_tid && !bpf_map_lookup_elem(&tids, &key.pid))
+		return 0;
+	if (!in_cgroups(task))
 		return 0;
 	if (!classify(&b, &key, idle_task, forced_idle, irq_stack))
 		return 0;

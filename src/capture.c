@@ -40,7 +40,7 @@
 struct capture {
 	struct smolder_bpf *skel;
 	struct ring_buffer *events;
-	struct bpf_link *exec_link, *exit_link;
+	struct bpf_link *exec_link, *exit_link, *fork_link;
 	struct kctx_opts kctx_opts; /* what the kernel allowed of the options */
 	struct kctx *kctx;
 	struct unwind_maps *unwind; /* --unwind dwarf: the tables in the kernel */
@@ -116,6 +116,81 @@ static int fill_filter(struct bpf_map *map, const uint32_t *ids, size_t nr)
 	for (size_t i = 0; i < nr; i++)
 		if (bpf_map__update_elem(map, &ids[i], sizeof(ids[i]), &one, sizeof(one), BPF_ANY))
 			return -errno;
+	return 0;
+}
+
+/*
+ * bcc's --cgroupmap and --mntnsmap: the pinned hash at path takes the place
+ * of map, at whatever size it was made.  Keys must be 8 bytes (a cgroup id,
+ * a mount namespace inode).  Errors are said here.
+ */
+static int reuse_pinned(struct bpf_map *map, const char *path, const char *opt, const char *what)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	int fd = bpf_obj_get(path), e;
+
+	if (fd < 0) {
+		e = errno;
+		err("cannot open %s %s: %s (pin a BPF hash of %s there, as bcc's special filtering does)",
+		    opt, path, errstr(e), what);
+		return -1;
+	}
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) || info.type != BPF_MAP_TYPE_HASH ||
+	    info.key_size != 8) {
+		err("the map pinned at %s is not a BPF hash with 8-byte keys (give %s a hash of %s)", path, opt, what);
+		close(fd);
+		return -1;
+	}
+	if ((e = bpf_map__set_value_size(map, info.value_size)) ||
+	    (e = bpf_map__set_max_entries(map, info.max_entries)) ||
+	    (e = bpf_map__set_map_flags(map, info.map_flags)) || (e = bpf_map__reuse_fd(map, fd))) {
+		err("cannot use %s %s: %s (pin a plain hash of %s there)", opt, path, errstr(-e), what);
+		close(fd);
+		return -1;
+	}
+	close(fd); /* reuse_fd took its own copy */
+	return 0;
+}
+
+/* The process, cgroup and mount namespace filters, before the load. */
+static int configure_filters(struct smolder_bpf *skel, const struct capture_opts *o)
+{
+	struct smolder_bpf__rodata *ro = skel->rodata;
+
+	ro->follow_forks = o->follow_forks;
+	ro->filter_cgroup = o->cgroup_fd >= 0;
+	ro->filter_cgroupmap = o->cgroupmap;
+	ro->filter_mntns = o->mntnsmap;
+	bpf_program__set_autoload(skel->progs.on_fork, o->follow_forks);
+	if (o->cgroupmap && reuse_pinned(skel->maps.cgroupset, o->cgroupmap, "--cgroupmap", "cgroup ids"))
+		return -1;
+	if (o->mntnsmap &&
+	    reuse_pinned(skel->maps.mntnsset, o->mntnsmap, "--mntnsmap", "mount namespace inodes"))
+		return -1;
+	return 0;
+}
+
+/* After the load: what the filters hold. */
+static int fill_filters(struct capture *c, const struct capture_opts *o)
+{
+	int e;
+
+	if ((e = fill_filter(c->skel->maps.tgids, o->tgids, o->nr_tgids)) ||
+	    (e = fill_filter(c->skel->maps.tids, o->tids, o->nr_tids))) {
+		err("cannot fill pid filter: %s (%s)", errstr(-e), fix_for(-e));
+		return -1;
+	}
+	if (o->cgroup_fd >= 0) {
+		__u32 zero = 0, fd = o->cgroup_fd;
+
+		if (bpf_map__update_elem(c->skel->maps.cgroup_filter, &zero, sizeof(zero), &fd,
+					 sizeof(fd), BPF_ANY)) {
+			err("cannot filter by cgroup: %s (give a cgroup v2 directory, under /sys/fs/cgroup)",
+			    errstr(errno));
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -195,7 +270,9 @@ static int configure(struct smolder_bpf *skel, const struct capture_opts *o, int
 	ro->idle_mode = o->idle_mode;
 	ro->pidns_inum = inum;
 	ro->thread_size = kernel_thread_size();
-	if ((e = bpf_map__set_max_entries(skel->maps.tgids, o->nr_tgids ? o->nr_tgids : 1)) ||
+	/* following forks, room for the processes the command starts */
+	if ((e = bpf_map__set_max_entries(skel->maps.tgids, o->follow_forks ? SMOLDER_MAX_FOLLOWED
+							   : o->nr_tgids ? o->nr_tgids : 1)) ||
 	    (e = bpf_map__set_max_entries(skel->maps.tids, o->nr_tids ? o->nr_tids : 1)))
 		return e;
 	return o->dwarf_unwind ? configure_unwind(skel, o, shard_template) : 0;
@@ -341,6 +418,8 @@ static int load(struct capture *c, const struct capture_opts *o)
 	}
 	c->kctx_opts = (struct kctx_opts){ .irq_frames = o->irq_frames,
 					   .kworker_frames = o->kworker_frames };
+	if (configure_filters(c->skel, o))
+		return -1;
 	e = configure(c->skel, o, &shard_template);
 	if (!e)
 		e = kctx__configure(c->skel, &c->kctx_opts);
@@ -358,11 +437,8 @@ static int load(struct capture *c, const struct capture_opts *o)
 		probe__load_failed(e);
 		return -1;
 	}
-	if ((e = fill_filter(c->skel->maps.tgids, o->tgids, o->nr_tgids)) ||
-	    (e = fill_filter(c->skel->maps.tids, o->tids, o->nr_tids))) {
-		err("cannot fill pid filter: %s (%s)", errstr(-e), fix_for(-e));
+	if (fill_filters(c, o))
 		return -1;
-	}
 	e = create_banks(c, 0, o->rotate ? SMOLDER_BANKS : 1);
 	if (!e)
 		e = open_unwind(c, o);
@@ -395,6 +471,11 @@ static int attach_image_tracking(struct capture *c)
 	if (tp) {
 		c->exec_link = bpf_program__attach(c->skel->progs.on_exec);
 		c->exit_link = bpf_program__attach(c->skel->progs.on_exit);
+	}
+	if (bpf_program__autoload(c->skel->progs.on_fork) &&
+	    !(c->fork_link = bpf_program__attach(c->skel->progs.on_fork))) {
+		err("cannot attach fork tracking: %s (%s)", errstr(errno), fix_for(errno));
+		return -1;
 	}
 	if (rb)
 		c->events = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_event, c, NULL);
@@ -681,6 +762,7 @@ void capture__free(struct capture *c)
 	/* tracking stays until here: names are checked against it after the stop */
 	bpf_link__destroy(c->exec_link);
 	bpf_link__destroy(c->exit_link);
+	bpf_link__destroy(c->fork_link);
 	kctx__free(c->kctx);
 	unwind_maps__free(c->unwind);
 	ring_buffer__free(c->events);

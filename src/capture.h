@@ -39,6 +39,9 @@ struct capture_opts {
 	size_t nr_tgids;
 	const uint32_t *tids; /* -L */
 	size_t nr_tids;
+	bool follow_forks;    /* processes the tgids start join them (-- COMMAND) */
+	int cgroup_fd;        /* --cgroup: an open cgroup v2 directory, else -1 */
+	const char *cgroupmap, *mntnsmap; /* bcc's pinned filter maps, or NULL */
 	const int *cpus; /* CPUs to sample */
 	size_t nr_cpus;
 	/* Sizes of one bank; continuous mode has two banks, so twice the kernel
@@ -52,6 +55,9 @@ struct capture_opts {
 	image_fn on_image;      /* may be NULL */
 	void *arg;
 };
+
+/* Processes a COMMAND and its children may count at once (-- COMMAND). */
+#define SMOLDER_MAX_FOLLOWED 32768
 
 struct capture;
 

@@ -14,13 +14,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include "cli.h"
 #include "log.h"
 #include "unwind_maps.h"
 
 static const char usage_text[] =
 "usage: smolder [options] [duration]\n"
+"       smolder [options] [duration] -- COMMAND [ARGS...]\n"
 "       smolder flamegraph [options] [FILE...]\n"
 "       smolder diff [options] BEFORE AFTER\n"
 "\n"
@@ -36,11 +40,30 @@ static const char usage_text[] =
 "`smolder diff --help` describe the two commands that draw folded files.\n"
 "\n"
 "What to sample:\n"
-"  -p, --pid PID[,PID...]     only these processes (no empty elements)\n"
-"  -L, --tid TID[,TID...]     only these threads\n"
+"  -p, --pid PID[,PID...]     only these processes (no empty elements); the\n"
+"                             capture ends when every one has exited\n"
+"  -L, --tid TID[,TID...]     only these threads (not with -p, as in bcc)\n"
+"  -- COMMAND [ARGS...]       run COMMAND and sample only it and the\n"
+"                             processes it starts; the capture ends when it\n"
+"                             exits, and smolder exits with its status (128\n"
+"                             + N when signal N killed it; 127 when it\n"
+"                             cannot run; 1 when smolder failed and the\n"
+"                             command succeeded).  A signal or the duration\n"
+"                             that ends the capture first is passed on to it\n"
+"                             (the duration as SIGTERM)\n"
+"      --no-inherit           with a COMMAND: not the processes it starts\n"
+"  -G, --cgroup PATH          only tasks in this cgroup (v2) and below it: a\n"
+"                             directory, or a path under the cgroup2 mount\n"
+"                             (system.slice/nginx.service)\n"
+"      --cgroupmap PATH       only cgroups whose ids are keys of the BPF hash\n"
+"                             pinned at PATH, as bcc's (8-byte keys)\n"
+"      --mntnsmap PATH        only mount namespaces whose inode numbers are\n"
+"                             keys of the BPF hash pinned at PATH, as bcc's\n"
 "  -C, --cpu CPU[,CPU...]     only these CPUs (ranges like 0-3 work)\n"
 "  -F, --frequency HZ         samples per second per CPU (default 49)\n"
-"  -c, --count NS             a sample every NS nanoseconds of CPU time\n"
+"  -c, --count NS             a sample every NS nanoseconds of CPU time on a\n"
+"                             CPU (bcc's -c counts events of its perf event,\n"
+"                             the same for cpu-clock; at least 10000)\n"
 "  -I, --include-idle         keep samples of the idle loop\n"
 "      --idle-only            show only samples of the idle loop\n"
 "                             (interrupt and softirq work on an idle CPU is\n"
@@ -66,12 +89,20 @@ static const char usage_text[] =
 "                             sample whose stack finds no room is counted as\n"
 "                             lost and reported).  At most 4194304 (about\n"
 "                             1.9 GiB); over 256 MiB a line says how much\n"
+"      --hash-storage-size N  distinct sample keys (stack, process, CPU)\n"
+"                             kept (default 3/8 of the stack storage size,\n"
+"                             at least 1024, at most 4194304); a sample that\n"
+"                             finds it full is counted as lost\n"
+"      --ebpf                 bcc prints its BPF program; smolder's is built\n"
+"                             in (bpf/smolder.bpf.c): says so and exits\n"
 "\n"
 "How to write it:\n"
 "  -f, --folded               folded stacks: comm;user...;kernel... COUNT\n"
 "  -d, --delimited            a \"-\" frame between user and kernel frames\n"
 "  -a, --annotations          append _[k] to kernel frames, _[j] to JIT frames\n"
 "      --no-demangle          keep C++ and Rust symbols as they are mangled\n"
+"      --hottest-first        the report's hottest stack first (default: last,\n"
+"                             as bcc prints it, the answer at the bottom)\n"
 "      --per-cpu              a cpu_N frame before the process\n"
 "      --per-pid              the process frame is comm-PID\n"
 "      --per-thread           the process frame is comm-PID/TID\n"
@@ -240,7 +271,8 @@ enum {
 	OPT_SUBTITLE, OPT_WIDTH, OPT_MINWIDTH, OPT_COLORS, OPT_COUNTNAME,
 	OPT_INVERTED, OPT_REVERSE, OPT_FLAMECHART, OPT_CONTINUOUS, OPT_INTERVAL,
 	OPT_OUTPUT_DIR, OPT_KEEP, OPT_MAX_SIZE, OPT_GROUP_THREADS, OPT_KWORKER, OPT_IRQ_FRAMES,
-	OPT_BTF, OPT_UNWIND, OPT_UNWIND_MEMORY, OPT_STRICT,
+	OPT_BTF, OPT_UNWIND, OPT_UNWIND_MEMORY, OPT_STRICT, OPT_NO_INHERIT, OPT_CGROUPMAP,
+	OPT_MNTNSMAP, OPT_HASH_STORAGE, OPT_EBPF, OPT_HOTTEST_FIRST,
 };
 
 #define RENDER_OPTIONS                                                        \
@@ -289,6 +321,13 @@ static const struct option long_opts[] = {
 	{ "btf", required_argument, NULL, OPT_BTF },
 	{ "unwind", required_argument, NULL, OPT_UNWIND },
 	{ "unwind-memory", required_argument, NULL, OPT_UNWIND_MEMORY },
+	{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
+	{ "cgroup", required_argument, NULL, 'G' },
+	{ "cgroupmap", required_argument, NULL, OPT_CGROUPMAP },
+	{ "mntnsmap", required_argument, NULL, OPT_MNTNSMAP },
+	{ "hash-storage-size", required_argument, NULL, OPT_HASH_STORAGE },
+	{ "ebpf", no_argument, NULL, OPT_EBPF },
+	{ "hottest-first", no_argument, NULL, OPT_HOTTEST_FIRST },
 	RENDER_OPTIONS,
 	{ 0 },
 };
@@ -470,6 +509,17 @@ static int parse_render_option(int c, const char *arg, struct env *env)
 	return -1;
 }
 
+/* An option's path, which must not be empty. */
+static int nonempty(const char *arg, const char *opt, const char **out)
+{
+	if (!*arg) {
+		err("empty path for --%s (give --%s PATH)", opt, opt);
+		return -1;
+	}
+	*out = arg;
+	return 0;
+}
+
 static int parse_option(int c, const char *arg, struct env *env)
 {
 	uint64_t v;
@@ -540,6 +590,16 @@ static int parse_option(int c, const char *arg, struct env *env)
 			return -1;
 		env->unwind_bytes = v << 20;
 		return 0;
+	case OPT_NO_INHERIT: env->no_inherit = true; return 0;
+	case OPT_HOTTEST_FIRST: env->hottest_first = true; return 0;
+	case 'G': return nonempty(arg, "cgroup", &env->cgroup_path);
+	case OPT_CGROUPMAP: return nonempty(arg, "cgroupmap", &env->cgroupmap);
+	case OPT_MNTNSMAP: return nonempty(arg, "mntnsmap", &env->mntnsmap);
+	case OPT_HASH_STORAGE:
+		if (parse_u64(arg, "hash storage size", 1024, MAX_STACK_ENTRIES, &v))
+			return -1;
+		env->hash_entries = v;
+		return 0;
 	case OPT_BTF:
 		if (!*arg) {
 			err("empty BTF file name (give --btf FILE)");
@@ -553,7 +613,15 @@ static int parse_option(int c, const char *arg, struct env *env)
 
 static int check_conflicts(const struct env *env)
 {
-	if (env->user_only && env->kernel_only)
+	if (env->nr_tgids && env->nr_tids)
+		err("options -p and -L exclude each other, as in bcc (give -L alone: thread ids are unique)");
+	else if (env->command && (env->nr_tgids || env->nr_tids))
+		err("a COMMAND and -p or -L exclude each other (sample the command, or running processes)");
+	else if (env->command && env->continuous)
+		err("continuous mode does not run a COMMAND (start it apart and give -p or --cgroup)");
+	else if (env->no_inherit && !env->command)
+		err("--no-inherit is for a COMMAND (smolder --no-inherit -- COMMAND...)");
+	else if (env->user_only && env->kernel_only)
 		err("-U and -K exclude each other (drop one)");
 	else if (env->freq && env->period)
 		err("-F and -c exclude each other (give a frequency or a period)");
@@ -627,6 +695,8 @@ static void size_maps(struct env *env)
 		env->count_entries = want > 65536 ? 65536 : (uint32_t)want;
 	if (env->count_entries < 1024)
 		env->count_entries = 1024;
+	if (env->hash_entries)
+		env->count_entries = env->hash_entries;
 	warn_map_size(env);
 }
 
@@ -667,6 +737,50 @@ static int check_outputs(const struct env *env)
 	return outputs__check(env->outputs, env->nr_outputs);
 }
 
+/* Where cgroup v2 is mounted (/sys/fs/cgroup, or /sys/fs/cgroup/unified
+ * on a hybrid system), into buf; false when it is not. */
+static bool cgroup2_mount(char *buf, size_t len)
+{
+	char line[PATH_MAX + 64], dir[PATH_MAX], type[32];
+	bool found = false;
+	FILE *f = fopen("/proc/self/mounts", "re");
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%*s %4095s %31s", dir, type) == 2 && !strcmp(type, "cgroup2") &&
+			(size_t)snprintf(buf, len, "%s", dir) < len;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * --cgroup: a cgroup v2 directory, as a path or relative to the cgroup2
+ * mount (perf -G takes names relative to the cgroup mount).
+ */
+static int open_cgroup(struct env *env)
+{
+	const char *p = env->cgroup_path;
+	char rel[PATH_MAX], root[PATH_MAX];
+	struct statfs sf;
+	int fd;
+
+	if (p[0] != '/' && access(p, F_OK) && cgroup2_mount(root, sizeof(root)) &&
+	    snprintf(rel, sizeof(rel), "%s/%s", root, p) < (int)sizeof(rel))
+		p = rel;
+	fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		err("cannot open cgroup %s: %s (give a cgroup v2 directory, see mount -t cgroup2)", p, errstr(errno));
+		return -1;
+	}
+	if (fstatfs(fd, &sf) || sf.f_type != CGROUP2_SUPER_MAGIC) {
+		err("not a cgroup v2 directory: %s (give one under the cgroup2 mount, see mount -t cgroup2)", p);
+		close(fd);
+		return -1;
+	}
+	env->cgroup_fd = fd;
+	return 0;
+}
+
 /* PIDs must exist and CPUs be online: exit 1 otherwise. */
 static int check_system(struct env *env)
 {
@@ -685,6 +799,8 @@ static int check_system(struct env *env)
 			return 1;
 		}
 	}
+	if (env->cgroup_path && open_cgroup(env))
+		return 1;
 	if (check_outputs(env))
 		return 1;
 	if (n < 0) {
@@ -739,11 +855,51 @@ static int show_help(const struct env *env)
 	return 0;
 }
 
+#define CAPTURE_OPTSTRING ":p:L:C:F:c:G:IUKfdao:vqh"
+
+/* True when arg, an option of the capture's, takes the next argument as its value. */
+static bool takes_next(const char *arg)
+{
+	size_t n;
+
+	if (arg[0] != '-' || !arg[1])
+		return false;
+	if (arg[1] == '-') {
+		if (strchr(arg, '='))
+			return false;
+		n = strlen(arg + 2);
+		/* getopt_long takes any unambiguous prefix */
+		for (const struct option *o = long_opts; o->name; o++)
+			if (!strncmp(o->name, arg + 2, n))
+				return o->has_arg == required_argument;
+		return false;
+	}
+	for (const char *c = arg + 1; *c; c++) {
+		const char *o = strchr(CAPTURE_OPTSTRING + 1, *c);
+
+		if (o && *c != ':' && o[1] == ':')
+			return !c[1]; /* "-ofile" holds its value */
+	}
+	return false;
+}
+
+/* The index of the "--" that starts a COMMAND, or argc. */
+static int command_start(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return i;
+		if (takes_next(argv[i]))
+			i++;
+	}
+	return argc;
+}
+
 /* getopt over argv with the command's options; -1 to go on, else exit code. */
 static int parse_options(int argc, char **argv, struct env *env)
 {
 	static const char *const optstrings[] = {
-		[CMD_CAPTURE] = ":p:L:C:F:c:IUKfdao:vqh",
+		[CMD_CAPTURE] = CAPTURE_OPTSTRING,
 		[CMD_FLAMEGRAPH] = ":o:vqh",
 		[CMD_DIFF] = ":no:vqh",
 	};
@@ -761,6 +917,10 @@ static int parse_options(int argc, char **argv, struct env *env)
 			return show_help(env);
 		if (c == OPT_VERSION) {
 			printf("smolder %s\n", SMOLDER_VERSION);
+			return 0;
+		}
+		if (c == OPT_EBPF) {
+			warn("--ebpf: smolder's BPF program is compiled in, not generated (read bpf/smolder.bpf.c in its source); nothing sampled");
 			return 0;
 		}
 		if (c == '?' || c == ':') {
@@ -835,6 +995,7 @@ int cli__parse(int argc, char **argv, struct env *env)
 
 	memset(env, 0, sizeof(*env));
 	env->verbosity = 1;
+	env->cgroup_fd = -1;
 	env->unwind_bytes = UNWIND_DEFAULT_BUDGET;
 #ifndef __x86_64__
 	env->unwind_fp = true; /* the tables' rows are x86_64's */
@@ -845,6 +1006,19 @@ int cli__parse(int argc, char **argv, struct env *env)
 		env->cmd = CMD_DIFF;
 	if (env->cmd != CMD_CAPTURE)
 		argc--, argv++;
+	else {
+		int dash = command_start(argc, argv);
+
+		if (dash < argc) {
+			if (dash + 1 == argc) {
+				err("nothing after -- (give the command to run: smolder -- COMMAND ARGS...)");
+				return 2;
+			}
+			env->command = argv + dash + 1;
+			argv[dash] = NULL; /* argv[argc] is NULL, so the command is terminated */
+			argc = dash;
+		}
+	}
 	rc = parse_options(argc, argv, env);
 	if (rc >= 0)
 		return rc;
@@ -856,4 +1030,6 @@ void cli__free(struct env *env)
 {
 	free(env->tgids);
 	free(env->tids);
+	if (env->cgroup_fd >= 0)
+		close(env->cgroup_fd);
 }

@@ -47,10 +47,17 @@ struct env {
 	size_t nr_tgids;
 	uint32_t *tids;    /* -L */
 	size_t nr_tids;
+	char **command;    /* -- COMMAND ARGS...: run and sample it, NULL-terminated */
+	bool no_inherit;   /* --no-inherit: not the command's children */
+	const char *cgroup_path; /* --cgroup */
+	int cgroup_fd;     /* its directory, open; -1 without */
+	const char *cgroupmap, *mntnsmap; /* bcc's pinned filter maps */
+	bool hottest_first; /* --hottest-first: the report's old order */
 	int cpus[MAX_CPUS]; /* -C, else all online */
 	size_t nr_cpus;
 	uint32_t stack_entries; /* --stack-storage-size */
 	uint32_t count_entries; /* distinct sample keys kept (from the above) */
+	uint32_t hash_entries;  /* --hash-storage-size: count_entries given */
 	struct out_spec outputs[MAX_OUTPUTS]; /* -o, each with its format */
 	size_t nr_outputs;      /* 0: standard output, outputs[0].fmt */
 	enum out_format format; /* --format, else by name */

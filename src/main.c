@@ -12,6 +12,9 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <sys/resource.h>
 #include "cli.h"
 #include "continuous.h"
@@ -19,6 +22,7 @@
 #include "log.h"
 #include "report.h"
 #include "sampler.h"
+#include "targets.h"
 
 /* Names, folds and writes what the capture counted. */
 static int report(const struct env *env, struct sampler *s, struct fold_stats *st)
@@ -68,15 +72,98 @@ static bool stopped_during_start(const sigset_t *sigs)
 	return false;
 }
 
-/* smolder [options] [duration]: sample, then name, fold and write. */
+/* What the capture samples, for the start line: "all threads", "PID 12 (make) and its children". */
+static void describe_targets(const struct env *env, pid_t child, char *buf, size_t len)
+{
+	const uint32_t *ids = env->nr_tgids ? env->tgids : env->tids;
+	size_t nr = env->nr_tgids ? env->nr_tgids : env->nr_tids, o;
+
+	if (child) {
+		snprintf(buf, len, "PID %d (%s)%s", child, env->command[0],
+			 env->no_inherit ? "" : " and its children");
+		return;
+	}
+	if (!nr) {
+		snprintf(buf, len, "all threads");
+	} else {
+		o = snprintf(buf, len, "%s", env->nr_tgids ? (nr > 1 ? "PIDs " : "PID ")
+					     : (nr > 1 ? "TIDs " : "TID "));
+		for (size_t i = 0; i < nr && i < 8 && o < len; i++)
+			o += snprintf(buf + o, len - o, "%s%u", i ? "," : "", ids[i]);
+		if (nr > 8 && o < len)
+			snprintf(buf + o, len - o, ",...");
+	}
+	o = strlen(buf);
+	if (env->cgroup_path && o < len)
+		snprintf(buf + o, len - o, " in cgroup %s", env->cgroup_path);
+}
+
+/*
+ * On a terminal, as bcc's profile does, one line saying what is sampled
+ * and how the capture ends: "smolder: sampling all threads at 49 Hz, user
+ * + kernel stacks, until Ctrl-C".
+ */
+static void start_line(const struct env *env, pid_t child)
+{
+	char what[256], rate[64], until[64];
+
+	if (log_verbosity < 1 || !isatty(STDERR_FILENO))
+		return;
+	describe_targets(env, child, what, sizeof(what));
+	if (env->freq)
+		snprintf(rate, sizeof(rate), "%" PRIu64 " Hz", env->freq);
+	else
+		snprintf(rate, sizeof(rate), "every %" PRIu64 " ns of CPU time", env->period);
+	if (env->duration > 0)
+		snprintf(until, sizeof(until), "for %g s (Ctrl-C ends it sooner)", env->duration);
+	else
+		snprintf(until, sizeof(until), "%s", child ? "until it exits" : "until Ctrl-C");
+	warn("sampling %s at %s, %s stacks, %s", what, rate,
+	     env->user_only ? "user" : env->kernel_only ? "kernel" : "user + kernel", until);
+}
+
+static bool targets_gone(void *arg)
+{
+	if (!targets__gone(arg))
+		return false;
+	info("%s: the capture ends", targets__command_pid(arg) ? "the command exited"
+							    : "every -p process has exited");
+	return true;
+}
+
+/* With a command, the exit code is its own, but a failure of smolder's
+ * when the command succeeded. */
+static int exit_code(int rc, int command_rc)
+{
+	return command_rc < 0 || (rc && !command_rc) ? rc : command_rc;
+}
+
+/* -- COMMAND: the command is the one process sampled (with its children). */
+static int add_command_target(struct env *env, struct targets *t)
+{
+	if (!targets__command_pid(t))
+		return 0;
+	free(env->tgids);
+	env->tgids = malloc(sizeof(*env->tgids));
+	if (!env->tgids) {
+		err("out of memory");
+		return -1;
+	}
+	env->tgids[0] = targets__command_pid(t);
+	env->nr_tgids = 1;
+	return 0;
+}
+
+/* smolder [options] [duration] [-- COMMAND...]: sample, then name, fold and write. */
 static int cmd_capture(struct env *env)
 {
 	struct sigaction hup;
 	struct fold_stats st = { 0 };
 	uint64_t c[CNT__MAX];
+	struct targets *t = NULL;
 	struct sampler s;
 	sigset_t sigs;
-	int rc;
+	int rc, sig;
 
 	/* Blocked before the capture starts: a signal just after start still
 	 * ends it cleanly instead of killing us with the maps unread.  SIGHUP
@@ -91,21 +178,43 @@ static int cmd_capture(struct env *env)
 		sigaddset(&sigs, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 
-	if (sampler__open(&s, env))
+	if (!env->continuous && (env->command || env->nr_tgids)) {
+		t = targets__new(env->tgids, env->nr_tgids, env->command);
+		if (!t || add_command_target(env, t)) {
+			targets__free(t);
+			return 1;
+		}
+	}
+	if (sampler__open(&s, env)) {
+		targets__free(t);
 		return 1;
+	}
 	if (stopped_during_start(&sigs)) {
 		sampler__close(&s);
+		targets__free(t);
 		return 1;
 	}
 	if (env->continuous)
 		return run_continuous(env, &s, &sigs);
-	sampler__wait(&s, &sigs, env->duration > 0 ? sampler__now() + env->duration : 0);
+	if (t && targets__go(t)) {
+		sampler__close(&s);
+		targets__free(t);
+		return 127;
+	}
+	start_line(env, t ? targets__command_pid(t) : 0);
+	if (t) {
+		s.done = targets_gone;
+		s.done_arg = t;
+	}
+	sig = sampler__wait(&s, &sigs, env->duration > 0 ? sampler__now() + env->duration : 0);
 	capture__stop(s.cap);
 
 	rc = report(env, &s, &st);
 	capture__counters(s.cap, c);
 	report__summary(env, s.cap, c, 0, st.unnamed, s.us);
 	sampler__close(&s);
+	rc = exit_code(rc, targets__finish(t, sig));
+	targets__free(t);
 	return rc;
 }
 

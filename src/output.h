@@ -55,8 +55,9 @@ static inline const char *profile_name(const struct render_opts *o)
 int output_folded(FILE *out, const struct folded *stacks, size_t nr);
 /* The same from a profile (counts with decimals kept as given). */
 int output_folded_profile(FILE *out, const struct profile *p);
-/* bcc profile's readable report: leaf first, a stack per paragraph. */
-int output_report(FILE *out, const struct folded *stacks, size_t nr);
+/* bcc profile's readable report: leaf first, a stack per paragraph; the
+ * hottest stack last (bcc's order: the answer stays on screen) or first. */
+int output_report(FILE *out, const struct folded *stacks, size_t nr, bool hottest_last);
 /* A self-contained interactive flame graph (no network, no external file). */
 int output_svg(FILE *out, const struct profile *p, const struct render_opts *o);
 /* speedscope's file format, one "sampled" profile. */

@@ -2,7 +2,8 @@
 /*
  * The readable report, in bcc profile's layout: each stack leaf first, one
  * frame per line, kernel frames above user frames ("--" between them when
- * delimited), then the process line and the count.
+ * delimited), then the process line and the count; hottest last, as bcc
+ * prints it, or first.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -41,14 +42,15 @@ static void print_stack(FILE *out, const struct folded *s, char **fr, size_t n)
 	fprintf(out, " (%u)\n        %" PRIu64 "\n\n", s->tgid, s->count);
 }
 
-int output_report(FILE *out, const struct folded *stacks, size_t nr)
+int output_report(FILE *out, const struct folded *stacks, size_t nr, bool hottest_last)
 {
 	size_t max = 2 + 5 + 2 * 127 + 1; /* cpu, process, context frames, stacks, "-" */
 	char **frames = calloc(max, sizeof(*frames));
 
 	if (!frames)
 		return -1;
-	for (size_t i = 0; i < nr; i++) {
+	for (size_t n = 0; n < nr; n++) {
+		size_t i = hottest_last ? nr - 1 - n : n;
 		char *copy = strdup(stacks[i].text);
 
 		if (!copy)

@@ -36,6 +36,7 @@ struct out_data {
 	size_t nr;
 	const struct profile *prof;
 	const struct render_opts *render;
+	bool hottest_last;         /* the report: as bcc prints it */
 };
 
 /* Writes one output.  0, or -1 after printing why. */

@@ -395,6 +395,7 @@ static void no_tp_btf(struct smolder_bpf *skel)
 {
 	bpf_program__set_autoload(skel->progs.on_exec, false);
 	bpf_program__set_autoload(skel->progs.on_exit, false);
+	bpf_program__set_autoload(skel->progs.on_fork, false);
 }
 
 struct feature {

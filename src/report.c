@@ -97,7 +97,8 @@ struct fold *report__fold(const struct env *env, struct capture *cap, const stru
 int report__write(const struct env *env, struct fold *f, const struct out_spec *outs,
 		  size_t nr_outs)
 {
-	struct out_data d = { .capture = true, .render = &env->render };
+	struct out_data d = { .capture = true, .render = &env->render,
+			      .hottest_last = !env->hottest_first };
 	uint64_t period = env->freq ? 1000000000 / env->freq : env->period;
 	struct profile *prof = NULL;
 	int rc = 0;

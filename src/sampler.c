@@ -47,6 +47,10 @@ int sampler__open(struct sampler *s, const struct env *env)
 		.nr_tgids = env->nr_tgids,
 		.tids = env->tids,
 		.nr_tids = env->nr_tids,
+		.follow_forks = env->command && !env->no_inherit,
+		.cgroup_fd = env->cgroup_fd,
+		.cgroupmap = env->cgroupmap,
+		.mntnsmap = env->mntnsmap,
 		.cpus = env->cpus,
 		.nr_cpus = env->nr_cpus,
 		/* room for stack_entries stacks of up to 32 frames */
@@ -61,6 +65,7 @@ int sampler__open(struct sampler *s, const struct env *env)
 
 	s->events_ok = true;
 	s->cap = NULL;
+	s->done = NULL;
 	s->us = usyms__new();
 	s->pending = s->us ? preload__new(s->us) : NULL;
 	if (!s->pending) {
@@ -109,6 +114,8 @@ int sampler__wait(struct sampler *s, const sigset_t *sigs, double until)
 	usyms__set_budget(s->us, &s->budget);
 	for (;;) {
 		if (until > 0 && sampler__now() >= until)
+			return 0;
+		if (s->done && s->done(s->done_arg))
 			return 0;
 		sig = sigtimedwait(sigs, NULL, &ts);
 		if (sig > 0)

@@ -31,13 +31,17 @@ struct sampler {
 	bool events_ok; /* image events still readable */
 	struct budget budget;    /* the symbolization budget usyms works in */
 	sigset_t stop_sigs;      /* the signals that end a capture */
+	/* Checked at least every 100 ms while waiting: true ends the wait
+	 * (the profiled processes are gone).  NULL: never. */
+	bool (*done)(void *arg);
+	void *done_arg;
 };
 
 /* Loads and attaches; sampling runs from here on.  0, or -1 after printing why. */
 int sampler__open(struct sampler *s, const struct env *env);
-/* Waits until the monotonic time `until` (0: forever) or until a signal in
- * sigs (blocked by the caller) arrives, meanwhile delivering image events.
- * Returns the signal, or 0 at the deadline. */
+/* Waits until the monotonic time `until` (0: forever), until a signal in
+ * sigs (blocked by the caller) arrives, or until done() says so, meanwhile
+ * delivering image events.  Returns the signal, or 0. */
 int sampler__wait(struct sampler *s, const sigset_t *sigs, double until);
 /*
  * Starts naming what was captured: SAMPLER_NAMING_SECONDS from now, cut

@@ -55,7 +55,9 @@ err_case unknown_long_option 2 'bogus|option|usage' --bogus 1
 err_case unknown_short_option 2 'Z|option|usage' -Z 1
 err_case missing_option_argument 2 'pid|-p|argument|requires|usage' 1 -p
 err_case duration_not_a_number 2 'duration|abc' abc
-err_case duration_negative 2 'duration|-3|option' -- -3
+err_case duration_negative 2 'duration|-3|option' -3
+# after --, a command (perf's and smolder's -- COMMAND), here one that cannot run
+err_case command_cannot_run 127 'cannot run -3' -- -3
 err_case duration_garbage 2 'duration|5s' 5s
 err_case extra_argument 2 'argument|usage|2' 1 2
 # err_case adds its own -o, so an unwritable -o is checked here.

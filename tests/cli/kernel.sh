@@ -65,7 +65,7 @@ check annot_kernel_frames_only equals "$annot" ""
 # --- readable report with -d: leaf first, kernel frames, "--", user ---
 run_sm rep -d -F 999 -p "$P" 1
 check report_d_exit_0 equals "$RC" 0
-top=$(awk 'BEGIN { RS = "" } { print; exit }' "$TMP/rep.out" | sed -n '/^    [^ ]/p' | sed 's/^    //' | tr '\n' ';')
+top=$(awk 'BEGIN { RS = "" } { last = $0 } END { print last }' "$TMP/rep.out" | sed -n '/^    [^ ]/p' | sed 's/^    //' | tr '\n' ';')
 check report_d_kernel_then_user some_line <(echo "$top") \
 	'^read_zero;vfs_read;ksys_read;(.*;)?do_syscall_64;entry_SYSCALL_64[a-z_]*;--;do_reads;main;(.*;)?-  +syscall_heavy \('"$P"'\);$'
 # "--" only between a kernel part and a user part, never at an end.

@@ -5,11 +5,11 @@
 # leaves out other processes (one of them with the same name).
 source "$(dirname "$0")/../lib.sh"
 
-start_wl cpu_split 15 || exit 1
+start_wl cpu_split 25 || exit 1
 A=$WL_PID
-start_wl cpu_split 15 || exit 1 # same comm, must not be counted
+start_wl cpu_split 25 || exit 1 # same comm, must not be counted
 B=$WL_PID
-start_wl syscall_heavy 15 || exit 1 # other comm, must not be counted
+start_wl syscall_heavy 25 || exit 1 # other comm, must not be counted
 sleep 0.3
 
 # --- folded, -p ---
@@ -52,7 +52,10 @@ R=$TMP/rep.out
 check report_exit_0 equals "$RC" 0
 # Parse the blocks: frames (4 spaces), "    -                COMM (PID)",
 # "        COUNT", blank line.  Prints "ok TOTAL A_COUNT" or what is wrong.
-parse=$(awk -v pid="$A" '
+# report_parse FILE DESC: DESC 1 for hottest first (--hottest-first), 0 for
+# bcc's order, hottest last.
+report_parse() {
+	awk -v pid="$A" -v desc="$2" '
 	function bad(why) { print "bad line " NR ": " why ": [" $0 "]"; err = 1; exit }
 	state == 0 && /^    -                / {
 		if (nf == 0) bad("no frames before the process line")
@@ -62,18 +65,26 @@ parse=$(awk -v pid="$A" '
 	state == 0 { bad("expected a frame") }
 	state == 1 {
 		if ($0 !~ /^        [0-9]+$/) bad("expected the count")
-		c = $1 + 0; if (nb > 0 && c > last) bad("counts not sorted descending")
+		c = $1 + 0; if (nb > 0 && (desc ? c > last : c < last)) bad("counts not in order")
 		last = c; nb++; tot += c
 		path = ""; for (i = 1; i <= nf; i++) path = path fr[i] ";"
 		if (path ~ /(^|;)burn_a;/) a += c
-		if (nb == 1) top = path
+		if (desc ? nb == 1 : 1) top = path
 		nf = 0; state = 2; next }
 	state == 2 { if ($0 != "") bad("expected a blank line"); state = 0; next }
 	END { if (err) exit; if (state == 0 && nf) { print "truncated block"; exit }
 		if (nb == 0) { print "no blocks"; exit }
-		print "ok", tot, a, top }' "$R")
+		print "ok", tot, a, top }' "$1"
+}
+parse=$(report_parse "$R" 0)
 check report_format equals "${parse%% *}" ok
 read -r _ rtot ra rtop <<<"$parse"
-# The largest block is burn_a (75%), printed leaf first.
+# The largest block is burn_a (75%), printed leaf first, last (as bcc).
 check report_top_stack_leaf_first some_line <(echo "$rtop") '^spin;burn_a;run_loop;main;'
 check report_burn_a_share within "$(awk -v a="${ra:-0}" -v t="${rtot:-0}" 'BEGIN { print t ? 100 * a / t : 0 }')" 65 85
+# --hottest-first: the same blocks, the largest first.
+run_sm rep_first -F 999 -p "$A" --hottest-first 2
+parse=$(report_parse "$TMP/rep_first.out" 1)
+check report_hottest_first_format equals "${parse%% *}" ok
+read -r _ _ _ rtop <<<"$parse"
+check report_hottest_first_top some_line <(echo "$rtop") '^spin;burn_a;run_loop;main;'

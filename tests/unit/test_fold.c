@@ -221,7 +221,7 @@ TEST(report_is_leaf_first)
 
 	fold__add(f, &key, 4, &kst, &ust);
 	out = fold__sorted(f, &nr);
-	output_report(mem, out, nr);
+	output_report(mem, out, nr, true);
 	fclose(mem);
 	snprintf(want, sizeof(want),
 		 "    ksys_read\n    do_syscall_64\n    entry_SYSCALL_64\n    --\n"

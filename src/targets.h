@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The processes a capture is about, when it is about some: the command
+ * `smolder [options] -- COMMAND ARGS...` starts (forked at once, held
+ * until the capture is attached, then exec'd, so its first instructions
+ * are sampled), and the -p processes, watched so that the capture ends
+ * when every one of them has exited.  A -p PID whose number comes back as
+ * another process (its start time changed) counts as exited.
+ */
+#ifndef SMOLDER_TARGETS_H
+#define SMOLDER_TARGETS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct targets;
+
+/*
+ * Starts watching tgids[0..nr) and, when command is not NULL, forks it
+ * (held).  NULL after printing why.
+ */
+struct targets *targets__new(const uint32_t *tgids, size_t nr, char *const *command);
+/* The held command's PID, 0 without one. */
+pid_t targets__command_pid(const struct targets *t);
+/* Lets the held command exec.  0, or -1 after printing why it could not
+ * run (the command's exit code is then 127, as a shell's). */
+int targets__go(struct targets *t);
+/* True once the command has exited, or without one, every -p process. */
+bool targets__gone(struct targets *t);
+/*
+ * The exit code smolder ends with for the command: its own, or 128 + the
+ * signal that killed it; -1 without a command.  A command still running
+ * (the capture ended first, by a signal or the duration) gets sig, or
+ * SIGTERM when sig is 0, and up to a second to exit; one that does not is
+ * left running, and said.
+ */
+int targets__finish(struct targets *t, int sig);
+void targets__free(struct targets *t);
+
+#endif
