@@ -159,7 +159,7 @@ static int configure_filters(struct smolder_bpf *skel, const struct capture_opts
 	struct smolder_bpf__rodata *ro = skel->rodata;
 
 	ro->follow_forks = o->follow_forks;
-	ro->filter_cgroup = o->cgroup_fd >= 0;
+	ro->filter_cgroup = o->cgroup;
 	ro->filter_cgroupmap = o->cgroupmap;
 	ro->filter_mntns = o->mntnsmap;
 	bpf_program__set_autoload(skel->progs.on_fork, o->follow_forks);
@@ -181,7 +181,7 @@ static int fill_filters(struct capture *c, const struct capture_opts *o)
 		err("cannot fill pid filter: %s (%s)", errstr(-e), fix_for(-e));
 		return -1;
 	}
-	if (o->cgroup_fd >= 0) {
+	if (o->cgroup) {
 		__u32 zero = 0, fd = o->cgroup_fd;
 
 		if (bpf_map__update_elem(c->skel->maps.cgroup_filter, &zero, sizeof(zero), &fd,

@@ -40,7 +40,8 @@ struct capture_opts {
 	const uint32_t *tids; /* -L */
 	size_t nr_tids;
 	bool follow_forks;    /* processes the tgids start join them (-- COMMAND) */
-	int cgroup_fd;        /* --cgroup: an open cgroup v2 directory, else -1 */
+	bool cgroup;          /* --cgroup: only tasks in cgroup_fd and below */
+	int cgroup_fd;        /* an open cgroup v2 directory */
 	const char *cgroupmap, *mntnsmap; /* bcc's pinned filter maps, or NULL */
 	const int *cpus; /* CPUs to sample */
 	size_t nr_cpus;

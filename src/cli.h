@@ -75,6 +75,10 @@ struct env {
 	bool unwind_fp;         /* --unwind fp: frame pointers only */
 	uint64_t unwind_bytes;  /* --unwind-memory, bytes */
 	int verbosity;
+	/* Filled by the capture, for the exports: */
+	uint64_t captured_ns;    /* how long it sampled */
+	char main_binary[4096];  /* the command's or the one -p process's executable */
+	char main_build_id[81];  /* its GNU build id, hex; "" when none */
 };
 
 /*

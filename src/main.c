@@ -163,6 +163,7 @@ static int cmd_capture(struct env *env)
 	struct targets *t = NULL;
 	struct sampler s;
 	sigset_t sigs;
+	double started;
 	int rc, sig;
 
 	/* Blocked before the capture starts: a signal just after start still
@@ -205,9 +206,13 @@ static int cmd_capture(struct env *env)
 	if (t) {
 		s.done = targets_gone;
 		s.done_arg = t;
+		targets__main_binary(t, env->main_binary, sizeof(env->main_binary),
+				     env->main_build_id, sizeof(env->main_build_id));
 	}
-	sig = sampler__wait(&s, &sigs, env->duration > 0 ? sampler__now() + env->duration : 0);
+	started = sampler__now();
+	sig = sampler__wait(&s, &sigs, env->duration > 0 ? started + env->duration : 0);
 	capture__stop(s.cap);
+	env->captured_ns = (uint64_t)((sampler__now() - started) * 1e9);
 
 	rc = report(env, &s, &st);
 	capture__counters(s.cap, c);

@@ -3,8 +3,12 @@
  * pprof output: a profile as a gzip-compressed profile.proto (the format of
  * github.com/google/pprof, proto/profile.proto), read by `go tool pprof`,
  * pprof's web UI and the tools that import it.  One Function and one
- * Location per distinct frame name (there are no addresses or mappings:
- * frames arrive named), one Sample per stack with its locations leaf first.
+ * Location per distinct frame name (frames arrive named, without their
+ * addresses), one Sample per stack with its locations leaf first.  A
+ * capture's samples also carry labels: process (comm), pid, and thread and
+ * cpu when the view kept them; its file has duration_nanos and Mappings:
+ * the main binary first (the command's or the one -p process's executable,
+ * with its build id), then [kernel.kallsyms] when kernel stacks were taken.
  *
  * It streams: samples are encoded and compressed as the stacks are read,
  * and the locations, functions and string table, known only at the end,
@@ -12,6 +16,7 @@
  * resolves string and location references after decoding the whole message.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -23,11 +28,13 @@
 enum {
 	PROFILE_SAMPLE_TYPE = 1,
 	PROFILE_SAMPLE = 2,
+	PROFILE_MAPPING = 3,
 	PROFILE_LOCATION = 4,
 	PROFILE_FUNCTION = 5,
 	PROFILE_STRING_TABLE = 6,
 	PROFILE_DROP_FRAMES = 7,
 	PROFILE_TIME_NANOS = 9,
+	PROFILE_DURATION_NANOS = 10,
 	PROFILE_PERIOD_TYPE = 11,
 	PROFILE_PERIOD = 12,
 	PROFILE_COMMENT = 13,
@@ -35,7 +42,16 @@ enum {
 	VALUE_TYPE_UNIT = 2,
 	SAMPLE_LOCATION_ID = 1,
 	SAMPLE_VALUE = 2,
+	SAMPLE_LABEL = 3,
+	LABEL_KEY = 1,
+	LABEL_STR = 2,
+	LABEL_NUM = 3,
+	MAPPING_ID = 1,
+	MAPPING_FILENAME = 5,
+	MAPPING_BUILD_ID = 6,
+	MAPPING_HAS_FUNCTIONS = 7,
 	LOCATION_ID = 1,
+	LOCATION_MAPPING_ID = 2,
 	LOCATION_LINE = 4,
 	LINE_FUNCTION_ID = 1,
 	FUNCTION_ID = 1,
@@ -44,7 +60,16 @@ enum {
 };
 
 /* The string table starts with these; frame name i is S_FRAMES + i. */
-enum { S_EMPTY, S_SAMPLES, S_COUNT, S_CPU, S_NANOSECONDS, S_NAME, S_EXPORTER, S_FRAMES };
+enum {
+	S_EMPTY, S_SAMPLES, S_COUNT, S_CPU, S_NANOSECONDS, S_NAME, S_EXPORTER, S_PROCESS,
+	S_PID, S_THREAD, S_MAIN, S_BUILD_ID, S_KERNEL, S_FRAMES
+};
+
+/* The process names and CPU numbers of labels: strings after the frame names. */
+struct comms {
+	char (*name)[16];
+	size_t nr, cap, last;
+};
 
 /* The encoded top level goes through deflate in chunks of about this size. */
 #define FLUSH_AT (64 * 1024)
@@ -59,6 +84,11 @@ struct pprof_writer {
 	uint64_t *ids;       /* one stack's location ids, root first */
 	size_t nids, cap;
 	uint64_t period_ns;
+	const struct profile *p;
+	struct comms comms;
+	struct pb label;
+	uint8_t *in_kernel;  /* per used name: a kernel frame (location -> [kernel.kallsyms]) */
+	uint64_t kernel_mapping; /* its mapping id, 0 without */
 };
 
 /* Compresses top's bytes (all of them, and the gzip trailer when finishing)
@@ -99,6 +129,100 @@ static void pw_value_type(struct pprof_writer *w, unsigned field, int type, int 
 	pb__bytes(&w->top, field, w->msg.buf, w->msg.len);
 }
 
+/* A Mapping {id, filename, build_id}, its functions known (pprof does
+ * not look for symbols; no addresses are written). */
+static void pw_mapping(struct pprof_writer *w, uint64_t id, int file, int build_id)
+{
+	w->msg.len = 0;
+	pb__uint(&w->msg, MAPPING_ID, id);
+	pb__uint(&w->msg, MAPPING_FILENAME, file);
+	if (build_id != S_EMPTY)
+		pb__uint(&w->msg, MAPPING_BUILD_ID, build_id);
+	pb__uint(&w->msg, MAPPING_HAS_FUNCTIONS, 1);
+	pb__bytes(&w->top, PROFILE_MAPPING, w->msg.buf, w->msg.len);
+}
+
+/* The main binary first (pprof's "File:"), then the kernel. */
+static void pw_mappings(struct pprof_writer *w)
+{
+	const struct capture_info *ci = &w->p->info;
+	uint64_t id = 1;
+
+	if (ci->main_binary)
+		pw_mapping(w, id++, S_MAIN, ci->main_build_id ? S_BUILD_ID : S_EMPTY);
+	if (ci->kernel && w->p->origins) {
+		w->kernel_mapping = id;
+		pw_mapping(w, id++, S_KERNEL, S_EMPTY);
+	}
+}
+
+/* The string index of label value c (a process name, a CPU number; at most
+ * 15 bytes): added after the frame names. */
+static int64_t pw_comm(struct pprof_writer *w, const char *c)
+{
+	struct comms *m = &w->comms;
+	size_t i;
+
+	if (m->nr && !strncmp(m->name[m->last], c, 16))
+		return S_FRAMES + w->used.nr + m->last;
+	for (i = 0; i < m->nr && strncmp(m->name[i], c, 16); i++)
+		;
+	if (i == m->nr) {
+		if (m->nr == m->cap) {
+			size_t cap = m->cap ? 2 * m->cap : 64;
+			char (*n)[16] = realloc(m->name, cap * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			m->name = n;
+			m->cap = cap;
+		}
+		memcpy(m->name[m->nr], c, 16);
+		m->name[m->nr++][15] = '\0';
+	}
+	m->last = i;
+	return S_FRAMES + w->used.nr + i;
+}
+
+/* A Label {key, str} or {key, num} of the sample being built in w->msg. */
+static void pw_label(struct pprof_writer *w, int key, int64_t str, int64_t num)
+{
+	w->label.len = 0;
+	pb__uint(&w->label, LABEL_KEY, key);
+	if (str >= 0)
+		pb__uint(&w->label, LABEL_STR, str);
+	else
+		pb__uint(&w->label, LABEL_NUM, num);
+	pb__bytes(&w->msg, SAMPLE_LABEL, w->label.buf, w->label.len);
+}
+
+/* A capture's sample i: who ran it. */
+static int pw_labels(struct pprof_writer *w, size_t i)
+{
+	const struct stack_origin *o = w->p->origins ? &w->p->origins[i] : NULL;
+	int64_t comm;
+
+	if (!o)
+		return 0;
+	if ((comm = pw_comm(w, o->comm)) < 0)
+		return (int)comm;
+	pw_label(w, S_PROCESS, comm, 0);
+	if (o->tgid)
+		pw_label(w, S_PID, -1, o->tgid);
+	if (o->tid)
+		pw_label(w, S_THREAD, -1, o->tid);
+	if (o->cpu >= 0) {
+		/* a string: pprof drops a numeric label of 0 that has no unit */
+		char cpu[16];
+
+		snprintf(cpu, sizeof(cpu), "%d", o->cpu);
+		if ((comm = pw_comm(w, cpu)) < 0)
+			return (int)comm;
+		pw_label(w, S_CPU, comm, 0);
+	}
+	return w->label.err;
+}
+
 /* What pprof shows about the whole profile: the kinds of value each sample
  * has, the sampling period when known, when, and who wrote it. */
 static void pw_header(struct pprof_writer *w)
@@ -121,6 +245,9 @@ static void pw_header(struct pprof_writer *w)
 		 (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec);
 	pb__uint(&w->top, PROFILE_COMMENT, S_NAME);
 	pb__uint(&w->top, PROFILE_COMMENT, S_EXPORTER);
+	if (w->p->info.duration_ns)
+		pb__uint(&w->top, PROFILE_DURATION_NANOS, w->p->info.duration_ns);
+	pw_mappings(w);
 }
 
 static int pw_push_id(struct pprof_writer *w, uint64_t id)
@@ -143,10 +270,15 @@ static int pw_stack_ids(struct pprof_writer *w, const struct profile *p, const s
 {
 	const uint32_t *ids = profile__ids(p, s);
 
+	const struct stack_origin *o = p->origins ? &p->origins[s - p->stacks] : NULL;
+
 	w->nids = 0;
-	for (uint32_t i = 0; i < s->depth; i++)
+	for (uint32_t i = 0; i < s->depth; i++) {
 		if (pw_push_id(w, w->used.number[ids[i]]))
 			return -ENOMEM;
+		if (o && w->in_kernel && i >= o->kernel_from)
+			w->in_kernel[w->used.number[ids[i]] - 1] = 1;
+	}
 	return 0;
 }
 
@@ -174,6 +306,7 @@ static bool kept(const struct pstack *s)
 
 static int pw_sample(struct pprof_writer *w, const struct profile *p, const struct pstack *s)
 {
+	int e;
 	uint64_t values[2];
 	int64_t n = rounded(s);
 
@@ -186,6 +319,8 @@ static int pw_sample(struct pprof_writer *w, const struct profile *p, const stru
 	w->msg.len = 0;
 	pb__packed(&w->msg, SAMPLE_LOCATION_ID, w->ids, w->nids, 1);
 	pb__packed(&w->msg, SAMPLE_VALUE, values, w->period_ns ? 2 : 1, 0);
+	if ((e = pw_labels(w, (size_t)(s - p->stacks))))
+		return e;
 	pb__bytes(&w->top, PROFILE_SAMPLE, w->msg.buf, w->msg.len);
 	if (w->top.err)
 		return w->top.err;
@@ -203,6 +338,8 @@ static int pw_functions(struct pprof_writer *w)
 		pb__uint(&w->line, LINE_FUNCTION_ID, id);
 		w->msg.len = 0;
 		pb__uint(&w->msg, LOCATION_ID, id);
+		if (w->kernel_mapping && w->in_kernel && w->in_kernel[i])
+			pb__uint(&w->msg, LOCATION_MAPPING_ID, w->kernel_mapping);
 		pb__bytes(&w->msg, LOCATION_LINE, w->line.buf, w->line.len);
 		pb__bytes(&w->top, PROFILE_LOCATION, w->msg.buf, w->msg.len);
 		w->msg.len = 0;
@@ -223,7 +360,11 @@ static int pw_strings(struct pprof_writer *w, const char *name)
 	const char *fixed[S_FRAMES] = {
 		[S_EMPTY] = "", [S_SAMPLES] = "samples", [S_COUNT] = "count",
 		[S_CPU] = "cpu", [S_NANOSECONDS] = "nanoseconds", [S_NAME] = name,
-		[S_EXPORTER] = "smolder " SMOLDER_VERSION,
+		[S_EXPORTER] = "smolder " SMOLDER_VERSION, [S_PROCESS] = "process",
+		[S_PID] = "pid", [S_THREAD] = "thread",
+		[S_MAIN] = w->p->info.main_binary ? w->p->info.main_binary : "",
+		[S_BUILD_ID] = w->p->info.main_build_id ? w->p->info.main_build_id : "",
+		[S_KERNEL] = "[kernel.kallsyms]",
 	};
 
 	for (int i = 0; i < S_FRAMES; i++)
@@ -237,6 +378,8 @@ static int pw_strings(struct pprof_writer *w, const char *name)
 		if (w->top.len >= FLUSH_AT && pw_deflate(w, Z_NO_FLUSH))
 			return -1;
 	}
+	for (size_t i = 0; i < w->comms.nr; i++)
+		pb__string(&w->top, PROFILE_STRING_TABLE, w->comms.name[i], strlen(w->comms.name[i]));
 	return w->top.err;
 }
 
@@ -260,7 +403,7 @@ static int pw_body(struct pprof_writer *w, const struct profile *p, const char *
 
 int output_pprof(FILE *out, const struct profile *p, const struct render_opts *o)
 {
-	struct pprof_writer w = { .out = out, .period_ns = p->period_ns, .names = &p->names };
+	struct pprof_writer w = { .out = out, .period_ns = p->period_ns, .names = &p->names, .p = p };
 	const char *name = profile_name(o);
 	int err;
 
@@ -271,12 +414,19 @@ int output_pprof(FILE *out, const struct profile *p, const struct render_opts *o
 			 Z_DEFAULT_STRATEGY) != Z_OK)
 		return -ENOMEM;
 	errno = 0;
-	err = profile__used_names(p, kept, &w.used) ? -ENOMEM : pw_body(&w, p, name);
+	err = profile__used_names(p, kept, &w.used) ? -ENOMEM : 0;
+	if (!err && p->origins && !(w.in_kernel = calloc(w.used.nr + 1, 1)))
+		err = -ENOMEM;
+	if (!err)
+		err = pw_body(&w, p, name);
+	free(w.in_kernel);
 	used_names__free(&w.used);
 	deflateEnd(&w.z);
 	pb__free(&w.top);
 	pb__free(&w.msg);
 	pb__free(&w.line);
+	pb__free(&w.label);
+	free(w.comms.name);
 	free(w.ids);
 	if (!err && ferror(out)) {
 		if (!errno)

@@ -2,6 +2,7 @@
 /* Profiles: counted stacks of interned frame names (see profile.h). */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fold.h"
@@ -110,6 +111,32 @@ int profile__add(struct profile *p, const char *text, size_t len,
 	return 0;
 }
 
+/* The thread and CPU of a folded stack, from its leading frames ("cpu_3",
+ * "comm-PID/TID"), when the view put them there. */
+static void origin_of(const struct folded *f, struct stack_origin *o)
+{
+	const char *s = f->text;
+	unsigned int tgid, tid;
+	int cpu, n;
+
+	*o = (struct stack_origin){ .tgid = f->tgid, .cpu = -1,
+				    .kernel_from = f->n_head + f->n_user + f->n_delim };
+	memcpy(o->comm, f->comm, sizeof(o->comm) < sizeof(f->comm) ? sizeof(o->comm) : sizeof(f->comm));
+	o->comm[sizeof(o->comm) - 1] = '\0';
+	for (uint16_t i = 0; i < f->n_head && s; i++) {
+		const char *end = strchr(s, ';'), *dash;
+		size_t len = end ? (size_t)(end - s) : strlen(s);
+
+		if (sscanf(s, "cpu_%d%n", &cpu, &n) == 1 && (size_t)n == len)
+			o->cpu = cpu;
+		dash = memrchr(s, '-', len);
+		if (dash && sscanf(dash, "-%u/%u%n", &tgid, &tid, &n) == 2 &&
+		    (size_t)(dash - s) + n == len && tgid == f->tgid)
+			o->tid = tid;
+		s = end ? end + 1 : NULL;
+	}
+}
+
 struct profile *profile__from_folded(const struct folded *st, size_t nr,
 				     uint64_t period_ns)
 {
@@ -118,11 +145,17 @@ struct profile *profile__from_folded(const struct folded *st, size_t nr,
 	if (!p)
 		return NULL;
 	p->period_ns = period_ns;
+	p->origins = calloc(nr ? nr : 1, sizeof(*p->origins));
+	if (!p->origins) {
+		profile__free(p);
+		return NULL;
+	}
 	for (size_t i = 0; i < nr; i++) {
 		if (profile__add(p, st[i].text, strlen(st[i].text), st[i].count, 0)) {
 			profile__free(p);
 			return NULL;
 		}
+		origin_of(&st[i], &p->origins[i]);
 	}
 	return p;
 }
@@ -309,5 +342,6 @@ void profile__free(struct profile *p)
 	strtab__free(&p->names);
 	free(p->ids);
 	free(p->stacks);
+	free(p->origins);
 	free(p);
 }

@@ -28,6 +28,28 @@ struct pstack {
 
 struct name_block;
 
+/*
+ * Where a capture's stack came from, for the exports that say it apart
+ * from the frames (pprof labels, speedscope's profile per process): the
+ * process, and the thread and CPU when the view kept them (--per-thread,
+ * --per-cpu; else 0 and -1).
+ */
+struct stack_origin {
+	uint32_t tgid;
+	uint32_t tid;
+	int32_t cpu;
+	char comm[16];
+	uint16_t kernel_from; /* its frames from here on are the kernel's */
+};
+
+/* What a capture knows of itself; zero for folded files. */
+struct capture_info {
+	uint64_t duration_ns;       /* how long it sampled */
+	const char *main_binary;    /* the one process's executable, or NULL */
+	const char *main_build_id;  /* its GNU build id in hex, or NULL */
+	bool kernel;                /* kernel stacks were sampled */
+};
+
 struct profile {
 	struct pstack *stacks; /* in input order (a flame chart keeps it) */
 	size_t nr, cap;
@@ -37,6 +59,8 @@ struct profile {
 	bool diff;             /* before counts are meaningful */
 	bool fractional;       /* some count is not a whole number */
 	uint64_t period_ns;    /* time one sample stands for; 0 when unknown */
+	struct stack_origin *origins; /* per stack, a capture's; NULL for files */
+	struct capture_info info;
 	struct name_block *blocks; /* the names' bytes */
 };
 

@@ -112,6 +112,12 @@ int report__write(const struct env *env, struct fold *f, const struct out_spec *
 				err("out of memory");
 				return -1;
 			}
+			prof->info = (struct capture_info){
+				.duration_ns = env->captured_ns,
+				.main_binary = *env->main_binary ? env->main_binary : NULL,
+				.main_build_id = *env->main_build_id ? env->main_build_id : NULL,
+				.kernel = !env->user_only,
+			};
 			d.prof = prof;
 		}
 		if (outputs__write(&outs[i], &d))

@@ -48,6 +48,7 @@ int sampler__open(struct sampler *s, const struct env *env)
 		.tids = env->tids,
 		.nr_tids = env->nr_tids,
 		.follow_forks = env->command && !env->no_inherit,
+		.cgroup = env->cgroup_fd >= 0,
 		.cgroup_fd = env->cgroup_fd,
 		.cgroupmap = env->cgroupmap,
 		.mntnsmap = env->mntnsmap,

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/wait.h>
+#include "elf_syms.h"
 #include "log.h"
 #include "targets.h"
 
@@ -181,6 +182,38 @@ static bool reap(struct targets *t, int flags)
 	if (r == t->child || (r < 0 && errno == ECHILD))
 		t->reaped = true;
 	return t->reaped;
+}
+
+bool targets__main_binary(const struct targets *t, char *path, size_t len, char *build_id,
+			  size_t id_len)
+{
+	pid_t pid = t->child ? t->child : t->nr == 1 ? (pid_t)t->procs[0].pid : 0;
+	unsigned char id[40];
+	char link[64];
+	struct elf_file *ef;
+	size_t n = 0;
+	ssize_t r;
+	int fd;
+
+	if (!pid || !len || !id_len)
+		return false;
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	r = readlink(link, path, len - 1);
+	if (r <= 0)
+		return false;
+	path[r] = '\0';
+	build_id[0] = '\0';
+	/* the file the process runs, whatever its name says now */
+	fd = open(link, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	ef = fd >= 0 ? elf_file__open_fd(fd) : NULL;
+	if (ef)
+		n = elf_file__build_id(ef, id, sizeof(id));
+	for (size_t i = 0; i < n && 2 * i + 2 < id_len; i++)
+		snprintf(build_id + 2 * i, 3, "%02x", id[i]);
+	elf_file__close(ef);
+	if (fd >= 0)
+		close(fd);
+	return true;
 }
 
 bool targets__gone(struct targets *t)

@@ -26,6 +26,13 @@ pid_t targets__command_pid(const struct targets *t);
 /* Lets the held command exec.  0, or -1 after printing why it could not
  * run (the command's exit code is then 127, as a shell's). */
 int targets__go(struct targets *t);
+/*
+ * The executable of the command, or of the one -p process, into path
+ * (readlink of /proc/PID/exe) and its GNU build id in hex into build_id
+ * ("" when it has none).  False when there is no single such process.
+ */
+bool targets__main_binary(const struct targets *t, char *path, size_t len, char *build_id,
+			  size_t id_len);
 /* True once the command has exited, or without one, every -p process. */
 bool targets__gone(struct targets *t);
 /*
