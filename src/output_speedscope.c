@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * speedscope output: a profile in speedscope's file format
- * (https://www.speedscope.app/file-format-schema.json), one "sampled"
- * profile whose samples are arrays of indexes into shared.frames, root
- * first, and whose weights are the stacks' sample counts (unit "none"), so
- * its totals are the folded output's.
+ * (https://www.speedscope.app/file-format-schema.json), "sampled" profiles
+ * whose samples are arrays of indexes into shared.frames, root first, and
+ * whose weights are the stacks' sample counts (unit "none"), so their
+ * totals are the folded output's.  A capture's file has one profile per
+ * process, or per thread with --per-thread ("comm (PID)", "comm
+ * (PID/TID)"), hottest first, for speedscope's profile switcher; a folded
+ * file's has one.
  *
  * It streams: each stack's frames are looked up (or added) in a hash table
  * as its sample is written, so shared.frames, known only at the end, comes
@@ -12,6 +15,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "output.h"
@@ -100,29 +104,129 @@ static void write_sample(FILE *f, const struct profile *p, const struct pstack *
 	putc_unlocked(']', f);
 }
 
-static void write_samples(FILE *f, const struct profile *p, const struct used_names *u)
+/* One profile's samples and weights: stacks order[0..n) of p. */
+static void write_samples(FILE *f, const struct profile *p, const size_t *order, size_t n,
+			  const struct used_names *u)
 {
 	const char *sep = "\n";
 	size_t i;
 
 	fputs("\"samples\":[", f);
-	for (i = 0; i < p->nr; i++) {
-		if (!kept(&p->stacks[i]))
+	for (i = 0; i < n; i++) {
+		if (!kept(&p->stacks[order[i]]))
 			continue;
 		fputs(sep, f);
-		write_sample(f, p, &p->stacks[i], u);
+		write_sample(f, p, &p->stacks[order[i]], u);
 		sep = ",\n";
 	}
 	fputs("],\n\"weights\":[", f);
 	sep = "";
-	for (i = 0; i < p->nr; i++) {
-		if (!kept(&p->stacks[i]))
+	for (i = 0; i < n; i++) {
+		if (!kept(&p->stacks[order[i]]))
 			continue;
 		fputs(sep, f);
-		json_number(f, p->stacks[i].count);
+		json_number(f, p->stacks[order[i]].count);
 		sep = ",";
 	}
-	fputs("]}],\n", f);
+	fputs("]}", f);
+}
+
+/* A run of stacks of one process (or thread): order[first .. first + n). */
+struct group {
+	size_t first, n;
+	double total;
+};
+
+/* Stacks by process and thread, then input order. */
+static int by_origin(const void *a, const void *b, void *arg)
+{
+	const struct stack_origin *o = arg;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+
+	if (o[i].tgid != o[j].tgid)
+		return o[i].tgid < o[j].tgid ? -1 : 1;
+	if (o[i].tid != o[j].tid)
+		return o[i].tid < o[j].tid ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+static int by_total(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+
+	return x->total > y->total ? -1 : x->total < y->total ? 1 : (x->first > y->first) - (x->first < y->first);
+}
+
+/*
+ * The stacks' order (order[p->nr]) and the profiles, hottest first: one per
+ * process or thread with origins, else one.  The number of groups, or 0
+ * on -ENOMEM (*groups NULL).
+ */
+static size_t group_stacks(const struct profile *p, size_t *order, struct group **groups)
+{
+	const struct stack_origin *o = p->origins;
+	size_t ng = 0;
+	struct group *g;
+
+	for (size_t i = 0; i < p->nr; i++)
+		order[i] = i;
+	*groups = g = calloc(p->nr ? p->nr : 1, sizeof(*g));
+	if (!g)
+		return 0;
+	if (!o || !p->nr) {
+		g[0] = (struct group){ .first = 0, .n = p->nr };
+		for (size_t i = 0; i < p->nr; i++)
+			if (kept(&p->stacks[i]))
+				g[0].total += p->stacks[i].count;
+		return 1;
+	}
+	qsort_r(order, p->nr, sizeof(*order), by_origin, (void *)o);
+	for (size_t i = 0; i < p->nr; i++) {
+		const struct stack_origin *x = &o[order[i]], *prev = i ? &o[order[i - 1]] : NULL;
+
+		if (!prev || prev->tgid != x->tgid || prev->tid != x->tid)
+			g[ng++] = (struct group){ .first = i };
+		g[ng - 1].n++;
+		if (kept(&p->stacks[order[i]]))
+			g[ng - 1].total += p->stacks[order[i]].count;
+	}
+	qsort(g, ng, sizeof(*g), by_total);
+	return ng;
+}
+
+/* A group's profile name: the title for a folded file's one profile, else
+ * "comm (PID)" or "comm (PID/TID)". */
+static void write_profile_name(FILE *f, const struct profile *p, const size_t *order,
+			       const struct group *g, const char *title)
+{
+	const struct stack_origin *o = p->origins && g->n ? &p->origins[order[g->first]] : NULL;
+	char buf[64];
+
+	if (!o) {
+		json_string(f, title, strlen(title));
+		return;
+	}
+	if (o->tid)
+		snprintf(buf, sizeof(buf), "%s (%u/%u)", o->comm, o->tgid, o->tid);
+	else
+		snprintf(buf, sizeof(buf), "%s (%u)", o->comm, o->tgid);
+	json_string(f, buf, strlen(buf));
+}
+
+static void write_profiles(FILE *f, const struct profile *p, const size_t *order,
+			   const struct group *g, size_t ng, const struct used_names *u,
+			   const char *title)
+{
+	fputs("\"profiles\":[", f);
+	for (size_t k = 0; k < ng; k++) {
+		fputs(k ? ",\n{\"type\":\"sampled\",\"name\":" : "{\"type\":\"sampled\",\"name\":", f);
+		write_profile_name(f, p, order, &g[k], title);
+		fputs(",\"unit\":\"none\",\"startValue\":0,\"endValue\":", f);
+		json_number(f, g[k].total);
+		fputs(",\n", f);
+		write_samples(f, p, order + g[k].first, g[k].n, u);
+	}
+	fputs("],\n", f);
 }
 
 /* The names the kept stacks use, numbered as write_sample numbers them. */
@@ -142,27 +246,28 @@ static void write_frames(FILE *f, const struct profile *p, const struct used_nam
 int output_speedscope(FILE *out, const struct profile *p, const struct render_opts *o)
 {
 	const char *name = profile_name(o);
+	size_t *order = malloc((p->nr ? p->nr : 1) * sizeof(*order)), ng = 0;
+	struct group *g = NULL;
 	struct used_names u;
-	double total = 0;
 	int err = 0;
 
-	if (profile__used_names(p, kept, &u))
+	if (order)
+		ng = group_stacks(p, order, &g);
+	if (!ng || profile__used_names(p, kept, &u)) {
+		free(order);
+		free(g);
 		return -ENOMEM;
+	}
 	errno = 0;
-	for (size_t i = 0; i < p->nr; i++)
-		if (kept(&p->stacks[i]))
-			total += p->stacks[i].count;
 	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
 	      "\"exporter\":\"smolder " SMOLDER_VERSION "\",\n\"name\":", out);
 	json_string(out, name, strlen(name));
-	fputs(",\n\"activeProfileIndex\":0,\n\"profiles\":[{\"type\":\"sampled\",\"name\":", out);
-	json_string(out, name, strlen(name));
-	fputs(",\"unit\":\"none\",\"startValue\":0,\"endValue\":", out);
-	json_number(out, total);
-	fputs(",\n", out);
-	write_samples(out, p, &u);
+	fputs(",\n\"activeProfileIndex\":0,\n", out);
+	write_profiles(out, p, order, g, ng, &u, name);
 	write_frames(out, p, &u);
 	used_names__free(&u);
+	free(order);
+	free(g);
 	if (ferror(out)) {
 		if (!errno)
 			errno = EIO;

@@ -14,11 +14,10 @@ if ! command -v go >/dev/null; then
 fi
 pp() { go tool pprof -symbolize=none "$@" 2>>"$TMP/pprof.err"; }
 
-# sh writes its PID, then becomes cpu_split: the PID the labels must say
-run_sm cap -F 499 --per-thread --per-cpu -o "$TMP/c.pb.gz" -o "$TMP/c.folded" \
-	-- sh -c "echo \$\$ >'$TMP/pid'; exec '$WL/cpu_split' 2"
+run_sm cap -F 499 --per-thread --per-cpu -o "$TMP/c.pb.gz" -o "$TMP/c.folded" -- "$WL/cpu_split" 2
 check capture_exit_0 equals "$RC" 0
-P=$(cat "$TMP/pid")
+# the command's PID, as the folded process frames (comm-PID/TID) say it
+P=$(sed -n 's/^cpu_[0-9]*;cpu_split-\([0-9]*\)\/.*/\1/p' "$TMP/c.folded" | sort -u)
 pp -raw "$TMP/c.pb.gz" >"$TMP/raw"
 BID=$(readelf -n "$WL/cpu_split" | sed -n 's/.*Build ID: //p')
 check main_binary_mapping some_line "$TMP/raw" "^1: 0x0/0x0/0x0 $(re_escape "$WL/cpu_split") $BID \[FN\]$"
@@ -35,7 +34,6 @@ pp -sample_index=samples -tags "$TMP/c.pb.gz" >"$TMP/tags"
 N=$(total "$TMP/c.folded")
 # tag_total KEY VALUE: the sample count -tags gives KEY=VALUE
 tag_total() { awk -v k=" $1:" -v v="$2" '$0 ~ "^" k { on = 1; next } /^ [a-z]+:/ { on = 0 } on && $NF == v { print $1 + 0; exit }' "$TMP/tags"; }
-# (sh's samples before its exec are process sh, still PID P)
 check label_process equals "$(tag_total process cpu_split)" "$(total <(grep -E '^cpu_[0-9]+;cpu_split-' "$TMP/c.folded"))"
 check label_pid equals "$(tag_total pid "$P")" "$N"
 check label_thread equals "$(tag_total thread "$P")" "$N"
@@ -57,7 +55,7 @@ check tagfocus_drops_others no_line "$TMP/focus0" 'burn_a'
 run_sm k -K -F 199 -o "$TMP/k.pb.gz" -o "$TMP/k.folded" 1
 pp -raw "$TMP/k.pb.gz" >"$TMP/kraw"
 check machine_first_mapping_kernel some_line "$TMP/kraw" '^1: .* \[kernel\.kallsyms\] '
-cut -d';' -f1 "$TMP/k.folded" | sort -u >"$TMP/kprocs"
+sed 's/ [0-9.]*$//' "$TMP/k.folded" | cut -d';' -f1 | sort -u >"$TMP/kprocs"
 sed -n '/^Locations/,/^Mappings/p' "$TMP/kraw" | grep -E '^ +[0-9]+: ' |
 	awk 'NR == FNR { proc[$0] = 1; next } { n = $0; sub(/^ +[0-9]+: 0x0 (M=[0-9]+ )?/, "", n); sub(/ :0 s=0$/, "", n); if (!(n in proc)) print }' "$TMP/kprocs" - >"$TMP/klocs"
 check kernel_locations_mapped all_lines "$TMP/klocs" ' M=1 '
@@ -65,3 +63,23 @@ check kernel_locations_mapped all_lines "$TMP/klocs" ' M=1 '
 run_sm fg flamegraph --format pprof -o "$TMP/f.pb.gz" "$TMP/c.folded"
 pp -raw "$TMP/f.pb.gz" >"$TMP/fraw"
 check converted_no_labels no_line "$TMP/fraw" 'process:'
+
+# --- speedscope: a profile per process, or per thread, hottest first ---
+SCHEMA="$TOP/build/deps/speedscope-file-format-schema.json"
+[ -s "$SCHEMA" ] || SCHEMA=- # formats.sh says when it is missing
+start_wl threads 6 || exit 1
+T=$WL_PID
+start_wl cpu_split 6 || exit 1
+C=$WL_PID
+run_sm ss -F 499 --per-thread -p "$T,$C" -o "$TMP/t.speedscope.json" -o "$TMP/t.folded" 2
+/usr/bin/python3 "$TOP/tests/formats/stacks.py" speedscope-profiles "$TMP/t.speedscope.json" "$SCHEMA" >"$TMP/profiles" 2>"$TMP/profiles.err"
+# the folded file's totals by process frame (comm-PID/TID), hottest first
+awk '{ split($1, f, ";"); t[f[1]] += $NF } END { for (k in t) print t[k] "\t" k }' "$TMP/t.folded" |
+	sort -k1,1nr -k2 | awk -F'\t' '{ n = split($2, a, "-"); id = a[n]; name = substr($2, 1, length($2) - length(id) - 1); print name " (" id ")\t" $1 }' >"$TMP/want"
+check speedscope_thread_profiles within "$(wc -l <"$TMP/profiles")" 3 64
+check speedscope_profiles_are_threads equals "$(sort "$TMP/profiles")" "$(sort "$TMP/want")"
+check speedscope_hottest_first equals "$(cut -f2 "$TMP/profiles" | sort -nr | head -n 1)" "$(head -n 1 "$TMP/profiles" | cut -f2)"
+check speedscope_profiles_total equals "$(cut -f2 "$TMP/profiles" | awk '{ t += $1 } END { print t }')" "$(total "$TMP/t.folded")"
+run_sm sp -F 499 --per-pid -p "$T,$C" -o "$TMP/p.speedscope.json" 1
+/usr/bin/python3 "$TOP/tests/formats/stacks.py" speedscope-profiles "$TMP/p.speedscope.json" "$SCHEMA" >"$TMP/pprofiles"
+check speedscope_process_profiles equals "$(cut -f1 "$TMP/pprofiles" | sort | tr '\n' ' ')" "$(printf '%s\n' "cpu_split ($C)" "threads ($T)" | sort | tr '\n' ' ')"

@@ -50,7 +50,7 @@ def folded(path):
     return counts
 
 
-def speedscope(path, schema_path):
+def speedscope(path, schema_path, per_profile=False):
     with open(path, "rb") as f:
         text = f.read().decode("utf-8")  # strict: must be valid UTF-8
     doc = json.loads(text)  # strict: no raw control characters in strings
@@ -62,20 +62,30 @@ def speedscope(path, schema_path):
     frames = [fr["name"] for fr in doc["shared"]["frames"]]
     if len(set(frames)) != len(frames):
         die("frames are not deduplicated")
-    if len(doc["profiles"]) != 1:
-        die("want one profile, got %d" % len(doc["profiles"]))
-    prof = doc["profiles"][0]
-    if prof["type"] != "sampled" or prof["unit"] != "none" or prof["startValue"] != 0:
-        die("profile header: %r" % {k: prof[k] for k in ("type", "unit", "startValue")})
-    if len(prof["samples"]) != len(prof["weights"]):
-        die("samples and weights differ in length")
-    if abs(sum(prof["weights"]) - prof["endValue"]) > 1e-6 * max(1, prof["endValue"]):
-        die("endValue %r is not the weights' total %r" % (prof["endValue"], sum(prof["weights"])))
+    if not doc["profiles"]:
+        die("no profiles")
+    if doc.get("activeProfileIndex", 0) != 0:
+        die("activeProfileIndex is not the first (hottest) profile")
+    # a capture's file has one profile per process (or thread): the stacks
+    # are all of theirs; per_profile: each profile's name and total instead
     counts = defaultdict(float)
-    for sample, w in zip(prof["samples"], prof["weights"]):
-        if any(not isinstance(i, int) or i < 0 or i >= len(frames) for i in sample):
-            die("sample refers to a missing frame: %r" % sample)
-        counts[";".join(frames[i] for i in sample)] += w
+    totals = []
+    for prof in doc["profiles"]:
+        if prof["type"] != "sampled" or prof["unit"] != "none" or prof["startValue"] != 0:
+            die("profile header: %r" % {k: prof[k] for k in ("type", "unit", "startValue")})
+        if len(prof["samples"]) != len(prof["weights"]):
+            die("samples and weights differ in length")
+        if abs(sum(prof["weights"]) - prof["endValue"]) > 1e-6 * max(1, prof["endValue"]):
+            die("endValue %r is not the weights' total %r" % (prof["endValue"], sum(prof["weights"])))
+        for sample, w in zip(prof["samples"], prof["weights"]):
+            if any(not isinstance(i, int) or i < 0 or i >= len(frames) for i in sample):
+                die("sample refers to a missing frame: %r" % sample)
+            counts[";".join(frames[i] for i in sample)] += w
+        totals.append((prof["name"], prof["endValue"]))
+    if per_profile:
+        for name, total in totals:
+            print("%s\t%g" % (name, total))
+        sys.exit(0)
     return counts
 
 
@@ -134,12 +144,14 @@ def pprof_types(path):
 
 def main(argv):
     if len(argv) < 3:
-        die("usage: stacks.py folded|speedscope|pprof-raw|pprof-traces|pprof-types FILE ...")
+        die("usage: stacks.py folded|speedscope|speedscope-profiles|pprof-raw|pprof-traces|pprof-types FILE ...")
     mode, path = argv[1], argv[2]
     if mode == "folded":
         emit(folded(path))
     elif mode == "speedscope":
         emit(speedscope(path, argv[3]))
+    elif mode == "speedscope-profiles":
+        speedscope(path, argv[3], True)
     elif mode == "pprof-raw":
         emit(pprof_raw(path, int(argv[3]) if len(argv) > 3 else 0))
     elif mode == "pprof-traces":
