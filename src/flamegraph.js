@@ -10,8 +10,13 @@
  * and count is read back from the frames' <title> elements: no frame name
  * is ever part of a script, whatever bytes a profiled program chose.
  *
- * window.smolder = { zoom, unzoom, search, resetSearch, frames } lets tests
- * and people drive it; "?s=REGEX" in the URL searches at load.
+ * "ic" toggles a case-insensitive search.  The view is kept in the URL,
+ * as flamegraph.pl keeps it, so that a shared link shows the same view:
+ * "?x=X&y=Y" the zoomed frame (its drawn position), "s=REGEX" the search,
+ * "i=1" case-insensitive; each is applied at load.
+ *
+ * window.smolder = { zoom, unzoom, search, resetSearch, ignoreCase, frames }
+ * lets tests and people drive it.
  */
 (function () {
 	"use strict";
@@ -38,6 +43,28 @@
 	var frameOfG = new WeakMap();
 	var zoomed = null;
 	var lastSearch = "";
+	var searching = false;
+	var ignorecase = false;
+
+	/* Sets (value a string) or removes (null) URL parameters, without a
+	 * reload or a new history entry.  Where the page's URL cannot change
+	 * (some viewers forbid it), the view is just not kept. */
+	function setParams(kv) {
+		var u;
+
+		try {
+			u = new URL(window.location.href);
+			Object.keys(kv).forEach(function (k) {
+				if (kv[k] === null)
+					u.searchParams.delete(k);
+				else
+					u.searchParams.set(k, kv[k]);
+			});
+			window.history.replaceState(null, "", u.href);
+		} catch (e) {
+			/* a view that cannot be kept is still shown */
+		}
+	}
 
 	/*
 	 * Reads the frames from the DOM.  They come as output_svg.c walks
@@ -144,6 +171,15 @@
 		});
 		zoomed = z;
 		show("unzoom", true);
+		setParams({ x: z.x.toFixed(1), y: z.y.toFixed(1) });
+	}
+
+	/* The frame drawn at (x, y), unzoomed: what a shared link names. */
+	function frameAt(x, y) {
+		for (var i = 0; i < frames.length; i++)
+			if (Math.abs(frames[i].x - x) < 0.06 && Math.abs(frames[i].y - y) < 0.06)
+				return frames[i];
+		return null;
 	}
 
 	function unzoom() {
@@ -154,6 +190,7 @@
 		});
 		zoomed = null;
 		show("unzoom", false);
+		setParams({ x: null, y: null });
 	}
 
 	/* Highlights the frames whose name matches; the share counts each
@@ -165,7 +202,7 @@
 
 		if (!(re instanceof RegExp)) {
 			try {
-				re = new RegExp(String(re));
+				re = new RegExp(String(re), ignorecase ? "i" : "");
 			} catch (e) {
 				byId("matched").textContent = "Invalid regular expression";
 				show("matched", true);
@@ -174,6 +211,8 @@
 		}
 		resetSearch();
 		lastSearch = re.source;
+		searching = true;
+		setParams({ s: re.source });
 		/* Root first: a frame's subtree [start, index) comes right
 		 * after it, so "inside a counted match" is i >= low. */
 		for (var i = n - 1; i >= 0; i--) {
@@ -199,6 +238,19 @@
 		frames.forEach(function (f) { f.rect.setAttribute("fill", f.fill); });
 		show("matched", false);
 		show("resetsearch", false);
+		searching = false;
+		setParams({ s: null });
+	}
+
+	/* Case-insensitive search on or off (toggled without an argument); a
+	 * search shown is made again.  Returns the new state. */
+	function ignoreCase(on) {
+		ignorecase = on === undefined ? !ignorecase : !!on;
+		byId("ignorecase").classList.toggle("on", ignorecase);
+		setParams({ i: ignorecase ? "1" : null });
+		if (searching)
+			search(lastSearch);
+		return ignorecase;
 	}
 
 	function askSearch() {
@@ -223,6 +275,7 @@
 		byId("unzoom").addEventListener("click", unzoom);
 		byId("search").addEventListener("click", askSearch);
 		byId("resetsearch").addEventListener("click", resetSearch);
+		byId("ignorecase").addEventListener("click", function () { ignoreCase(); });
 		window.addEventListener("keydown", function (e) {
 			if (((e.ctrlKey || e.metaKey) && (e.key === "f" || e.key === "F")) || e.key === "F3") {
 				e.preventDefault();
@@ -237,9 +290,15 @@
 	listen();
 	window.smolder = {
 		zoom: zoom, unzoom: unzoom, search: search, resetSearch: resetSearch,
-		frames: frames,
+		ignoreCase: ignoreCase, frames: frames,
 	};
-	var q = new URLSearchParams(window.location.search).get("s");
-	if (q)
-		search(q);
+	/* The view a link names: case, zoom, search. */
+	var params = new URLSearchParams(window.location.search);
+	var at = frameAt(parseFloat(params.get("x")), parseFloat(params.get("y")));
+	if (params.get("i") === "1")
+		ignoreCase(true);
+	if (at)
+		zoom(at);
+	if (params.get("s"))
+		search(params.get("s"));
 })();

@@ -448,7 +448,8 @@ static const char css[] =
 	"text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; }\n"
 	"#title { font-size: 17px; text-anchor: middle; }\n"
 	"#subtitle { text-anchor: middle; fill: #808080; }\n"
-	"#search, #matched, #resetsearch { text-anchor: end; }\n"
+	"#search, #matched, #resetsearch, #ignorecase { text-anchor: end; }\n"
+	"#ignorecase.on { font-weight: bold; fill: #000; }\n"
 	".ctl { cursor: pointer; fill: #404040; }\n"
 	".ctl:hover { fill: #000; text-decoration: underline; }\n"
 	".hide { display: none; }\n"
@@ -498,10 +499,12 @@ static void write_head(const struct svg *g)
 	ob_printf(out, "<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n"
 		"<text id=\"unzoom\" class=\"ctl hide\" x=\"%d\" y=\"%d\">Reset Zoom</text>\n"
 		"<text id=\"search\" class=\"ctl\" x=\"%d\" y=\"%d\">Search</text>\n"
+		"<text id=\"ignorecase\" class=\"ctl\" x=\"%d\" y=\"%d\">ic</text>\n"
 		"<text id=\"resetsearch\" class=\"ctl hide\" x=\"%d\" y=\"%d\">Reset Search</text>\n"
 		"<text id=\"matched\" class=\"hide\" x=\"%d\" y=\"%u\"> </text>\n",
 		FLAME_XPAD, h - g->ypad2 / 2, FLAME_XPAD, FONT_SIZE * 2,
-		w - FLAME_XPAD, FONT_SIZE * 2, w - FLAME_XPAD - 60, FONT_SIZE * 2,
+		w - FLAME_XPAD - 20, FONT_SIZE * 2, w - FLAME_XPAD, FONT_SIZE * 2,
+		w - FLAME_XPAD - 80, FONT_SIZE * 2,
 		w - FLAME_XPAD, h - g->ypad2 / 2);
 }
 

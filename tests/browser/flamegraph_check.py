@@ -187,6 +187,44 @@ def check_search(s, regex, svg_url):
     out("url_matched", s.text(s.find("#matched")))
 
 
+def check_url_state(s, zoom, sibling, regex, svg_url):
+    """The view kept in the URL: a zoom and a search write x, y and s; the
+    URL opened anew shows them; "ic" makes the search case-insensitive and
+    writes i=1, kept too; resets take the parameters away."""
+    s.get(svg_url)
+    found = s.script(FIND_FRAMES, zoom, sibling)
+    rect = found[0][ELEMENT]
+    s.click(rect)
+    s.script("window.smolder.search(arguments[0]);", regex)
+    url = s.script("return window.location.href;")
+    params = urllib.parse.parse_qs(urllib.parse.urlparse(url).query)
+    out("url_keys", ",".join(sorted(params)))
+    out("url_s", params.get("s", [""])[0])
+    matched = s.text(s.find("#matched"))
+    s.get(url)  # the shared link, opened anew
+    found = s.script(FIND_FRAMES, zoom, sibling)
+    rect, sib = found[0][ELEMENT], found[1][ELEMENT]
+    out("link_zoom_width", s.attr(rect, "width"))
+    out("link_sibling_displayed", s.displayed(sib))
+    out("link_matched_same", s.text(s.find("#matched")) == matched)
+    # case: the upper-case regex matches nothing, then with "ic" what the
+    # regex matched
+    upper = regex.upper()
+    s.script("window.smolder.search(arguments[0]);", upper)
+    out("upper_matched", s.text(s.find("#matched")))
+    s.click(s.find("#ignorecase"))
+    out("ic_matched_same", s.text(s.find("#matched")) == matched)
+    out("ic_class", s.attr(s.find("#ignorecase"), "class"))
+    url = s.script("return window.location.href;")
+    out("ic_url_i", urllib.parse.parse_qs(urllib.parse.urlparse(url).query).get("i", [""])[0])
+    s.get(url)
+    out("ic_link_matched_same", s.text(s.find("#matched")) == matched)
+    s.click(s.find("#resetsearch"))
+    s.click(s.find("#unzoom"))
+    url = s.script("return window.location.href;")
+    out("reset_url_keys", ",".join(sorted(urllib.parse.parse_qs(urllib.parse.urlparse(url).query))))
+
+
 def png_size(data):
     """(width, height) from a PNG's IHDR, or (0, 0) if it is not one."""
     if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
@@ -225,6 +263,7 @@ def main():
         check_zoom(s, a.zoom, a.sibling, "%.3f" % width)
         check_search(s, a.regex, url)
         check_screenshot(s, a.screenshot)
+        check_url_state(s, a.zoom, a.sibling, a.regex, url)
     except (WebDriverError, OSError, ValueError, KeyError, TypeError) as e:
         out("error", "%s: %s" % (type(e).__name__, e))
         return 1

@@ -7,7 +7,9 @@
 # frame zooms (full width, siblings hidden, ancestors faded), Reset Zoom
 # undoes it, Search (and Ctrl-F) asks through a prompt and shows the share
 # of samples under matching frames counted once, ?s=REGEX searches at load,
-# and a screenshot is a PNG.  Hostile frame names load as text: no alert,
+# and a screenshot is a PNG.  The zoomed frame, the search and the "ic"
+# (case-insensitive) toggle are kept in the URL (x, y, s, i): the link
+# opened anew shows the same view.  Hostile frame names load as text: no alert,
 # no script of theirs.
 source "$(dirname "$0")/../lib.sh"
 
@@ -79,6 +81,14 @@ browser_checks() {
 	check "${n}_ctrl_f_prompt" equals "$(obs "$n" ctrl_f_prompt)" "Search for (regular expression):"
 	check "${n}_reset_search" equals "$(obs "$n" reset_matched_displayed) $(obs "$n" reset_highlighted)" "False 0"
 	check "${n}_screenshot" png_ok "$n"
+	# the view kept in the URL, as flamegraph.pl keeps it
+	check "${n}_url_keeps_view" equals "$(obs "$n" url_keys)" "s,x,y"
+	check "${n}_link_zoomed" equals "$(obs "$n" link_zoom_width) $(obs "$n" link_sibling_displayed)" "$(obs "$n" plot_width) False"
+	check "${n}_link_searched" equals "$(obs "$n" link_matched_same)" True
+	check "${n}_case_sensitive" equals "$(obs "$n" upper_matched)" "Matched: 0.0%"
+	check "${n}_ignorecase_toggle" equals "$(obs "$n" ic_matched_same) $(obs "$n" ic_class)" "True ctl on"
+	check "${n}_ignorecase_in_url" equals "$(obs "$n" ic_url_i) $(obs "$n" ic_link_matched_same)" "1 True"
+	check "${n}_resets_clear_url" equals "$(obs "$n" reset_url_keys)" "i"
 }
 
 # ---- nested and recursive matches: a frame "a" inside an "a" adds nothing ----
