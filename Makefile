@@ -48,7 +48,7 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all clean deps test demo bench bench-flamegraph bench-soak bench-kcontext bench-unwind bench-hostile unit workloads tools test-kernels fuzzers fuzz
+.PHONY: all clean deps deps-build test demo bench bench-flamegraph bench-soak bench-kcontext bench-unwind bench-hostile unit workloads tools test-kernels fuzzers fuzz
 ifeq ($(ARCH),$(HOST_ARCH))
 all: smolder
 else
@@ -307,18 +307,19 @@ workloads: $(WORKLOADS) $(FRAMELESS)
 tools: $(TOOLS)
 
 deps:
-	$(Q)scripts/deps.sh
+	$(Q)scripts/deps.sh test
+
+deps-build:
+	$(Q)scripts/deps.sh build
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory smolder unit workloads tools
 	$(Q)tests/run.sh
 
-demo: deps
-	$(Q)$(MAKE) --no-print-directory smolder
-	./smolder -f -o smolder.folded 5
-	@echo "top stacks (count, stack) from smolder.folded:"
-	@awk '{ print $$NF "\t" $$0 }' smolder.folded | sort -rn | head -n 15 | cut -f2- | \
-		awk '{ n = $$NF; sub(/ [^ ]*$$/, ""); printf "%8d  %s\n", n, $$0 }'
+# Only what building needs: the demo is not the test suite.
+demo: deps-build
+	$(Q)$(MAKE) --no-print-directory smolder $(OUT)/workloads/cpu_split
+	$(Q)scripts/demo.sh
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory smolder workloads

@@ -4,15 +4,28 @@
 # speedscope output test validates against).  A no-op when all are present.
 set -e
 cd "$(dirname "$0")/.."
-# Tests only: libexpat1-dev and libjson-c-dev let fuzz_outputs check that
+# What to install: "build" (make, make demo) only what builds smolder and
+# its workloads; "test" (make test, and the default) everything the test
+# suite needs besides.
+WHAT=${1:-test}
+BUILD_PKGS="clang llvm make gcc libc6-dev libbpf-dev libelf-dev zlib1g-dev liblzma-dev bpftool pkg-config libiberty-dev binutils xz-utils"
+# Tests only: g++ and libclang-rt-dev build the C++ workload and the
+# fuzzers; libexpat1-dev and libjson-c-dev let fuzz_outputs check that
 # the SVG and JSON it writes parse; chromium + chromium-driver drive the SVG in a real browser,
 # linux-perf records what smolder flamegraph must read (perf script report stackcollapse),
 # golang-go reads pprof output back, python3-jsonschema validates speedscope
-# output; qemu-system-x86, busybox-static and cpio boot Debian's kernels
-# (scripts/test-kernels.sh, whose packages debian-archive-keyring checks).
+# output; systemd and util-linux (systemd-run, script, unshare, setpriv) run
+# the services, terminals and namespaces of the tests; qemu-system-x86,
+# busybox-static and cpio boot Debian's kernels (scripts/test-kernels.sh,
+# whose packages debian-archive-keyring checks).
 # npm (the machine's Node.js, or Debian's npm when there is none) fetches
 # speedscope's schema.
-PKGS="clang llvm make gcc libc6-dev libbpf-dev libelf-dev zlib1g-dev liblzma-dev bpftool pkg-config libiberty-dev binutils xz-utils g++ libclang-rt-dev libexpat1-dev libjson-c-dev systemd util-linux chromium chromium-driver linux-perf golang-go python3 python3-jsonschema qemu-system-x86 busybox-static cpio debian-archive-keyring"
+TEST_PKGS="g++ libclang-rt-dev libexpat1-dev libjson-c-dev systemd util-linux chromium chromium-driver linux-perf golang-go python3 python3-jsonschema qemu-system-x86 busybox-static cpio debian-archive-keyring"
+case "$WHAT" in
+build) PKGS=$BUILD_PKGS ;;
+test) PKGS="$BUILD_PKGS $TEST_PKGS" ;;
+*) echo "smolder: unknown deps set '$WHAT' (give build or test)" >&2; exit 2 ;;
+esac
 SPEEDSCOPE=speedscope@1.25.0
 SCHEMA=build/deps/speedscope-file-format-schema.json
 
@@ -30,6 +43,7 @@ if [ -n "$missing" ]; then
 	apt-get update -qq
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
+[ "$WHAT" = build ] && exit 0
 if [ ! -s "$SCHEMA" ] && ! command -v npm >/dev/null; then
 	[ "$(id -u)" = 0 ] || { echo "smolder: npm is missing (run as root: sudo scripts/deps.sh)" >&2; exit 1; }
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm >/dev/null
