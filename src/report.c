@@ -273,12 +273,33 @@ static void idle_row(const char *label, const uint64_t *n, double ms_per_sample)
 	fputc('\n', stderr);
 }
 
+/* A sampled CPU without idle samples: "-" in every column; its number
+ * is added to the list in none. */
+static void idle_row_unknown(const char *label, char *none, size_t len)
+{
+	size_t n = strlen(none);
+
+	fprintf(stderr, "  %-5s", label);
+	for (int p = 0; p < IDLE_PATH__MAX; p++)
+		fprintf(stderr, " %10s", "-");
+	fputc('\n', stderr);
+	snprintf(none + n, len - n, "%s%s", n ? "," : "", label);
+}
+
+static bool sampled_cpu(const struct env *env, int cpu)
+{
+	for (size_t i = 0; i < env->nr_cpus; i++)
+		if (env->cpus[i] == cpu)
+			return true;
+	return false;
+}
+
 void report__idle_table(const struct env *env, const struct fold *f)
 {
 	const uint64_t *idle = fold__idle_paths(f);
 	double ms = (env->freq ? 1e9 / env->freq : (double)env->period) / 1e6;
 	uint64_t all[IDLE_PATH__MAX] = { 0 }, any;
-	char driver[64], label[16];
+	char driver[64], label[16], none[256] = "";
 
 	if (!idle || env->verbosity < 1)
 		return;
@@ -295,10 +316,16 @@ void report__idle_table(const struct env *env, const struct fold *f)
 			any |= row[p];
 			all[p] += row[p];
 		}
-		if (!any)
-			continue;
 		snprintf(label, sizeof(label), "%d", cpu);
-		idle_row(label, row, ms);
+		if (any)
+			idle_row(label, row, ms);
+		else if (sampled_cpu(env, cpu))
+			idle_row_unknown(label, none, sizeof(none));
 	}
 	idle_row("all", all, ms);
+	/* no sample is not no idle time: a CPU halted in tickless idle may
+	 * get no timer interrupt, and so no sample, for the whole capture */
+	if (none[0])
+		fprintf(stderr, "smolder: no idle samples on cpu %s (-): busy all along, or idle without the sampling timer firing (tickless idle); its idle time is not known\n",
+			none);
 }

@@ -164,9 +164,17 @@ driver=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo 
 check idle_table_names_driver some_line "$TMP/idle.err" "idle time by path, ms \\(cpuidle driver $driver\\)"
 want=$(awk '{ n = $NF; split($0, f, ";"); sub(/^swapper\//, "", f[1]); c[f[1]] += n } END {
 	for (k in c) printf "%s %.1f\n", k, c[k] * 1000 / 999 }' "$TMP/idle" | sort)
-got=$(awk '/idle time by path/ { on = 1; getline; next } on && $1 ~ /^[0-9]+$/ {
+got=$(awk '/idle time by path/ { on = 1; getline; next } on && $1 ~ /^[0-9]+$/ && $2 != "-" {
 	t = 0; for (i = 2; i <= NF; i++) t += $i; printf "%s %.1f\n", $1, t } on && $1 == "all" { on = 0 }' "$TMP/idle.err" | sort)
 echo "# idle per cpu: folded '$(echo $want)' table '$(echo $got)'"
+# every CPU sampled has a row; one without idle samples shows "-" and is said
+nocpu=$(awk '/idle time by path/ { on = 1; getline; next } on && $1 ~ /^[0-9]+$/ && $2 == "-" { printf "%s%s", s, $1; s = "," } on && $1 == "all" { on = 0 }' "$TMP/idle.err")
+check idle_table_every_cpu equals "$(awk '/idle time by path/ { on = 1; getline; next } on && $1 ~ /^[0-9]+$/ { n++ } on && $1 == "all" { on = 0 } END { print n }' "$TMP/idle.err")" "$(nproc)"
+if [ -n "$nocpu" ]; then
+	check idle_table_unknown_said some_line "$TMP/idle.err" "^smolder: no idle samples on cpu $nocpu \(-\): .*its idle time is not known$"
+else
+	check idle_table_unknown_not_said no_line "$TMP/idle.err" 'no idle samples on cpu'
+fi
 check idle_table_matches_folded eval "awk -v a='$(echo $want)' -v b='$(echo $got)' 'BEGIN {
 	na = split(a, x, \" \"); nb = split(b, y, \" \"); if (na != nb || na == 0) exit 1
 	for (i = 1; i <= na; i += 2) { if (x[i] != y[i]) exit 1; d = x[i + 1] - y[i + 1]; if (d > 0.6 || d < -0.6) exit 1 } }'"
