@@ -301,8 +301,13 @@ void report__idle_table(const struct env *env, const struct fold *f)
 	uint64_t all[IDLE_PATH__MAX] = { 0 }, any;
 	char driver[64], label[16], none[256] = "";
 
-	if (!idle || env->verbosity < 1)
+	/* --idle-only without a single idle sample still says so, CPU by CPU */
+	static const uint64_t no_samples[(size_t)MAX_CPUS * IDLE_PATH__MAX];
+
+	if (env->idle != IDLE_ONLY || env->verbosity < 1)
 		return;
+	if (!idle)
+		idle = no_samples;
 	cpuidle_driver(driver, sizeof(driver));
 	fprintf(stderr, "smolder: idle time by path, ms (cpuidle driver %s):\n  %-5s", driver, "cpu");
 	for (int p = 0; p < IDLE_PATH__MAX; p++)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include "elf_syms.h"
 #include "log.h"
@@ -76,6 +77,8 @@ static void __attribute__((noreturn)) run_child(char *const *command, int go_fd,
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* until the exec, its samples (the exec itself) are the command's */
+	prctl(PR_SET_NAME, basename(command[0]));
 	if (read(go_fd, &go, 1) != 1)
 		_exit(127); /* smolder gave up before the capture started */
 	close(go_fd);

@@ -45,8 +45,10 @@ sys.exit(1 if why else 0)
 EOF
 }
 # json_name FILE: speedscope's profile name, or why it does not parse.
+# json_name FILE [capture]: the file's name, which its one profile has too
+# (a capture's profiles are its processes: only the file's name then).
 json_name() {
-	"$PY" -c 'import json, sys; d = json.load(open(sys.argv[1], encoding="utf-8")); print(d["name"] == d["profiles"][0]["name"] and d["name"])' "$1" 2>&1
+	"$PY" -c 'import json, sys; d = json.load(open(sys.argv[1], encoding="utf-8")); print((len(sys.argv) > 2 or d["name"] == d["profiles"][0]["name"]) and d["name"])' "$@" 2>&1
 }
 fixed_title=$("$PY" -c 'import sys; print(sys.argv[1].encode("utf-8", "surrogateescape").decode("utf-8", "replace"))' "$TITLE")
 
@@ -70,4 +72,4 @@ run_sm cap -F 99 --title "$TITLE" --subtitle "$SUB" --countname "$COUNT" -o "$TM
 	-o "$TMP/cap.speedscope.json" 1
 check capture_exit_0 equals "$RC" 0
 check capture_svg_not_injected svg_ok "$TMP/cap.svg"
-check capture_speedscope_parses equals "$(json_name "$TMP/cap.speedscope.json")" "$fixed_title"
+check capture_speedscope_parses equals "$(json_name "$TMP/cap.speedscope.json" capture)" "$fixed_title"

@@ -67,9 +67,9 @@ check converted_no_labels no_line "$TMP/fraw" 'process:'
 # --- speedscope: a profile per process, or per thread, hottest first ---
 SCHEMA="$TOP/build/deps/speedscope-file-format-schema.json"
 [ -s "$SCHEMA" ] || SCHEMA=- # formats.sh says when it is missing
-start_wl threads 6 || exit 1
+start_wl threads 15 || exit 1
 T=$WL_PID
-start_wl cpu_split 6 || exit 1
+start_wl cpu_split 15 || exit 1
 C=$WL_PID
 run_sm ss -F 499 --per-thread -p "$T,$C" -o "$TMP/t.speedscope.json" -o "$TMP/t.folded" 2
 /usr/bin/python3 "$TOP/tests/formats/stacks.py" speedscope-profiles "$TMP/t.speedscope.json" "$SCHEMA" >"$TMP/profiles" 2>"$TMP/profiles.err"
