@@ -8,10 +8,12 @@ cd "$(dirname "$0")/.."
 # the SVG and JSON it writes parse; chromium + chromium-driver drive the SVG in a real browser,
 # golang-go reads pprof output back, python3-jsonschema validates speedscope
 # output; qemu-system-x86, busybox-static and cpio boot Debian's kernels
-# (scripts/test-kernels.sh, whose packages debian-archive-keyring checks).
+# (scripts/test-kernels.sh, whose packages debian-archive-keyring checks);
+# linux-perf, sqlite3 and bzip2 (with xz-utils, python3 and perl) are the
+# reference and the Debian programs of tests/cli/unwind_debian.sh.
 # npm (the machine's Node.js, or Debian's npm when there is none) fetches
 # speedscope's schema.
-PKGS="clang llvm make gcc libc6-dev libbpf-dev libelf-dev zlib1g-dev liblzma-dev bpftool pkg-config libiberty-dev binutils xz-utils g++ libclang-rt-dev libexpat1-dev libjson-c-dev systemd util-linux chromium chromium-driver golang-go python3 python3-jsonschema qemu-system-x86 busybox-static cpio debian-archive-keyring"
+PKGS="clang llvm make gcc libc6-dev libbpf-dev libelf-dev zlib1g-dev liblzma-dev bpftool pkg-config libiberty-dev binutils xz-utils g++ libclang-rt-dev libexpat1-dev libjson-c-dev systemd util-linux chromium chromium-driver golang-go python3 python3-jsonschema qemu-system-x86 busybox-static cpio debian-archive-keyring linux-perf sqlite3 bzip2 perl"
 SPEEDSCOPE=speedscope@1.25.0
 SCHEMA=build/deps/speedscope-file-format-schema.json
 
