@@ -48,7 +48,7 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all clean deps deps-build test demo bench bench-flamegraph bench-soak bench-kcontext bench-unwind bench-hostile unit workloads tools test-kernels fuzzers fuzz
+.PHONY: all clean deps deps-build test demo bench bench-flamegraph bench-soak bench-kcontext bench-unwind bench-unwind-cost bench-hostile unit workloads tools test-kernels fuzzers fuzz
 ifeq ($(ARCH),$(HOST_ARCH))
 all: smolder
 else
@@ -325,6 +325,7 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory smolder workloads
 	$(Q)scripts/bench.sh
 	$(Q)scripts/bench-flamegraph.sh
+	$(Q)scripts/bench-unwind-cost.sh
 
 # smolder flamegraph against flamegraph.pl (which it finds or is told of:
 # see the script), on 10,000 and 100,000 generated folded lines.
@@ -337,6 +338,13 @@ bench-flamegraph:
 bench-unwind:
 	$(Q)$(MAKE) --no-print-directory tools
 	$(Q)scripts/bench-unwind.sh
+
+# What --unwind dwarf costs: BPF ns per sample against --unwind fp and
+# libbpf-tools profile (LIBBPF_TOOLS_PROFILE=path), CPU time and bytes
+# written against perf record --call-graph dwarf, tables of a C++ process.
+bench-unwind-cost:
+	$(Q)$(MAKE) --no-print-directory smolder workloads
+	$(Q)scripts/bench-unwind-cost.sh
 
 # Continuous mode for 30 minutes (SOAK_SECONDS) at 49 and 19 Hz on a
 # machine starting thousands of short processes: RSS, fds, CPU, losses.

@@ -80,11 +80,15 @@ struct {
 	__array(values, struct stack_map);
 } stack_banks SEC(".maps");
 
+/* Per CPU: the kernel stack (SCRATCH_KERNEL) and the frame-pointer user
+ * stack (SCRATCH_USER) of the sample, kept until it is counted. */
+enum { SCRATCH_KERNEL, SCRATCH_USER };
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
 	__type(value, struct stack_trace);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 } scratch SEC(".maps");
 
 struct {
@@ -365,49 +369,55 @@ static __always_inline bool write_chunks(void *stacks, const struct stack_trace 
 }
 
 /*
- * Stores a walked stack by content: its id, or 0 when it found no room,
- * which sets lost_flag in *flags.
+ * Stores a walked stack under its id unless it is there: false when it
+ * found no room.
  */
-static __always_inline __u64 store_trace(void *stacks, const struct stack_trace *st,
-					 __u32 *flags, __u32 lost_flag)
+static __always_inline bool store_trace(void *stacks, const struct stack_trace *st, __u64 id)
 {
-	struct stack_chunk_key key = {};
+	struct stack_chunk_key key = { .id = id };
 
-	key.id = hash_stack(st);
 	if (bpf_map_lookup_elem(stacks, &key))
-		return key.id;
-	if (!write_chunks(stacks, st, key.id)) {
-		*flags |= lost_flag;
-		return 0;
-	}
-	return key.id;
+		return true;
+	return write_chunks(stacks, st, id);
 }
 
 /*
- * Walks one stack into the per-CPU scratch buffer and stores it by content.
- * Returns its id, or 0 for an empty stack and for one that could not be
- * walked or stored, which sets err_flag or lost_flag in *flags.
+ * Walks one stack into a per-CPU scratch buffer.  Returns it, or NULL for
+ * an empty stack and for one that could not be walked, which sets err_flag
+ * in *flags.
  */
-static __always_inline __u64 store_stack(void *ctx, void *stacks, __u64 walk_flags,
-					 __u32 *flags, __u32 lost_flag, __u32 err_flag)
+static __always_inline struct stack_trace *walk_stack(void *ctx, __u32 slot, __u64 walk_flags,
+						      __u32 *flags, __u32 err_flag)
 {
-	__u32 zero = 0;
-	struct stack_trace *st = bpf_map_lookup_elem(&scratch, &zero);
+	struct stack_trace *st = bpf_map_lookup_elem(&scratch, &slot);
 	long len;
 
 	if (!st)
-		return 0;
+		return NULL;
 	len = bpf_get_stack(ctx, st->ip, SMOLDER_MAX_DEPTH * sizeof(__u64), walk_flags);
 	if (len <= 0) {
 		if (len < 0)
 			*flags |= err_flag;
-		return 0;
+		return NULL;
 	}
 	st->nr = len / sizeof(__u64);
-	return store_trace(stacks, st, flags, lost_flag);
+	return st;
 }
 
-static __always_inline void count_sample(const struct bank *b, struct sample_key *key)
+/* The walked stacks of a sample, until it is counted. */
+struct walked {
+	const struct stack_trace *kernel, *user;
+};
+
+/*
+ * Counts the sample.  A key already in the bank names stacks that are in
+ * it too (they were stored before the key, and a bank is emptied only
+ * while no run uses it), so the usual sample costs one lookup: only a new
+ * key stores its stacks, and a stack that finds no room is counted as
+ * lost under a key without it.
+ */
+static __always_inline void count_sample(const struct bank *b, struct sample_key *key,
+					 const struct walked *w)
 {
 	__u64 one = 1, *v;
 	long err;
@@ -416,6 +426,22 @@ static __always_inline void count_sample(const struct bank *b, struct sample_key
 	if (v) {
 		__sync_fetch_and_add(v, 1);
 		return;
+	}
+	if (key->kstack && w->kernel && !store_trace(b->stacks, w->kernel, key->kstack)) {
+		key->kstack = 0;
+		key->flags |= SAMPLE_KSTACK_LOST;
+	}
+	if (key->ustack && w->user && !store_trace(b->stacks, w->user, key->ustack)) {
+		key->ustack = 0;
+		key->flags |= SAMPLE_USTACK_LOST;
+	}
+	if (key->flags & (SAMPLE_KSTACK_LOST | SAMPLE_USTACK_LOST)) {
+		count(b, CNT_STACK_MAP_FULL);
+		v = bpf_map_lookup_elem(b->counts, key); /* the key changed */
+		if (v) {
+			__sync_fetch_and_add(v, 1);
+			return;
+		}
 	}
 	err = bpf_map_update_elem(b->counts, key, &one, BPF_NOEXIST);
 	if (err == -EEXIST) {
@@ -769,43 +795,47 @@ static __always_inline void count_unwind(const struct bank *b, const struct unwi
  * --unwind dwarf: the user stack walked with unwind tables.  The image's
  * generation comes first: the walk only trusts mappings read for it.
  */
-static __always_inline void store_unwound(struct bpf_perf_event_data *ctx, const struct bank *b,
-					  struct task_struct *task, bool in_kernel,
-					  struct sample_key *key)
+static __always_inline const struct stack_trace *
+walk_unwound(struct bpf_perf_event_data *ctx, const struct bank *b, struct task_struct *task,
+	     bool in_kernel, struct sample_key *key)
 {
 	struct unwind_scratch *s;
 
 	if (!BPF_CORE_READ(task, mm))
-		return; /* exiting: no user stack any more */
+		return NULL; /* exiting: no user stack any more */
 	if (key->tgid)
 		key->gen = image_gen(b, task, key->tgid);
 	s = unwind_user(ctx, task, in_kernel, key);
 	if (!s)
-		return;
+		return NULL;
 	count_unwind(b, s);
-	key->ustack = store_trace(b->stacks, &s->trace, &key->flags, SAMPLE_USTACK_LOST);
+	return &s->trace;
 }
 
-/* Walks and stores the sample's stacks; their ids and flags go into key. */
-static __always_inline void store_stacks(struct bpf_perf_event_data *ctx, const struct bank *b,
-					 struct task_struct *task, __u32 task_flags, bool in_kernel,
-					 struct sample_key *key)
+/*
+ * Walks the sample's stacks into *w; their ids (content hashes, stored by
+ * count_sample) and flags go into key.
+ */
+static __always_inline void walk_stacks(struct bpf_perf_event_data *ctx, const struct bank *b,
+					struct task_struct *task, __u32 task_flags, bool in_kernel,
+					struct sample_key *key, struct walked *w)
 {
 	if (kernel_stacks && in_kernel)
-		key->kstack = store_stack(ctx, b->stacks, 0, &key->flags, SAMPLE_KSTACK_LOST,
-					  SAMPLE_KSTACK_ERR);
+		w->kernel = walk_stack(ctx, SCRATCH_KERNEL, 0, &key->flags, SAMPLE_KSTACK_ERR);
 	if (task_flags & PF_KTHREAD)
 		key->flags |= SAMPLE_KTHREAD;
 	else if (user_stacks && dwarf_unwind)
-		store_unwound(ctx, b, task, in_kernel, key);
+		w->user = walk_unwound(ctx, b, task, in_kernel, key);
 	else if (user_stacks)
-		key->ustack = store_stack(ctx, b->stacks, BPF_F_USER_STACK, &key->flags,
-					  SAMPLE_USTACK_LOST, SAMPLE_USTACK_ERR);
+		w->user = walk_stack(ctx, SCRATCH_USER, BPF_F_USER_STACK, &key->flags,
+				     SAMPLE_USTACK_ERR);
+	if (w->kernel)
+		key->kstack = hash_stack(w->kernel);
+	if (w->user)
+		key->ustack = hash_stack(w->user);
 	if (!dwarf_unwind && key->ustack && key->tgid)
 		key->gen = image_gen(b, task, key->tgid);
 
-	if (key->flags & (SAMPLE_KSTACK_LOST | SAMPLE_USTACK_LOST))
-		count(b, CNT_STACK_MAP_FULL);
 	if (key->flags & SAMPLE_KSTACK_ERR)
 		count(b, CNT_KSTACK_ERR);
 	if (key->flags & SAMPLE_USTACK_ERR)
@@ -849,6 +879,7 @@ int do_sample(struct bpf_perf_event_data *ctx)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	struct sample_key key = {};
+	struct walked w = {};
 	bool idle_task = (__u32)bpf_get_current_pid_tgid() == 0;
 	__u32 task_flags = BPF_CORE_READ(task, flags);
 	bool forced_idle = !idle_task && (task_flags & PF_IDLE);
@@ -891,7 +922,7 @@ int do_sample(struct bpf_perf_event_data *ctx)
 	if (kworker_frames && (task_flags & PF_WQ_WORKER) && exec_ctx == CTX_TASK)
 		key.work = running_work_id(&b, task);
 	bpf_get_current_comm(&key.comm, sizeof(key.comm));
-	store_stacks(ctx, &b, task, task_flags, in_kernel, &key);
-	count_sample(&b, &key);
+	walk_stacks(ctx, &b, task, task_flags, in_kernel, &key, &w);
+	count_sample(&b, &key, &w);
 	return 0;
 }

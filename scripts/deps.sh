@@ -17,10 +17,12 @@ BUILD_PKGS="clang llvm make gcc libc6-dev libbpf-dev libelf-dev zlib1g-dev liblz
 # output; systemd and util-linux (systemd-run, script, unshare, setpriv) run
 # the services, terminals and namespaces of the tests; qemu-system-x86,
 # busybox-static and cpio boot Debian's kernels (scripts/test-kernels.sh,
-# whose packages debian-archive-keyring checks).
+# whose packages debian-archive-keyring checks); linux-perf, sqlite3 and
+# bzip2 (with xz-utils, python3 and perl) are the reference and the Debian
+# programs of tests/cli/unwind_debian.sh.
 # npm (the machine's Node.js, or Debian's npm when there is none) fetches
 # speedscope's schema.
-TEST_PKGS="g++ libclang-rt-dev libexpat1-dev libjson-c-dev systemd util-linux chromium chromium-driver linux-perf golang-go python3 python3-jsonschema qemu-system-x86 busybox-static cpio debian-archive-keyring"
+TEST_PKGS="g++ libclang-rt-dev libexpat1-dev libjson-c-dev systemd util-linux chromium chromium-driver linux-perf golang-go python3 python3-jsonschema qemu-system-x86 busybox-static cpio debian-archive-keyring sqlite3 bzip2 perl"
 case "$WHAT" in
 build) PKGS=$BUILD_PKGS ;;
 test) PKGS="$BUILD_PKGS $TEST_PKGS" ;;

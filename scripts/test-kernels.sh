@@ -412,7 +412,7 @@ notes() {
 burn_split() {
 	local d=$1 n=$2 t a
 	t=$(total "$d/$n.out")
-	a=$(share "$d/$n.out" '^cpu_split;.*;main;run_loop;burn_a(;| )')
+	a=$(share "$d/$n.out" '^cpu_split;(.*;)?main;run_loop;burn_a(;| )')
 	if [ "$t" -gt 0 ] && between "$a" 60 90 && grep -qE ';run_loop;burn_b(;| )' "$d/$n.out" &&
 		[ -z "$(grep -v '^cpu_split;' "$d/$n.out" | head -n 1)" ]; then
 		ok "$n: user frames main;run_loop;burn_a $a% of $t samples"

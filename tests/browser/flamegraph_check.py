@@ -116,14 +116,19 @@ def out(key, value):
     sys.stdout.flush()
 
 
-# Finds the shallowest frame named NAME (and its sibling named SIB under the
-# same parent) through the page's own frame list; returns their <rect>s.
+# Finds the shallowest frame named NAME that has a sibling named SIB under
+# the same parent, through the page's own frame list; returns their <rect>s.
+# (A capture may also hold a shorter stack with NAME alone: a sample taken
+# before the file's unwind table was loaded.)
 FIND_FRAMES = """
 var fs = window.smolder.frames, name = arguments[0], sib = arguments[1];
-var f = fs.filter(function (x) { return x.name === name; })
+function sibOf(f) {
+  return fs.filter(function (x) { return x.name === sib && x.parent === f.parent; })[0];
+}
+var f = fs.filter(function (x) { return x.name === name && (!sib || sibOf(x)); })
           .sort(function (a, b) { return a.depth - b.depth; })[0];
 if (!f) return null;
-var s = fs.filter(function (x) { return x.name === sib && x.parent === f.parent; })[0];
+var s = sib ? sibOf(f) : null;
 return [f.rect, s ? s.rect : null, f.parent ? f.parent.g : null, f.title];
 """
 

@@ -87,7 +87,7 @@ check pprof_gzip equals "$(head -c 2 "$(ls "$D"/*.pb.gz | head -n 1)" | od -An -
 # --- status line on a terminal, none with -q ---
 D=$TMP/d5
 script -qec "$SMOLDER --continuous --interval 0.5 --output-dir $D -F 49 -p $W 1.2" /dev/null >"$TMP/tty.out" 2>&1
-check status_line_on_tty some_line "$TMP/tty.out" '^smolder: [0-9:]+Z \+[0-9]+s: [0-9]+ samples, 0 lost, [0-9]+ stacks, 1 processes, RSS [0-9]+ KiB -> smolder-'
+check status_line_on_tty some_line "$TMP/tty.out" '^smolder: [0-9:]+Z \+[0-9]+s: [0-9]+ samples, 0 lost, [0-9]+ stacks, 1 processes, tables [0-9]+ files [0-9]+ KiB, RSS [0-9]+ KiB -> smolder-'
 script -qec "$SMOLDER -q --continuous --interval 0.5 --output-dir $D -F 49 -p $W 1.2" /dev/null >"$TMP/ttyq.out" 2>&1
 check status_quiet_on_tty equals "$(wc -c <"$TMP/ttyq.out")" 0
 

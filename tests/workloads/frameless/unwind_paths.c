@@ -18,6 +18,10 @@
  *             jit_callback -> hot_leaf: table code, JIT code, table code
  *             (x86_64; elsewhere the mode runs run_leaf instead)
  *   all       each of the above in turn
+ *   deep      main -> deep_29 -> ... -> deep_0 -> hot_leaf: 30 distinct
+ *             functions, so every frame takes its own table search (for
+ *             make bench-unwind, which also builds this file with frame
+ *             pointers; not in "all")
  *
  * Usage: unwind_paths MODE [SECONDS]  (default 5); exits on its own.
  */
@@ -96,6 +100,22 @@ NOINLINE unsigned long recurse(unsigned int depth, unsigned long n)
 	NOT_TAIL();
 	return r + depth;
 }
+
+/* deep_N calls deep_N-1, deep_0 calls hot_leaf. */
+#define DEEP(n, callee)                                   \
+	NOINLINE unsigned long deep_##n(unsigned long x)  \
+	{                                                 \
+		unsigned long r = callee(x);              \
+                                                          \
+		NOT_TAIL();                               \
+		return r + n;                             \
+	}
+DEEP(0, hot_leaf) DEEP(1, deep_0) DEEP(2, deep_1) DEEP(3, deep_2) DEEP(4, deep_3)
+DEEP(5, deep_4) DEEP(6, deep_5) DEEP(7, deep_6) DEEP(8, deep_7) DEEP(9, deep_8)
+DEEP(10, deep_9) DEEP(11, deep_10) DEEP(12, deep_11) DEEP(13, deep_12) DEEP(14, deep_13)
+DEEP(15, deep_14) DEEP(16, deep_15) DEEP(17, deep_16) DEEP(18, deep_17) DEEP(19, deep_18)
+DEEP(20, deep_19) DEEP(21, deep_20) DEEP(22, deep_21) DEEP(23, deep_22) DEEP(24, deep_23)
+DEEP(25, deep_24) DEEP(26, deep_25) DEEP(27, deep_26) DEEP(28, deep_27) DEEP(29, deep_28)
 
 static unsigned long values[4096];
 
@@ -258,7 +278,7 @@ static int run_mode(const char *mode, double seconds)
 	else if (!strcmp(mode, "jit"))
 		run_jit(end);
 	else if (strcmp(mode, "leaf") && strcmp(mode, "bigframe") &&
-		 strcmp(mode, "recurse") && strcmp(mode, "plt"))
+		 strcmp(mode, "recurse") && strcmp(mode, "plt") && strcmp(mode, "deep"))
 		return 0;
 	while (now() < end) {
 		if (!strcmp(mode, "leaf"))
@@ -269,6 +289,8 @@ static int run_mode(const char *mode, double seconds)
 			sink += recurse(200, 100000);
 		else if (!strcmp(mode, "plt"))
 			run_plt();
+		else if (!strcmp(mode, "deep"))
+			sink += deep_29(100000);
 		else
 			break;
 	}
