@@ -21,7 +21,6 @@ P=$(sed -n 's/^cpu_[0-9]*;cpu_split-\([0-9]*\)\/.*/\1/p' "$TMP/c.folded" | sort 
 pp -raw "$TMP/c.pb.gz" >"$TMP/raw"
 BID=$(readelf -n "$WL/cpu_split" | sed -n 's/.*Build ID: //p')
 check main_binary_mapping some_line "$TMP/raw" "^1: 0x0/0x0/0x0 $(re_escape "$WL/cpu_split") $BID \[FN\]$"
-check kernel_mapping some_line "$TMP/raw" '^2: .* \[kernel\.kallsyms\] '
 pp -top "$TMP/c.pb.gz" >"$TMP/top"
 check top_names_file some_line "$TMP/top" '^File: cpu_split$'
 check top_names_build_id some_line "$TMP/top" "^Build ID: $BID$"
@@ -50,9 +49,15 @@ check tagfocus_keeps_all some_line "$TMP/focus" "% of $N total$"
 pp -sample_index=samples -tagfocus=process=nosuchcomm -top "$TMP/c.pb.gz" >"$TMP/focus0"
 check tagfocus_drops_others no_line "$TMP/focus0" 'burn_a'
 
-# the whole machine, kernel stacks: every location but the process frames
-# is in the kernel's mapping
-run_sm k -K -F 199 -o "$TMP/k.pb.gz" -o "$TMP/k.folded" 1
+# kernel stacks of a process that lives in read(2) (no single main binary
+# without one command or -p PID: the kernel's mapping comes first): every
+# location but the process frame is in the kernel's mapping
+start_wl syscall_heavy 5 || exit 1
+S=$WL_PID
+start_wl cpu_split 5 || exit 1
+run_sm k -K -F 199 -p "$S,$WL_PID" -o "$TMP/k.pb.gz" -o "$TMP/k.folded" 1
+check kernel_frames_taken some_line "$TMP/k.folded" '^syscall_heavy;.*;'
+kill "$S" "$WL_PID"
 pp -raw "$TMP/k.pb.gz" >"$TMP/kraw"
 check machine_first_mapping_kernel some_line "$TMP/kraw" '^1: .* \[kernel\.kallsyms\] '
 sed 's/ [0-9.]*$//' "$TMP/k.folded" | cut -d';' -f1 | sort -u >"$TMP/kprocs"
