@@ -7,7 +7,11 @@
  * totals are the folded output's.  A capture's file has one profile per
  * process, or per thread with --per-thread ("comm (PID)", "comm
  * (PID/TID)"), hottest first, for speedscope's profile switcher; a folded
- * file's has one.
+ * file's has one.  speedscope opens a file in its time-order view; counted
+ * stacks have no time order, so each profile's samples go in the order of
+ * their frame names, as flamegraph.pl sorts them: that view is then a
+ * flame graph (equal callers side by side, merged), and Left Heavy the
+ * same by weight.  --flamechart keeps the input order, which is time.
  *
  * It streams: each stack's frames are looked up (or added) in a hash table
  * as its sample is written, so shared.frames, known only at the end, comes
@@ -137,16 +141,47 @@ struct group {
 	double total;
 };
 
-/* Stacks by process and thread, then input order. */
+struct sort_ctx {
+	const struct profile *p;
+	bool by_name; /* else input order */
+};
+
+/* Stack i's and j's frames, root first, by name (a prefix first). */
+static int by_frames(const struct profile *p, size_t i, size_t j)
+{
+	const struct pstack *a = &p->stacks[i], *b = &p->stacks[j];
+	const uint32_t *x = profile__ids(p, a), *y = profile__ids(p, b);
+
+	for (uint32_t k = 0; k < a->depth && k < b->depth; k++) {
+		uint32_t la, lb;
+		const char *na, *nb;
+		int c;
+
+		if (x[k] == y[k])
+			continue;
+		na = profile__name(p, x[k], &la);
+		nb = profile__name(p, y[k], &lb);
+		c = memcmp(na, nb, la < lb ? la : lb);
+		if (c || la != lb)
+			return c ? c : la < lb ? -1 : 1;
+	}
+	return a->depth < b->depth ? -1 : a->depth > b->depth;
+}
+
+/* Stacks by process and thread, then by frame names or input order. */
 static int by_origin(const void *a, const void *b, void *arg)
 {
-	const struct stack_origin *o = arg;
+	const struct sort_ctx *s = arg;
+	const struct stack_origin *o = s->p->origins;
 	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	int c;
 
-	if (o[i].tgid != o[j].tgid)
+	if (o && o[i].tgid != o[j].tgid)
 		return o[i].tgid < o[j].tgid ? -1 : 1;
-	if (o[i].tid != o[j].tid)
+	if (o && o[i].tid != o[j].tid)
 		return o[i].tid < o[j].tid ? -1 : 1;
+	if (s->by_name && (c = by_frames(s->p, i, j)))
+		return c;
 	return i < j ? -1 : i > j;
 }
 
@@ -162,9 +197,11 @@ static int by_total(const void *a, const void *b)
  * process or thread with origins, else one.  The number of groups, or 0
  * on -ENOMEM (*groups NULL).
  */
-static size_t group_stacks(const struct profile *p, size_t *order, struct group **groups)
+static size_t group_stacks(const struct profile *p, bool by_name, size_t *order,
+			   struct group **groups)
 {
 	const struct stack_origin *o = p->origins;
+	struct sort_ctx ctx = { .p = p, .by_name = by_name };
 	size_t ng = 0;
 	struct group *g;
 
@@ -173,6 +210,8 @@ static size_t group_stacks(const struct profile *p, size_t *order, struct group 
 	*groups = g = calloc(p->nr ? p->nr : 1, sizeof(*g));
 	if (!g)
 		return 0;
+	if (p->nr && (o || by_name))
+		qsort_r(order, p->nr, sizeof(*order), by_origin, &ctx);
 	if (!o || !p->nr) {
 		g[0] = (struct group){ .first = 0, .n = p->nr };
 		for (size_t i = 0; i < p->nr; i++)
@@ -180,7 +219,6 @@ static size_t group_stacks(const struct profile *p, size_t *order, struct group 
 				g[0].total += p->stacks[i].count;
 		return 1;
 	}
-	qsort_r(order, p->nr, sizeof(*order), by_origin, (void *)o);
 	for (size_t i = 0; i < p->nr; i++) {
 		const struct stack_origin *x = &o[order[i]], *prev = i ? &o[order[i - 1]] : NULL;
 
@@ -252,7 +290,7 @@ int output_speedscope(FILE *out, const struct profile *p, const struct render_op
 	int err = 0;
 
 	if (order)
-		ng = group_stacks(p, order, &g);
+		ng = group_stacks(p, !(o && o->flamechart), order, &g);
 	if (!ng || profile__used_names(p, kept, &u)) {
 		free(order);
 		free(g);

@@ -57,11 +57,31 @@ TEST(speedscope_whole_file)
 		"\"activeProfileIndex\":0,\n"
 		"\"profiles\":[{\"type\":\"sampled\",\"name\":\"smolder\",\"unit\":\"none\","
 		"\"startValue\":0,\"endValue\":101,\n"
-		"\"samples\":[\n[0,1,2,3],\n[0,1,4,3],\n[0,5]],\n"
-		"\"weights\":[75,25,1]}],\n"
+		/* by frame names, as flamegraph.pl sorts them: the time-order
+		 * view speedscope opens in is then a flame graph */
+		"\"samples\":[\n[0,5],\n[0,1,2,3],\n[0,1,4,3]],\n"
+		"\"weights\":[1,75,25]}],\n"
 		"\"shared\":{\"frames\":[\n{\"name\":\"main\"},\n{\"name\":\"run_loop\"},\n"
 		"{\"name\":\"burn_a\"},\n{\"name\":\"spin\"},\n{\"name\":\"burn_b\"},\n"
 		"{\"name\":\"init\"}]}}\n");
+	free(s);
+	profile__free(p);
+}
+
+TEST(speedscope_flamechart_keeps_input_order)
+{
+	static const char *const fr[] = { "main;b", "main;a", "main;b" };
+	static const double c[] = { 1, 2, 3 };
+	struct profile *p = make(fr, c, 3);
+	struct render_opts o = { .flamechart = true };
+	int rc;
+	char *s = render(p, &o, &rc);
+
+	CHECK(rc == 0);
+	CHECK(s && strstr(s, "\"samples\":[\n[0,1],\n[0,2],\n[0,1]],\n\"weights\":[1,2,3]"));
+	free(s);
+	s = render(p, NULL, &rc);
+	CHECK(s && strstr(s, "\"samples\":[\n[0,2],\n[0,1],\n[0,1]],\n\"weights\":[2,1,3]"));
 	free(s);
 	profile__free(p);
 }
@@ -192,6 +212,7 @@ TEST(speedscope_write_error)
 int main(void)
 {
 	RUN(speedscope_whole_file);
+	RUN(speedscope_flamechart_keeps_input_order);
 	RUN(speedscope_escapes_hostile_names);
 	RUN(speedscope_name_is_escaped);
 	RUN(speedscope_decimal_and_diff_counts);
