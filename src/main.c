@@ -154,10 +154,29 @@ static int add_command_target(struct env *env, struct targets *t)
 	return 0;
 }
 
+/*
+ * Blocked before the capture starts: a signal just after start still ends
+ * it cleanly instead of killing us with the maps unread.  SIGHUP (a closed
+ * terminal) ends it like SIGTERM, unless it was ignored when we started
+ * (nohup).
+ */
+static void block_stop_signals(const struct env *env, sigset_t *sigs)
+{
+	struct sigaction hup;
+
+	sigemptyset(sigs);
+	sigaddset(sigs, SIGINT);
+	sigaddset(sigs, SIGTERM);
+	if (sigaction(SIGHUP, NULL, &hup) || hup.sa_handler != SIG_IGN)
+		sigaddset(sigs, SIGHUP);
+	if (env->continuous)
+		sigaddset(sigs, SIGUSR1);
+	sigprocmask(SIG_BLOCK, sigs, NULL);
+}
+
 /* smolder [options] [duration] [-- COMMAND...]: sample, then name, fold and write. */
 static int cmd_capture(struct env *env)
 {
-	struct sigaction hup;
 	struct fold_stats st = { 0 };
 	uint64_t c[CNT__MAX];
 	struct targets *t = NULL;
@@ -166,19 +185,7 @@ static int cmd_capture(struct env *env)
 	double started;
 	int rc, sig;
 
-	/* Blocked before the capture starts: a signal just after start still
-	 * ends it cleanly instead of killing us with the maps unread.  SIGHUP
-	 * (a closed terminal) ends it like SIGTERM, unless it was ignored when
-	 * we started (nohup). */
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	if (sigaction(SIGHUP, NULL, &hup) || hup.sa_handler != SIG_IGN)
-		sigaddset(&sigs, SIGHUP);
-	if (env->continuous)
-		sigaddset(&sigs, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &sigs, NULL);
-
+	block_stop_signals(env, &sigs);
 	if (!env->continuous && (env->command || env->nr_tgids)) {
 		t = targets__new(env->tgids, env->nr_tgids, env->command);
 		if (!t || add_command_target(env, t)) {

@@ -331,6 +331,6 @@ void report__idle_table(const struct env *env, const struct fold *f)
 	/* no sample is not no idle time: a CPU halted in tickless idle may
 	 * get no timer interrupt, and so no sample, for the whole capture */
 	if (none[0])
-		fprintf(stderr, "smolder: no idle samples on cpu %s (-): busy all along, or idle without the sampling timer firing (tickless idle); its idle time is not known\n",
-			none);
+		fprintf(stderr, "smolder: no idle samples on cpu %s (-): busy all along, or idle without the sampling timer firing (tickless idle); %s idle time is not known\n",
+			none, strchr(none, ',') ? "their" : "its");
 }

@@ -171,7 +171,7 @@ echo "# idle per cpu: folded '$(echo $want)' table '$(echo $got)'"
 nocpu=$(awk '/idle time by path/ { on = 1; getline; next } on && $1 ~ /^[0-9]+$/ && $2 == "-" { printf "%s%s", s, $1; s = "," } on && $1 == "all" { on = 0 }' "$TMP/idle.err")
 check idle_table_every_cpu equals "$(awk '/idle time by path/ { on = 1; getline; next } on && $1 ~ /^[0-9]+$/ { n++ } on && $1 == "all" { on = 0 } END { print n }' "$TMP/idle.err")" "$(nproc)"
 if [ -n "$nocpu" ]; then
-	check idle_table_unknown_said some_line "$TMP/idle.err" "^smolder: no idle samples on cpu $nocpu \(-\): .*its idle time is not known$"
+	check idle_table_unknown_said some_line "$TMP/idle.err" "^smolder: no idle samples on cpu $nocpu \(-\): .*(its|their) idle time is not known$"
 else
 	check idle_table_unknown_not_said no_line "$TMP/idle.err" 'no idle samples on cpu'
 fi
