@@ -141,6 +141,9 @@ check multi_each_failure_one_line equals "$(grep -c '/full: no space' "$TMP/mult
 check multi_rest_written equals "$(grep -c '<svg' "$TMP/m.svg") $(total "$TMP/m.folded")" "1 4"
 
 # --- the same from a capture: devices stay devices, the rest is written ---
+# (with a workload running: an idle machine gives no samples, and an empty
+# profile fits even in a full device)
+start_wl cpu_split 3 || exit 1
 run_sm cap -F 99 -f -o "$D/full" -o "$TMP/cap.folded" -o "$D/null" 1
 check capture_exit_1 equals "$RC" 1
 check capture_full_one_line equals "$(grep -c '^smolder: cannot write' "$TMP/cap.err")" 1

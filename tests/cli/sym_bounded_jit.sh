@@ -14,7 +14,7 @@
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/_hostile.sh"
 
-JIT_RE='^hostile;([^;]*;)*main;run_code;jit_hot_loop [0-9]+$'
+JIT_RE='^hostile;([^;]*;)*main;run_code;jit_hot_loop(;[^;]*)* [0-9]+$'
 
 start_hostile 40 jit 1000000 40
 timed_sm p -f -p "$HP" 3
