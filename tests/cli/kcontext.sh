@@ -106,11 +106,12 @@ check kw_sync_queues_writeback some_line "$TMP/kw" \
 	"^kworker;wq:writeback;wb_workfn;queued-by:sync-($syncs);"
 # The function named from the tracepoints is the one the kworker's own
 # stack calls from process_one_work (but in our own tracepoint hooks at
-# the item's edges, and in the retpoline thunk of the indirect call).
+# the item's edges, with the RCU read-side guard the tracepoint call
+# takes around them, and in the retpoline thunk of the indirect call).
 read -r same differ < <(awk '{ n = $NF; sub(/ [^ ]*$/, ""); k = split($0, f, ";")
 	if (f[2] !~ /^wq:/) next
 	for (i = 5; i < k; i++) if (f[i] == "process_one_work") {
-		if (f[i + 1] == f[3]) s += n; else if (f[i + 1] !~ /^((__)?bpf_|(__pi_)?__x86_indirect_thunk)/) { d += n; print > "/dev/stderr" }
+		if (f[i + 1] == f[3]) s += n; else if (f[i + 1] !~ /^((__)?bpf_|__rcu_read_(un)?lock|(__pi_)?__x86_indirect_thunk)/) { d += n; print > "/dev/stderr" }
 		break }
 	} END { print s + 0, d + 0 }' "$TMP/kw" 2>"$TMP/kw.differ")
 echo "# work function = frame after process_one_work: $same samples, differs: $differ"
