@@ -62,14 +62,19 @@ static const char *missing_tracepoint(const struct btf *vmlinux, const char *con
 	return NULL;
 }
 
-/* The tracepoint programs, irq and softirq ones first (see NR_IRQ_PROGS). */
+/*
+ * The tracepoint programs, irq and softirq ones first (see NR_IRQ_PROGS),
+ * in the order they attach: each exit before its entry.  An entry attached
+ * first could see a softirq (or work item) begin whose end nobody sees, and
+ * every sample of the task that CPU runs next would carry its frame.
+ */
 static void tracepoint_progs(struct smolder_bpf *skel, struct bpf_program *progs[NR_PROGS])
 {
 	struct bpf_program *all[NR_PROGS] = {
-		skel->progs.on_softirq_entry, skel->progs.on_softirq_exit,
-		skel->progs.on_irq_entry, skel->progs.on_irq_exit,
-		skel->progs.on_queue_work, skel->progs.on_execute_start,
-		skel->progs.on_execute_end,
+		skel->progs.on_softirq_exit, skel->progs.on_softirq_entry,
+		skel->progs.on_irq_exit, skel->progs.on_irq_entry,
+		skel->progs.on_queue_work, skel->progs.on_execute_end,
+		skel->progs.on_execute_start,
 	};
 
 	memcpy(progs, all, sizeof(all));
