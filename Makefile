@@ -137,6 +137,16 @@ $(OUT)/workloads/unwind_paths-noasync: tests/workloads/frameless/unwind_paths.c 
 	$(Q)objcopy --strip-debug --add-gnu-debuglink=$@.debug $@.full $@.tmp
 	$(Q)rm -f $@.full && mv $@.tmp $@
 
+# unwind_fallbacks-gcc and -clang: hand-written x86_64 leaves whose CFI the
+# unwinder must fall back from (an unsupported rule, unreadable memory).
+ifeq ($(ARCH),x86_64)
+FRAMELESS += $(OUT)/workloads/unwind_fallbacks-gcc $(OUT)/workloads/unwind_fallbacks-clang
+endif
+$(OUT)/workloads/unwind_fallbacks-%: tests/workloads/frameless/unwind_fallbacks.c \
+		tests/workloads/frameless/unwind_fallbacks_x86_64.S | $(OUT)/.dirs
+	$(call msg,CC,$@)
+	$(Q)$(FRAMELESS_CC_$*) $(FRAMELESS_CFLAGS) $^ -o $@
+
 # Tools the tests run (tests/tools): btf_rename writes a kernel's BTF with
 # one field renamed (a real verifier rejection), deny makes the kernel refuse
 # BPF features to one process (a BPF LSM program).  Linked like smolder, so

@@ -1,6 +1,7 @@
 # Classifies the user stacks of tests/workloads/frameless/unwind_paths (and
-# unwind_dl) in folded text (process frame first; -U) against their known
-# call graph, for tests/cli/unwind.sh and scripts/test-kernels.sh:
+# unwind_dl, unwind_fallbacks) in folded text (process frame first; -U)
+# against their known call graph, for tests/cli/unwind*.sh and
+# scripts/test-kernels.sh:
 #   awk -f tests/unwind_classify.awk FOLDED
 # prints "TOTAL EXACT TRUNCATED WRONG EXACT% WRONG_EXAMPLE" (samples):
 #  - wrong: a known function whose caller frame is not one of its known
@@ -34,6 +35,15 @@ BEGIN {
 	c["thread_main"] = "start_thread"
 	c["start_thread"] = "__clone3|clone3|__clone"
 	c["run_mode"] = "main"
+	# unwind_fallbacks: hand-written leaves the unwinder falls back from
+	c["spin_cfa_expr"] = "mid_cfa_expr"
+	c["mid_cfa_expr"] = "run_cfa_expr"
+	c["spin_ra_expr"] = "mid_ra_expr"
+	c["mid_ra_expr"] = "run_ra_expr"
+	c["spin_unreadable"] = "run_unreadable"
+	c["run_cfa_expr"] = "main"
+	c["run_ra_expr"] = "main"
+	c["run_unreadable"] = "main"
 	# glibc's local symbols have no name without its debug file
 	c["main"] = "__libc_start_call_main|\\[libc\\.so\\.6\\+0x[0-9a-f]+\\]"
 	c["__libc_start_call_main"] = "__libc_start_main|__libc_start_main_impl"
