@@ -111,15 +111,17 @@ $(OUT)/workloads/%: tests/workloads/%.c | $(OUT)/.dirs
 # Frameless workloads (tests/workloads/frameless), built the way
 # distributions build code, -O2 without frame pointers, by gcc and by clang:
 # unwind_paths-gcc, unwind_paths-clang and the libraries they dlopen, for
-# the DWARF unwinder and its tables.  unwind_paths-noasync is built without
-# asynchronous unwind tables, so its own code's CFI is only in .debug_frame,
-# which goes to a separate debug file (unwind_paths-noasync.debug, named by
-# its .gnu_debuglink) as in a stripped distribution binary.
+# the DWARF unwinder and its tables.  unwind_paths-noasync (gcc) and
+# unwind_paths-noasync-clang are built without asynchronous unwind tables,
+# so their own code's CFI is only in .debug_frame, which goes to a separate
+# debug file (unwind_paths-noasync.debug and -clang.debug, named by their
+# .gnu_debuglink) as in a stripped distribution binary.
 FRAMELESS_CFLAGS := -O2 -g -fomit-frame-pointer -pthread
 FRAMELESS_CC_gcc := $(CC)
 FRAMELESS_CC_clang := $(CLANG)
 FRAMELESS := $(foreach c,gcc clang,$(OUT)/workloads/unwind_paths-$(c) \
-	$(OUT)/workloads/unwind_dl-$(c).so) $(OUT)/workloads/unwind_paths-noasync
+	$(OUT)/workloads/unwind_dl-$(c).so) $(OUT)/workloads/unwind_paths-noasync \
+	$(OUT)/workloads/unwind_paths-noasync-clang
 $(OUT)/workloads/unwind_paths-gcc $(OUT)/workloads/unwind_paths-clang: \
 		$(OUT)/workloads/unwind_paths-%: tests/workloads/frameless/unwind_paths.c | $(OUT)/.dirs
 	$(call msg,CC,$@)
@@ -129,10 +131,13 @@ $(OUT)/workloads/unwind_dl-%.so: tests/workloads/frameless/unwind_dl.c | $(OUT)/
 	$(call msg,CC,$@)
 	$(Q)$(FRAMELESS_CC_$*) $(FRAMELESS_CFLAGS) -shared -fPIC $< -o $@
 
-$(OUT)/workloads/unwind_paths-noasync: tests/workloads/frameless/unwind_paths.c | $(OUT)/.dirs
+$(OUT)/workloads/unwind_paths-noasync: NOASYNC_CC := gcc
+$(OUT)/workloads/unwind_paths-noasync-clang: NOASYNC_CC := clang
+$(OUT)/workloads/unwind_paths-noasync $(OUT)/workloads/unwind_paths-noasync-clang: \
+		tests/workloads/frameless/unwind_paths.c | $(OUT)/.dirs
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(FRAMELESS_CFLAGS) -fno-asynchronous-unwind-tables -DWL_CC='"gcc"' \
-		$< -o $@.full -ldl
+	$(Q)$(FRAMELESS_CC_$(NOASYNC_CC)) $(FRAMELESS_CFLAGS) -fno-asynchronous-unwind-tables \
+		-DWL_CC='"$(NOASYNC_CC)"' $< -o $@.full -ldl
 	$(Q)objcopy --only-keep-debug $@.full $@.debug
 	$(Q)objcopy --strip-debug --add-gnu-debuglink=$@.debug $@.full $@.tmp
 	$(Q)rm -f $@.full && mv $@.tmp $@
