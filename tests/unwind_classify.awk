@@ -52,6 +52,9 @@ BEGIN {
 	# a process's first moments, in the dynamic loader (its entry has no
 	# symbol without its debug file)
 	c["_dl_start"] = "_dl_start_user|\\[ld-linux-x86-64\\.so\\.2\\+0x[0-9a-f]+\\]"
+	# then, before main, the libraries' constructors: _dl_start_user (no
+	# symbol size, so unnamed) calls _dl_init
+	c["_dl_init"] = c["_dl_start"]
 }
 {
 	n = $NF; line = $0; sub(/ [0-9]+$/, "", line)
@@ -64,7 +67,7 @@ BEGIN {
 			bad = f[i - 1] "->" f[i]
 	}
 	if (bad != "") { w += n; if (ex == "") ex = bad; next }
-	if (f[2] == "_start" || f[2] == "__clone3" || (k > 2 && f[3] == "_dl_start") ||
+	if (f[2] == "_start" || f[2] == "__clone3" || (k > 2 && f[3] ~ /^_dl_(start|init)$/) ||
 	    (k - 1 == 127 && f[k] ~ /^(recurse|hot_leaf)$/))
 		e += n
 	else
