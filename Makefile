@@ -111,15 +111,17 @@ $(OUT)/workloads/%: tests/workloads/%.c | $(OUT)/.dirs
 # Frameless workloads (tests/workloads/frameless), built the way
 # distributions build code, -O2 without frame pointers, by gcc and by clang:
 # unwind_paths-gcc, unwind_paths-clang and the libraries they dlopen, for
-# the DWARF unwinder and its tables.  unwind_paths-noasync is built without
-# asynchronous unwind tables, so its own code's CFI is only in .debug_frame,
-# which goes to a separate debug file (unwind_paths-noasync.debug, named by
-# its .gnu_debuglink) as in a stripped distribution binary.
+# the DWARF unwinder and its tables.  unwind_paths-noasync (gcc) and
+# unwind_paths-noasync-clang are built without asynchronous unwind tables,
+# so their own code's CFI is only in .debug_frame, which goes to a separate
+# debug file (unwind_paths-noasync.debug and -clang.debug, named by their
+# .gnu_debuglink) as in a stripped distribution binary.
 FRAMELESS_CFLAGS := -O2 -g -fomit-frame-pointer -pthread
 FRAMELESS_CC_gcc := $(CC)
 FRAMELESS_CC_clang := $(CLANG)
 FRAMELESS := $(foreach c,gcc clang,$(OUT)/workloads/unwind_paths-$(c) \
-	$(OUT)/workloads/unwind_dl-$(c).so) $(OUT)/workloads/unwind_paths-noasync
+	$(OUT)/workloads/unwind_dl-$(c).so) $(OUT)/workloads/unwind_paths-noasync \
+	$(OUT)/workloads/unwind_paths-noasync-clang
 $(OUT)/workloads/unwind_paths-gcc $(OUT)/workloads/unwind_paths-clang: \
 		$(OUT)/workloads/unwind_paths-%: tests/workloads/frameless/unwind_paths.c | $(OUT)/.dirs
 	$(call msg,CC,$@)
@@ -129,13 +131,26 @@ $(OUT)/workloads/unwind_dl-%.so: tests/workloads/frameless/unwind_dl.c | $(OUT)/
 	$(call msg,CC,$@)
 	$(Q)$(FRAMELESS_CC_$*) $(FRAMELESS_CFLAGS) -shared -fPIC $< -o $@
 
-$(OUT)/workloads/unwind_paths-noasync: tests/workloads/frameless/unwind_paths.c | $(OUT)/.dirs
+$(OUT)/workloads/unwind_paths-noasync: NOASYNC_CC := gcc
+$(OUT)/workloads/unwind_paths-noasync-clang: NOASYNC_CC := clang
+$(OUT)/workloads/unwind_paths-noasync $(OUT)/workloads/unwind_paths-noasync-clang: \
+		tests/workloads/frameless/unwind_paths.c | $(OUT)/.dirs
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(FRAMELESS_CFLAGS) -fno-asynchronous-unwind-tables -DWL_CC='"gcc"' \
-		$< -o $@.full -ldl
+	$(Q)$(FRAMELESS_CC_$(NOASYNC_CC)) $(FRAMELESS_CFLAGS) -fno-asynchronous-unwind-tables \
+		-DWL_CC='"$(NOASYNC_CC)"' $< -o $@.full -ldl
 	$(Q)objcopy --only-keep-debug $@.full $@.debug
 	$(Q)objcopy --strip-debug --add-gnu-debuglink=$@.debug $@.full $@.tmp
 	$(Q)rm -f $@.full && mv $@.tmp $@
+
+# unwind_fallbacks-gcc and -clang: hand-written x86_64 leaves whose CFI the
+# unwinder must fall back from (an unsupported rule, unreadable memory).
+ifeq ($(ARCH),x86_64)
+FRAMELESS += $(OUT)/workloads/unwind_fallbacks-gcc $(OUT)/workloads/unwind_fallbacks-clang
+endif
+$(OUT)/workloads/unwind_fallbacks-%: tests/workloads/frameless/unwind_fallbacks.c \
+		tests/workloads/frameless/unwind_fallbacks_x86_64.S | $(OUT)/.dirs
+	$(call msg,CC,$@)
+	$(Q)$(FRAMELESS_CC_$*) $(FRAMELESS_CFLAGS) $^ -o $@
 
 # Tools the tests run (tests/tools): btf_rename writes a kernel's BTF with
 # one field renamed (a real verifier rejection), deny makes the kernel refuse

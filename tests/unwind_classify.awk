@@ -1,6 +1,7 @@
 # Classifies the user stacks of tests/workloads/frameless/unwind_paths (and
-# unwind_dl) in folded text (process frame first; -U) against their known
-# call graph, for tests/cli/unwind.sh and scripts/test-kernels.sh:
+# unwind_dl, unwind_fallbacks) in folded text (process frame first; -U)
+# against their known call graph, for tests/cli/unwind*.sh and
+# scripts/test-kernels.sh:
 #   awk -f tests/unwind_classify.awk FOLDED
 # prints "TOTAL EXACT TRUNCATED WRONG EXACT% WRONG_EXAMPLE" (samples):
 #  - wrong: a known function whose caller frame is not one of its known
@@ -34,6 +35,15 @@ BEGIN {
 	c["thread_main"] = "start_thread"
 	c["start_thread"] = "__clone3|clone3|__clone"
 	c["run_mode"] = "main"
+	# unwind_fallbacks: hand-written leaves the unwinder falls back from
+	c["spin_cfa_expr"] = "mid_cfa_expr"
+	c["mid_cfa_expr"] = "run_cfa_expr"
+	c["spin_ra_expr"] = "mid_ra_expr"
+	c["mid_ra_expr"] = "run_ra_expr"
+	c["spin_unreadable"] = "run_unreadable"
+	c["run_cfa_expr"] = "main"
+	c["run_ra_expr"] = "main"
+	c["run_unreadable"] = "main"
 	# glibc's local symbols have no name without its debug file
 	c["main"] = "__libc_start_call_main|\\[libc\\.so\\.6\\+0x[0-9a-f]+\\]"
 	c["__libc_start_call_main"] = "__libc_start_main|__libc_start_main_impl"
@@ -42,6 +52,9 @@ BEGIN {
 	# a process's first moments, in the dynamic loader (its entry has no
 	# symbol without its debug file)
 	c["_dl_start"] = "_dl_start_user|\\[ld-linux-x86-64\\.so\\.2\\+0x[0-9a-f]+\\]"
+	# then, before main, the libraries' constructors: _dl_start_user (no
+	# symbol size, so unnamed) calls _dl_init
+	c["_dl_init"] = c["_dl_start"]
 }
 {
 	n = $NF; line = $0; sub(/ [0-9]+$/, "", line)
@@ -54,7 +67,7 @@ BEGIN {
 			bad = f[i - 1] "->" f[i]
 	}
 	if (bad != "") { w += n; if (ex == "") ex = bad; next }
-	if (f[2] == "_start" || f[2] == "__clone3" || (k > 2 && f[3] == "_dl_start") ||
+	if (f[2] == "_start" || f[2] == "__clone3" || (k > 2 && f[3] ~ /^_dl_(start|init)$/) ||
 	    (k - 1 == 127 && f[k] ~ /^(recurse|hot_leaf)$/))
 		e += n
 	else

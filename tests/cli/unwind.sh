@@ -69,22 +69,27 @@ for cc in ${UNWIND_CCS:-gcc clang}; do
 	done
 done
 
-# Built without asynchronous unwind tables: the program's own CFI is only in
-# its debug file's .debug_frame.  With the debug file beside it, exact.
-unwound noasync "$WL/unwind_paths-noasync" leaf
-read -r tot ex trunc wrong pct example <<<"$RES"
-echo "# unwind: noasync with debug file: $tot samples, exact $ex ($pct%), truncated $trunc, wrong $wrong"
-check noasync_debug_frame_wrong_0 equals "$wrong" 0
-check noasync_debug_frame_exact_99 within "$pct" 99 100
+# Built without asynchronous unwind tables (by gcc, and by clang: test
+# names clang_noasync_..., clang_nodebug_...): the program's own CFI is only
+# in its debug file's .debug_frame.  With the debug file beside it, exact.
+for cc in gcc clang; do
+	if [ "$cc" = gcc ]; then bin=unwind_paths-noasync p=
+	else bin=unwind_paths-noasync-$cc p=${cc}_; fi
+	unwound "${p}noasync" "$WL/$bin" leaf
+	read -r tot ex trunc wrong pct example <<<"$RES"
+	echo "# unwind: $cc noasync with debug file: $tot samples, exact $ex ($pct%), truncated $trunc, wrong $wrong"
+	check "${p}noasync_debug_frame_wrong_0" equals "$wrong" 0
+	check "${p}noasync_debug_frame_exact_99" within "$pct" 99 100
 
-# Without it: frame pointers, counted as "no table" for nearly every stack.
-mkdir -p "$TMP/nodebug"
-cp "$WL/unwind_paths-noasync" "$TMP/nodebug/"
-unwound nodebug "$TMP/nodebug/unwind_paths-noasync" leaf
-read -r tot ex trunc wrong pct example <<<"$RES"
-echo "# unwind: noasync without debug file: $tot samples, exact $ex ($pct%), truncated $trunc, wrong $wrong, counted no table $(counter "$ERR" no_table)"
-check nodebug_fallback_counted within "$(counter "$ERR" no_table)" $((tot * 9 / 10)) "$tot"
-check nodebug_not_exact within "$pct" 0 10
+	# Without it: frame pointers, counted as "no table" for nearly every stack.
+	mkdir -p "$TMP/${p}nodebug"
+	cp "$WL/$bin" "$TMP/${p}nodebug/"
+	unwound "${p}nodebug" "$TMP/${p}nodebug/$bin" leaf
+	read -r tot ex trunc wrong pct example <<<"$RES"
+	echo "# unwind: $cc noasync without debug file: $tot samples, exact $ex ($pct%), truncated $trunc, wrong $wrong, counted no table $(counter "$ERR" no_table)"
+	check "${p}nodebug_fallback_counted" within "$(counter "$ERR" no_table)" $((tot * 9 / 10)) "$tot"
+	check "${p}nodebug_not_exact" within "$pct" 0 10
+done
 
 # --unwind fp: today's walk, the old truncated stacks, no unwinder counters.
 unwound fp "$WL/unwind_paths-gcc" leaf --unwind fp
