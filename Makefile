@@ -327,8 +327,9 @@ bench: deps
 	$(Q)scripts/bench-flamegraph.sh
 	$(Q)scripts/bench-unwind-cost.sh
 
-# smolder flamegraph against flamegraph.pl (which it finds or is told of:
-# see the script), on 10,000 and 100,000 generated folded lines.
+# smolder flamegraph against flamegraph.pl (FLAMEGRAPH_PL=path, or
+# FLAMEGRAPH_DIR=a FlameGraph checkout; skipped without either), on 10,000
+# and 100,000 generated folded lines.
 bench-flamegraph:
 	$(Q)$(MAKE) --no-print-directory smolder
 	$(Q)scripts/bench-flamegraph.sh
