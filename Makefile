@@ -185,7 +185,7 @@ FUZZ_CFLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-DSMOLDER_VERSION='"$(VERSION)"'
 FUZZ_MODULES := elf_file elf_syms debuginfo proc_maps perfmap perfmap_file safe_open budget \
 	demangle log unwind_table folded_read profile strtab output_folded output_svg flame \
-	output_speedscope output_pprof pb utf8 clock
+	output_speedscope output_pprof pb utf8 clock grow
 FUZZ_OBJS := $(patsubst %,$(OUT)/fuzz/obj/%.o,$(FUZZ_MODULES))
 # expat and json-c check that fuzz_outputs' SVG and JSON stay well-formed
 FUZZ_LIBS := -lelf -lz -llzma -liberty -lexpat -ljson-c
