@@ -61,7 +61,7 @@ all: $(OUT)/smolder.skel.h
 	@echo "built $(OUT)/smolder.bpf.o and $(OUT)/smolder.skel.h for $(ARCH)"
 endif
 
-$(OUT)/smolder.bpf.o: bpf/smolder.bpf.c bpf/unwind.bpf.h include/smolder.h include/unwind.h | $(OUT)/.dirs
+$(OUT)/smolder.bpf.o: bpf/smolder.bpf.c $(wildcard bpf/*.bpf.h) include/smolder.h include/unwind.h | $(OUT)/.dirs
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 	$(Q)$(LLVM_STRIP) -g $@
@@ -200,7 +200,7 @@ FUZZ_CFLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-DSMOLDER_VERSION='"$(VERSION)"'
 FUZZ_MODULES := elf_file elf_syms debuginfo proc_maps perfmap perfmap_file safe_open budget \
 	demangle log unwind_table folded_read profile strtab output_folded output_svg flame \
-	output_speedscope output_pprof pb utf8
+	output_speedscope output_pprof pb utf8 clock grow
 FUZZ_OBJS := $(patsubst %,$(OUT)/fuzz/obj/%.o,$(FUZZ_MODULES))
 # expat and json-c check that fuzz_outputs' SVG and JSON stay well-formed
 FUZZ_LIBS := -lelf -lz -llzma -liberty -lexpat -ljson-c
@@ -342,8 +342,9 @@ bench: deps
 	$(Q)scripts/bench-flamegraph.sh
 	$(Q)scripts/bench-unwind-cost.sh
 
-# smolder flamegraph against flamegraph.pl (which it finds or is told of:
-# see the script), on 10,000 and 100,000 generated folded lines.
+# smolder flamegraph against flamegraph.pl (FLAMEGRAPH_PL=path, or
+# FLAMEGRAPH_DIR=a FlameGraph checkout; skipped without either), on 10,000
+# and 100,000 generated folded lines.
 bench-flamegraph:
 	$(Q)$(MAKE) --no-print-directory smolder
 	$(Q)scripts/bench-flamegraph.sh

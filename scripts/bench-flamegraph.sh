@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Flame graph rendering: `smolder flamegraph` against Brendan Gregg's
 # flamegraph.pl on the same folded files, in one run (`make bench-flamegraph`,
-# also part of `make bench`).  flamegraph.pl is not shipped with smolder:
-# set FLAMEGRAPH_PL=/path/to/flamegraph.pl, or have a checkout of
-# github.com/brendangregg/FlameGraph at $FLAMEGRAPH_DIR (default: the tool
-# library's mirror, /work/.mirror/brendangregg+FlameGraph/repo).
+# also part of `make bench`).  flamegraph.pl is not shipped with smolder,
+# nor packaged by Debian: set FLAMEGRAPH_PL=/path/to/flamegraph.pl, or
+# FLAMEGRAPH_DIR to a checkout of github.com/brendangregg/FlameGraph (a
+# work tree or a bare clone).  With neither, the bench says so and skips.
 #
 # Inputs are generated (seeded, so every run draws the same files): 10,000
 # and 100,000 folded lines of 20-40 frames with C++-like names, about 880
@@ -16,6 +16,12 @@ export LC_ALL=C
 cd "$(dirname "$0")/.." || exit 1
 SMOLDER=$PWD/smolder
 die() { echo "bench-flamegraph: $*" >&2; exit 1; }
+FG=${FLAMEGRAPH_PL:-}
+dir=${FLAMEGRAPH_DIR:-}
+if [ -z "$FG" ] && [ -z "$dir" ]; then
+	echo "bench-flamegraph: skipped: no flamegraph.pl to compare with (set FLAMEGRAPH_PL=/path/to/flamegraph.pl or FLAMEGRAPH_DIR to a FlameGraph checkout)"
+	exit 0
+fi
 [ -x "$SMOLDER" ] || die "./smolder is missing (run make)"
 [ -x /usr/bin/time ] || die "/usr/bin/time is missing (apt-get install time)"
 command -v perl >/dev/null || die "perl is missing (apt-get install perl)"
@@ -23,16 +29,15 @@ command -v perl >/dev/null || die "perl is missing (apt-get install perl)"
 TMP=$(mktemp -d /tmp/smolder-bench-fg.XXXXXX) || die "cannot create a temporary directory"
 trap 'rm -rf "$TMP"' EXIT
 
-FG=${FLAMEGRAPH_PL:-}
 if [ -z "$FG" ]; then
-	dir=${FLAMEGRAPH_DIR:-/work/.mirror/brendangregg+FlameGraph/repo}
 	if [ -f "$dir/flamegraph.pl" ]; then FG=$dir/flamegraph.pl
 	elif git -C "$dir" rev-parse -q --verify HEAD >/dev/null 2>&1; then
 		git -C "$dir" show HEAD:flamegraph.pl >"$TMP/flamegraph.pl" && FG=$TMP/flamegraph.pl
 		FG_REV=$(git -C "$dir" rev-parse --short HEAD)
 	fi
+	[ -n "$FG" ] || die "no flamegraph.pl in FLAMEGRAPH_DIR=$dir (a FlameGraph checkout has it at its top)"
 fi
-[ -n "$FG" ] && [ -f "$FG" ] || die "flamegraph.pl not found (set FLAMEGRAPH_PL=/path/to/flamegraph.pl or FLAMEGRAPH_DIR to a FlameGraph checkout)"
+[ -f "$FG" ] || die "FLAMEGRAPH_PL=$FG is not a file"
 
 # gen LINES: deterministic folded stacks.  Each frame follows from its
 # parent through a small branching factor, so stacks share prefixes the way

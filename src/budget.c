@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Budgets for work on other processes' behalf (see budget.h). */
-#include <time.h>
 #include "budget.h"
+#include "clock.h"
 
 double budget__now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return clock__now();
 }
 
 bool budget__expired(const struct budget *b)
@@ -17,7 +14,7 @@ bool budget__expired(const struct budget *b)
 
 	if (!b)
 		return false;
-	if (b->until > 0 && budget__now() >= b->until)
+	if (b->until > 0 && clock__now() >= b->until)
 		return true;
 	if (!b->sigs || sigpending(&pending))
 		return false;
@@ -29,7 +26,7 @@ bool budget__affords(const struct budget *b, double seconds)
 {
 	if (budget__expired(b))
 		return false;
-	return !b || b->until <= 0 || budget__now() + seconds <= b->until;
+	return !b || b->until <= 0 || clock__now() + seconds <= b->until;
 }
 
 bool budget__too_big(const struct budget *b, size_t bytes)

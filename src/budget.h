@@ -18,12 +18,12 @@
 #include <stddef.h>
 
 struct budget {
-	double until;         /* CLOCK_MONOTONIC seconds; 0: no deadline */
+	double until;         /* clock__now() seconds; 0: no deadline */
 	const sigset_t *sigs; /* a pending one of these ends the work; NULL: none */
 	size_t max_bytes;     /* memory one file's read may hold; 0: no limit */
 };
 
-/* CLOCK_MONOTONIC in seconds. */
+/* clock__now(), for usyms.c until it calls that itself (issue 13). */
 double budget__now(void);
 /* True once the deadline has passed or one of the signals is pending;
  * false for NULL.  Costs a clock read and a sigpending(2). */

@@ -57,11 +57,6 @@ struct capture {
 	uint64_t released[CNT__MAX]; /* counters of released banks */
 };
 
-static const char *fix_for(int error)
-{
-	return probe__fix(error);
-}
-
 /* Inode of our PID namespace, so samples carry the PIDs we see. */
 static int our_pidns(uint32_t *inum)
 {
@@ -178,7 +173,7 @@ static int fill_filters(struct capture *c, const struct capture_opts *o)
 
 	if ((e = fill_filter(c->skel->maps.tgids, o->tgids, o->nr_tgids)) ||
 	    (e = fill_filter(c->skel->maps.tids, o->tids, o->nr_tids))) {
-		err("cannot fill pid filter: %s (%s)", errstr(-e), fix_for(-e));
+		err("cannot fill pid filter: %s (%s)", errstr(-e), probe__fix(-e));
 		return -1;
 	}
 	if (o->cgroup) {
@@ -299,8 +294,10 @@ static int attach_events(struct capture *c, const struct capture_opts *o)
 {
 	c->links = calloc(o->nr_cpus, sizeof(*c->links));
 	c->perf_fds = calloc(o->nr_cpus, sizeof(*c->perf_fds));
-	if (!c->links || !c->perf_fds)
+	if (!c->links || !c->perf_fds) {
+		err("cannot set up perf events for %zu cpus: out of memory", o->nr_cpus);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < o->nr_cpus; i++) {
 		int fd = open_cpu_clock(o, o->cpus[i]);
 
@@ -316,7 +313,7 @@ static int attach_events(struct capture *c, const struct capture_opts *o)
 		c->nr_events++;
 		if (!c->links[c->nr_events - 1]) {
 			err("cannot attach BPF program to cpu %d: %s (%s)", o->cpus[i],
-			    errstr(errno), fix_for(errno));
+			    errstr(errno), probe__fix(errno));
 			return -1;
 		}
 	}
@@ -413,7 +410,7 @@ static int load(struct capture *c, const struct capture_opts *o)
 	probe__open_opts(&open_opts);
 	c->skel = smolder_bpf__open_opts(&open_opts);
 	if (!c->skel) {
-		err("cannot open BPF object: %s (%s)", errstr(errno), fix_for(errno));
+		err("cannot open BPF object: %s (%s)", errstr(errno), probe__fix(errno));
 		return -1;
 	}
 	c->kctx_opts = (struct kctx_opts){ .irq_frames = o->irq_frames,
@@ -424,7 +421,7 @@ static int load(struct capture *c, const struct capture_opts *o)
 	if (!e)
 		e = kctx__configure(c->skel, &c->kctx_opts);
 	if (e) {
-		err("cannot configure BPF object: %s (%s)", errstr(-e), fix_for(-e));
+		err("cannot configure BPF object: %s (%s)", errstr(-e), probe__fix(-e));
 		if (shard_template >= 0)
 			close(shard_template);
 		return -1;
@@ -443,7 +440,7 @@ static int load(struct capture *c, const struct capture_opts *o)
 	if (!e)
 		e = open_unwind(c, o);
 	if (e) {
-		err("cannot create BPF maps: %s (%s)", errstr(-e), fix_for(-e));
+		err("cannot create BPF maps: %s (%s)", errstr(-e), probe__fix(-e));
 		return -1;
 	}
 	return 0;
@@ -474,13 +471,13 @@ static int attach_image_tracking(struct capture *c)
 	}
 	if (bpf_program__autoload(c->skel->progs.on_fork) &&
 	    !(c->fork_link = bpf_program__attach(c->skel->progs.on_fork))) {
-		err("cannot attach fork tracking: %s (%s)", errstr(errno), fix_for(errno));
+		err("cannot attach fork tracking: %s (%s)", errstr(errno), probe__fix(errno));
 		return -1;
 	}
 	if (rb)
 		c->events = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_event, c, NULL);
 	if ((tp && (!c->exec_link || !c->exit_link)) || (rb && !c->events)) {
-		err("cannot attach process tracking: %s (%s)", errstr(errno), fix_for(errno));
+		err("cannot attach process tracking: %s (%s)", errstr(errno), probe__fix(errno));
 		return -1;
 	}
 	return 0;

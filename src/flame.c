@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "flame.h"
+#include "grow.h"
 
 /* A frame on the current path, not yet closed. */
 struct open_frame {
@@ -272,15 +273,8 @@ static int open_frame(struct builder *b, uint32_t id)
 	struct open_frame *o;
 	uint32_t pflags = b->nopen ? b->open[b->nopen - 1].flags : 0;
 
-	if (b->nopen == b->capopen) {
-		size_t cap = b->capopen ? b->capopen * 2 : 64;
-
-		o = realloc(b->open, cap * sizeof(*o));
-		if (!o)
-			return -ENOMEM;
-		b->open = o;
-		b->capopen = cap;
-	}
+	if (GROW(b->open, b->capopen, b->nopen + 1, 64))
+		return -ENOMEM;
 	o = &b->open[b->nopen++];
 	*o = (struct open_frame){ .name = name, .id = id, .len = len, .x = b->cum,
 				  .before0 = b->cumb };

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "folded_read.h"
+#include "grow.h"
 #include "log.h"
 
 /* A trailing count in s[0..*len): "123", "123." or "12.5" after whitespace.
@@ -95,18 +96,7 @@ static int read_line(const char *line, size_t len, const char *name, size_t line
 /* Room in *buf for n + 1 bytes (up to FOLDED_LINE_MAX + 1); -ENOMEM. */
 static int room(char **buf, size_t *cap, size_t n)
 {
-	size_t ncap = *cap ? *cap * 2 : 4096;
-	char *nb;
-
-	if (n < *cap)
-		return 0;
-	if (ncap > FOLDED_LINE_MAX + 1)
-		ncap = FOLDED_LINE_MAX + 1;
-	if (!(nb = realloc(*buf, ncap)))
-		return -ENOMEM;
-	*buf = nb;
-	*cap = ncap;
-	return 0;
+	return GROW_MAX(*buf, *cap, n + 1, 4096, FOLDED_LINE_MAX + 1) ? -ENOMEM : 0;
 }
 
 /* The next line of in, without its newline, NUL-terminated in *buf: its

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Kernel context tracking for --irq-frames and --kworker: the irq, softirq
- * and workqueue tracepoint programs of the BPF object, the probe that they
- * exist on this kernel, and the names of work items that samples carry as
- * hashes (sample_key.work).
+ * and workqueue tracepoint programs of the BPF object (bpf/kctx.bpf.h), the
+ * probe that they exist on this kernel, and the names of work items that
+ * samples carry as hashes (sample_key.work).
  *
- *	kctx__configure(skel, &opts);    between open and load
- *	k = kctx__attach(skel);          after load, before sampling
+ *	kctx__configure(skel, &opts);    between open and load (may turn options off)
+ *	k = kctx__attach(skel, &opts);   after load, before sampling
  *	kctx__work_desc(k, id, &desc);   while folding an interval
  *	kctx__end_interval(k);           when the interval is released
  */

@@ -17,6 +17,7 @@
 #include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
+#include "hash.h"
 #include "log.h"
 #include "outfile.h"
 
@@ -290,8 +291,8 @@ static int create_temp(int dirfd, const char *name, char *tmp)
 	}
 	for (int tries = 0; fd < 0 && tries < 100; tries++) {
 		if (getrandom(r, sizeof(r), GRND_NONBLOCK) != sizeof(r)) {
-			unsigned long v = (unsigned long)time(NULL) ^ (unsigned long)getpid() << 16 ^
-					  ++counter * 2654435761ul;
+			uint64_t v = hash_mix64((uint64_t)time(NULL) ^ (uint64_t)getpid() << 32 ^
+						++counter);
 
 			for (size_t i = 0; i < sizeof(r); i++, v >>= 5)
 				r[i] = v;

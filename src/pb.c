@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <stdbool.h>
 #include <string.h>
+#include "grow.h"
 #include "pb.h"
 #include "utf8.h"
 
@@ -13,21 +14,10 @@ static const char replacement[] = "\xef\xbf\xbd"; /* U+FFFD */
 
 static int pb_grow(struct pb *b, size_t more)
 {
-	uint8_t *n;
-	size_t cap;
-
 	if (b->err)
 		return b->err;
-	if (b->len + more <= b->cap)
-		return 0;
-	cap = b->cap ? b->cap * 2 : 256;
-	while (cap < b->len + more)
-		cap *= 2;
-	n = realloc(b->buf, cap);
-	if (!n)
+	if (GROW(b->buf, b->cap, b->len + more, 256))
 		return b->err = -ENOMEM;
-	b->buf = n;
-	b->cap = cap;
 	return 0;
 }
 

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
+#include "hash.h"
 #include "preload.h"
 
 #define SET_SIZE (PRELOAD_MAX * 2) /* open addressing, at most half full */
@@ -37,10 +39,7 @@ static uint64_t key_of(uint32_t tgid, uint32_t gen)
 
 static size_t slot_of(uint64_t key)
 {
-	key ^= key >> 33;
-	key *= 0xff51afd7ed558ccdULL;
-	key ^= key >> 33;
-	return key & (SET_SIZE - 1);
+	return hash_mix64(key) & (SET_SIZE - 1);
 }
 
 /* Inserts key; false if it was there. */
@@ -105,7 +104,7 @@ void preload__add(struct preload *q, uint32_t tgid, uint32_t gen)
 
 double preload__run(struct preload *q, const struct budget *b)
 {
-	double now = budget__now(), next = 0;
+	double now = clock__now(), next = 0;
 	size_t i, out = 0;
 	bool stop = false;
 
@@ -121,7 +120,7 @@ double preload__run(struct preload *q, const struct budget *b)
 				set_del(q, key_of(it.tgid, it.gen));
 				continue;
 			}
-			now = budget__now();
+			now = clock__now();
 		}
 		if (!next || it.due < next)
 			next = it.due ? it.due : now;

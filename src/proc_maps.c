@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "addr_search.h"
+#include "grow.h"
 #include "log.h"
 #include "proc_maps.h"
 
@@ -216,8 +217,8 @@ struct proc_maps *proc_maps__parse(const char *text, size_t len)
 /* Reads a whole /proc file; its size is unknown in advance (stat says 0). */
 static char *read_proc_file(const char *path, size_t *lenp)
 {
-	size_t cap = 16384, len = 0;
-	char *buf = NULL, *nbuf;
+	size_t cap = 0, len = 0;
+	char *buf = NULL;
 	int fd, e = 0;
 	ssize_t n;
 
@@ -225,18 +226,12 @@ static char *read_proc_file(const char *path, size_t *lenp)
 	if (fd < 0)
 		return NULL;
 	for (;;) {
-		if (!buf || len == cap) {
-			if (buf && cap >= MAPS_MAX_TEXT) {
-				e = EFBIG;
+		if (len == cap) {
+			e = GROW_MAX(buf, cap, len + 1, 16384, MAPS_MAX_TEXT);
+			if (e) {
+				e = e == -E2BIG ? EFBIG : ENOMEM;
 				break;
 			}
-			cap = buf ? cap * 2 : cap;
-			nbuf = realloc(buf, cap);
-			if (!nbuf) {
-				e = ENOMEM;
-				break;
-			}
-			buf = nbuf;
 		}
 		n = read(fd, buf + len, cap - len);
 		if (n < 0 && errno == EINTR)

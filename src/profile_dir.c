@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "grow.h"
 #include "outfile.h"
 #include "profile_dir.h"
 
@@ -73,7 +74,7 @@ static int by_name(const void *a, const void *b)
 static int list_profiles(int dfd, const char *ext, struct entry **out, size_t *nr)
 {
 	DIR *d = fdopendir(dup(dfd));
-	struct entry *v = NULL, *nv;
+	struct entry *v = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
 	struct stat st;
@@ -84,12 +85,8 @@ static int list_profiles(int dfd, const char *ext, struct entry **out, size_t *n
 		if (!is_profile_name(de->d_name, strlen(de->d_name), ext) ||
 		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
 			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			if (!(nv = realloc(v, cap * sizeof(*v))))
-				break;
-			v = nv;
-		}
+		if (GROW(v, cap, n + 1, 64))
+			break;
 		if (!(v[n].name = strdup(de->d_name)))
 			break;
 		v[n++].bytes = st.st_size;

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "preload.h"
 #include "unit.h"
 #include "usyms.h"
@@ -65,8 +66,8 @@ TEST(rereads_burst_then_wait)
 	preload__add(q, getpid(), 1);
 	next = preload__run(q, NULL);
 	CHECK(stats_of(q).done == USYMS_REREAD_BURST && stats_of(q).waiting == 1);
-	CHECK(next > budget__now() && next <= budget__now() + USYMS_REREAD_INTERVAL);
-	usleep((next - budget__now()) * 1e6 + 20000);
+	CHECK(next > clock__now() && next <= clock__now() + USYMS_REREAD_INTERVAL);
+	usleep((next - clock__now()) * 1e6 + 20000);
 	CHECK(preload__run(q, NULL) == 0 && stats_of(q).done == USYMS_REREAD_BURST + 1);
 	preload__free(q);
 	usyms__free(u);
