@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -18,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
+#include "capture.h"
 #include "cli.h"
 #include "help.h"
 #include "log.h"
@@ -396,66 +396,21 @@ static int check_conflicts(const struct env *env)
 	return -1;
 }
 
-/*
- * Kernel memory of a preallocated hash map of n entries, as the kernel
- * charges it: each element's header (struct htab_elem, 48 bytes), key and
- * value rounded to 8 bytes, and about 16 bytes of bucket.  Measured on
- * 6.18: 32768 stacks take 15.6 MiB in all, 65536 take 30.8 MiB.
- */
-static uint64_t hash_map_bytes(uint64_t n, size_t key, size_t value)
-{
-	return n * (48 + 16 + (key + 7) / 8 * 8 + (value + 7) / 8 * 8);
-}
-
-/* What the stack and count maps ask of the kernel, in every bank. */
-static uint64_t maps_bytes(const struct env *env, uint32_t stacks, uint32_t counts)
-{
-	uint64_t bank = hash_map_bytes(2ull * stacks, sizeof(struct stack_chunk_key),
-				       sizeof(struct stack_chunk)) +
-			hash_map_bytes(counts, sizeof(struct sample_key), sizeof(__u64));
-
-	return bank * (env->continuous ? SMOLDER_BANKS : 1);
-}
-
-/* A --stack-storage-size that asks for more than WARN_MAP_BYTES of kernel
- * memory is said, with what it costs: the kernel gives it without a word. */
-static void warn_map_size(const struct env *env)
-{
-	static const struct env one_shot;
-	uint64_t want = maps_bytes(env, env->stack_entries, env->count_entries);
-	uint64_t dflt = maps_bytes(&one_shot, DEFAULT_STACK_ENTRIES, DEFAULT_STACK_ENTRIES / 8 * 3);
-
-	if (want > WARN_MAP_BYTES)
-		warn("--stack-storage-size %u takes about %" PRIu64 " MiB of kernel memory (the default, %u, takes %" PRIu64 " MiB; give a smaller size unless the machine can spare it)",
-		     env->stack_entries, want >> 20, DEFAULT_STACK_ENTRIES, dflt >> 20);
-}
-
-/*
- * Map sizes.  A one-shot capture keeps --stack-storage-size stacks and 3/8
- * as many sample keys (under 16 MiB of kernel memory by default).  A
- * continuous one holds one interval per bank, so its default follows the
- * samples an interval can take (rate x interval x CPUs, plus a quarter),
- * from 1024 up to the one-shot default: at 19 Hz, 60 s and 2 CPUs, 2,850
- * stacks instead of 32,768, in each of its two banks.
- */
+/* Map sizes, once the rate, the interval and the CPUs are known. */
 static void size_maps(struct env *env)
 {
-	double hz = env->freq ? (double)env->freq : 1e9 / env->period;
-	double want = hz * env->interval * env->nr_cpus * 1.25;
+	struct map_sizes m = {
+		.stack_entries = env->stack_entries,
+		.hash_entries = env->hash_entries,
+		.continuous = env->continuous,
+		.hz = sample_rate_hz(env->freq, env->period),
+		.interval = env->interval,
+		.nr_cpus = env->nr_cpus,
+	};
 
-	if (!env->stack_entries) {
-		env->stack_entries = DEFAULT_STACK_ENTRIES;
-		if (env->continuous && want < DEFAULT_STACK_ENTRIES)
-			env->stack_entries = want < 1024 ? 1024 : (uint32_t)want;
-	}
-	env->count_entries = env->stack_entries / 8 * 3;
-	if (env->continuous)
-		env->count_entries = want > 65536 ? 65536 : (uint32_t)want;
-	if (env->count_entries < 1024)
-		env->count_entries = 1024;
-	if (env->hash_entries)
-		env->count_entries = env->hash_entries;
-	warn_map_size(env);
+	map_sizes__choose(&m);
+	env->stack_entries = m.stack_entries;
+	env->count_entries = m.count_entries;
 }
 
 /* Continuous mode's defaults and its output directory, made if missing. */

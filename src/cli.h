@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "cpus.h"
+#include "map_sizes.h"
 #include "outputs.h"
 #include "smolder.h"
 
@@ -17,9 +18,6 @@
 #define DEFAULT_CONTINUOUS_FREQ 19 /* the fleet profilers' rate */
 #define DEFAULT_INTERVAL 60
 #define DEFAULT_KEEP 1440          /* a day of 1-minute profiles */
-#define DEFAULT_STACK_ENTRIES 32768
-#define MAX_STACK_ENTRIES (1u << 22) /* about 1.9 GiB of kernel memory */
-#define WARN_MAP_BYTES (256ull << 20) /* said above this */
 
 enum command {
 	CMD_CAPTURE,    /* smolder [options] [duration] */
