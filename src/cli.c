@@ -670,7 +670,6 @@ static int parse_capture(int argc, char **argv, struct env *env)
 	if (!env->freq && !env->period)
 		env->freq = DEFAULT_FREQ;
 	resolve_formats(env);
-	log_verbosity = env->verbosity;
 	if (check_system(env))
 		return 1;
 	size_maps(env);
@@ -694,7 +693,6 @@ static int parse_inputs(int argc, char **argv, struct env *env)
 			    outputs__format_name(env->outputs[i].fmt));
 			return 2;
 		}
-	log_verbosity = env->verbosity;
 	if (check_outputs(env))
 		return 1;
 	return -1;
@@ -733,6 +731,7 @@ int cli__parse(int argc, char **argv, struct env *env)
 	rc = parse_options(argc, argv, env);
 	if (rc >= 0)
 		return rc;
+	log_verbosity = env->verbosity; /* the one setting, from here on */
 	return env->cmd == CMD_CAPTURE ? parse_capture(argc, argv, env)
 				       : parse_inputs(argc, argv, env);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The command line: bcc profile's options and smolder's views, parsed and
- * validated into one env struct.
+ * validated into one env struct.  Only main.c and cli.c see it: main.c
+ * builds each stage's own options from it.
  */
 #ifndef SMOLDER_CLI_H
 #define SMOLDER_CLI_H
@@ -72,7 +73,9 @@ struct env {
 	const char *btf_path;   /* --btf */
 	bool unwind_fp;         /* --unwind fp: frame pointers only */
 	uint64_t unwind_bytes;  /* --unwind-memory, bytes */
-	int verbosity;
+	int verbosity;          /* -v, -q as parsed; log_verbosity (log.h) is the setting,
+				 * set from it once (report.c and continuous.c still read
+				 * this copy) */
 	/* Filled by the capture, for the exports: */
 	uint64_t captured_ns;    /* how long it sampled */
 	char main_binary[4096];  /* the command's or the one -p process's executable */
