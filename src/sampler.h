@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The sampling session: a capture configured by its own options (built from
- * the command line in main.c), wired to user-space symbolization (each new process image's mappings are read
- * while it lives), and the wait for the end of a capture or an interval.
+ * The sampling session: a capture configured by its own options (main.c
+ * builds them from the command line), wired to user-space symbolization
+ * (each new process image's mappings are read while it lives), and the
+ * wait for the end of a capture or an interval.
  *
  * Whatever other processes do, the clock wins: image announcements only
  * queue work (preload.h), the work runs in the wait loop within the
