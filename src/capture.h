@@ -57,6 +57,21 @@ struct capture_opts {
 	void *arg;
 };
 
+/*
+ * The sampling rate of capture_opts' freq or period (one of them 0), the
+ * one place either is turned into the other: samples per second per CPU,
+ * and the CPU time one sample stands for.
+ */
+static inline double sample_rate_hz(uint64_t freq, uint64_t period)
+{
+	return freq ? (double)freq : 1e9 / period;
+}
+
+static inline double sample_period_ns(uint64_t freq, uint64_t period)
+{
+	return freq ? 1e9 / freq : (double)period;
+}
+
 /* Processes a COMMAND and its children may count at once (-- COMMAND). */
 #define SMOLDER_MAX_FOLLOWED 32768
 

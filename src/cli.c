@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -18,259 +17,11 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
+#include "capture.h"
 #include "cli.h"
+#include "help.h"
 #include "log.h"
 #include "unwind_maps.h"
-
-static const char usage_text[] =
-"usage: smolder [options] [duration]\n"
-"       smolder [options] [duration] -- COMMAND [ARGS...]\n"
-"       smolder flamegraph [options] [FILE...]\n"
-"       smolder diff [options] BEFORE AFTER\n"
-"\n"
-"Samples on-CPU stacks of the whole machine (or the selected processes,\n"
-"threads and CPUs) with a BPF program on cpu-clock perf events, counts them\n"
-"in the kernel, and writes them at the end: a readable report, folded\n"
-"stacks (-f), or a picture chosen by the output file's name: an\n"
-"interactive flame graph (.svg), speedscope (.speedscope.json) or pprof\n"
-"(.pb.gz).  Runs for duration seconds, or until Ctrl-C, SIGTERM or SIGHUP;\n"
-"each still writes everything collected, after at most half a second of\n"
-"naming frames, whatever other processes' files hold (what does not fit is\n"
-"named by file offset, or counted as unnamed).  `smolder flamegraph --help` and\n"
-"`smolder diff --help` describe the two commands that draw folded files.\n"
-"\n"
-"What to sample:\n"
-"  -p, --pid PID[,PID...]     only these processes (no empty elements); the\n"
-"                             capture ends when every one has exited\n"
-"  -L, --tid TID[,TID...]     only these threads (not with -p, as in bcc)\n"
-"  -- COMMAND [ARGS...]       run COMMAND and sample only it and the\n"
-"                             processes it starts; the capture ends when it\n"
-"                             exits, and smolder exits with its status (128\n"
-"                             + N when signal N killed it; 127 when it\n"
-"                             cannot run; 1 when smolder failed and the\n"
-"                             command succeeded).  A signal or the duration\n"
-"                             that ends the capture first is passed on to it\n"
-"                             (the duration as SIGTERM)\n"
-"      --no-inherit           with a COMMAND: not the processes it starts\n"
-"  -G, --cgroup PATH          only tasks in this cgroup (v2) and below it: a\n"
-"                             directory, or a path under the cgroup2 mount\n"
-"                             (system.slice/nginx.service)\n"
-"      --cgroupmap PATH       only cgroups whose ids are keys of the BPF hash\n"
-"                             pinned at PATH, as bcc's (8-byte keys)\n"
-"      --mntnsmap PATH        only mount namespaces whose inode numbers are\n"
-"                             keys of the BPF hash pinned at PATH, as bcc's\n"
-"  -C, --cpu CPU[,CPU...]     only these CPUs (ranges like 0-3 work)\n"
-"  -F, --frequency HZ         samples per second per CPU (default 49)\n"
-"  -c, --count NS             a sample every NS nanoseconds of CPU time on a\n"
-"                             CPU (bcc's -c counts events of its perf event,\n"
-"                             the same for cpu-clock; at least 10000)\n"
-"  -I, --include-idle         keep samples of the idle loop\n"
-"      --idle-only            show only samples of the idle loop\n"
-"                             (interrupt and softirq work on an idle CPU is\n"
-"                             not idle: it is shown by default)\n"
-"  -U, --user-stacks-only     no kernel frames\n"
-"      --unwind dwarf|fp      how user stacks are walked.  dwarf (default):\n"
-"                             with the unwind tables of each file's CFI\n"
-"                             (.eh_frame, .debug_frame, debug files), so\n"
-"                             code built without frame pointers (most of a\n"
-"                             distribution) gets whole stacks; code without\n"
-"                             tables (JIT, files without CFI) and files whose\n"
-"                             table is not loaded yet fall back to frame\n"
-"                             pointers, counted by reason (-v).  fp: frame\n"
-"                             pointers only, as bcc's profile: enough for\n"
-"                             code built with frame pointers, and cheaper\n"
-"                             per sample (no tables: less startup, memory)\n"
-"      --unwind-memory MB     kernel memory for unwind tables (default 64,\n"
-"                             at most 1024); least recently used tables are\n"
-"                             evicted first, one that does not fit is\n"
-"                             counted and falls back to frame pointers\n"
-"  -K, --kernel-stacks-only   no user frames\n"
-"      --stack-storage-size N distinct stacks kept in the kernel (default\n"
-"                             32768 stacks of up to 32 frames, 15 MiB of\n"
-"                             kernel memory; deeper ones take more room; a\n"
-"                             sample whose stack finds no room is counted as\n"
-"                             lost and reported).  At most 4194304 (about\n"
-"                             1.9 GiB); over 256 MiB a line says how much\n"
-"      --hash-storage-size N  distinct sample keys (stack, process, CPU)\n"
-"                             kept (default 3/8 of the stack storage size,\n"
-"                             at least 1024, at most 4194304); a sample that\n"
-"                             finds it full is counted as lost\n"
-"      --ebpf                 bcc prints its BPF program; smolder's is built\n"
-"                             in (bpf/smolder.bpf.c): says so and exits\n"
-"\n"
-"How to write it:\n"
-"  -f, --folded               folded stacks: comm;user...;kernel... COUNT\n"
-"                             (a frame without a symbol is [FILE+0xOFFSET],\n"
-"                             the offset in FILE as /proc/PID/maps counts it)\n"
-"  -d, --delimited            a \"-\" frame between user and kernel frames\n"
-"  -a, --annotations          append _[k] to kernel frames, _[j] to JIT frames\n"
-"      --no-demangle          keep C++ and Rust symbols as they are mangled\n"
-"      --hottest-first        the report's hottest stack first (default: last,\n"
-"                             as bcc prints it, the answer at the bottom)\n"
-"      --per-cpu              a cpu_N frame before the process\n"
-"      --per-pid              the process frame is comm-PID\n"
-"      --per-thread           the process frame is comm-PID/TID\n"
-"  -o, --output FILE          write to FILE instead of standard output; the\n"
-"                             name picks the format: .folded or .txt folded,\n"
-"                             .svg flame graph, .speedscope.json speedscope,\n"
-"                             .pb.gz pprof; other names: the report, or\n"
-"                             folded with -f.  Give -o up to 8 times to\n"
-"                             write several formats of one capture; one\n"
-"                             that fails does not stop the others.  A file\n"
-"                             is replaced whole (a temporary file, then a\n"
-"                             rename; a symlink's target is written); a\n"
-"                             character device, terminal or FIFO is written\n"
-"                             in place (a FIFO needs its reader); - is\n"
-"                             standard output.  Block devices, and symlinks\n"
-"                             of another user in a sticky directory such as\n"
-"                             /tmp, are refused\n"
-"      --format FORMAT        report, folded, svg, speedscope or pprof,\n"
-"                             whatever the names say\n"
-"\n"
-"Kernel context (frames right above the process frame):\n"
-"      --group-threads        one name for per-CPU and pooled kernel threads:\n"
-"                             kworker/u16:3, kworker/2:1H -> kworker,\n"
-"                             ksoftirqd/0 -> ksoftirqd, migration/3 ->\n"
-"                             migration, idle_inject/1 -> idle_inject\n"
-"                             (BASE/N... where N starts with a digit, u and a\n"
-"                             digit, or R-), irq/24-nvme0q1 -> irq/nvme0q1\n"
-"      --kworker              kworker samples gain wq:WORKQUEUE, the work\n"
-"                             function and queued-by:COMM-PID (or\n"
-"                             queued-by:[softirq:TIMER], [irq], [unknown]);\n"
-"                             a kworker queuing work is queued-by:kworker/N:M-PID\n"
-"                             (with --group-threads queued-by:kworker)\n"
-"      --irq-frames           interrupt work gains [irq] or [softirq:NAME]\n"
-"                             (NET_RX, TIMER, BLOCK, RCU, ...), whichever\n"
-"                             task it interrupted\n"
-"      --idle-only            also gains [idle:PATH] (halt, mwait, poll,\n"
-"                             cpuidle, inject, other) and a per-CPU table of\n"
-"                             idle time by path on stderr (a CPU with no\n"
-"                             idle sample: a row of -, its idle time unknown)\n"
-"%s"
-"\n"
-"Continuous mode (leave it running; a profile per interval):\n"
-"      --continuous           sample until SIGINT/SIGTERM (default 19 Hz)\n"
-"                             and write DIR/smolder-<UTC time>.<ext> every\n"
-"                             interval, each with exactly that interval's\n"
-"                             samples; SIGUSR1 ends the interval at once,\n"
-"                             SIGINT/SIGTERM/SIGHUP write the last partial\n"
-"                             one.  An interval that cannot be written (a\n"
-"                             full disk) counts its samples as lost, and\n"
-"                             the exit code is then 1\n"
-"      --interval SECONDS     the interval (default 60)\n"
-"      --output-dir DIR       where profiles go (created if missing)\n"
-"      --keep N               keep the newest N profiles (default 1440)\n"
-"      --max-size MB          and at most MB megabytes of them (temporary\n"
-"                             files still being written count too)\n"
-"                             (--format picks the format, default folded)\n"
-"\n"
-"Other:\n"
-"      --btf FILE             the kernel's BTF, for kernels without\n"
-"                             /sys/kernel/btf/vmlinux (a vmlinux with .BTF,\n"
-"                             or raw BTF, a regular file); exec and exit are\n"
-"                             then not traced\n"
-"  -v, --verbose              more detail on stderr (twice: libbpf's log)\n"
-"  -q, --quiet                no summary line on stderr\n"
-"  -h, --help                 this help\n"
-"      --version              the version\n"
-"\n"
-"Examples:\n"
-"  smolder -dfK 10 > out.folded         kernel stacks of the machine, 10 s\n"
-"  smolder -F 999 -p 181 -f -o app.folded 30\n"
-"  smolder -da -o out.svg -o out.pb.gz 30   a flame graph and a pprof file\n"
-"  smolder -I --per-cpu -f 5            idle time too, split by CPU\n"
-"  smolder -K --kworker --irq-frames --group-threads -o kern.svg 10\n"
-"                                       who queued the kworkers' work, and\n"
-"                                       interrupt work as its own frames\n"
-"\n"
-"At exit smolder prints how many samples it took and how many were lost,\n"
-"by reason.  It needs root, or CAP_BPF and CAP_PERFMON.\n";
-
-/* The drawing options, shared by a capture and both commands. */
-static const char render_text[] =
-"\n"
-"How to draw a flame graph (.svg):\n"
-"      --title TEXT           the title (default \"Flame Graph\"); also the\n"
-"                             speedscope profile's name and a pprof comment\n"
-"      --subtitle TEXT        a second line under the title\n"
-"      --width PX             the image width (default 1200)\n"
-"      --minwidth PX|N%       leave out frames narrower than PX pixels, or\n"
-"                             than N% of all samples (default 0.1 pixels):\n"
-"                             this keeps huge profiles light\n"
-"      --colors PALETTE       hot (default), mem, io, kernel (user warm,\n"
-"                             kernel _[k] frames and those after \"-\" blue,\n"
-"                             JIT _[j] green, \"-\" grey; alias java), red,\n"
-"                             green, blue, aqua, yellow, purple, orange.\n"
-"                             Colors follow the name: equal in every graph\n"
-"      --countname NAME       what counts are (default \"samples\")\n"
-"      --inverted             an icicle graph: roots at the top\n"
-"      --reverse              merge stacks from the leaf: what calls the\n"
-"                             hottest functions\n"
-"      --flamechart           keep stacks in input order and merge only\n"
-"                             neighbours: x is time, not alphabetical\n";
-
-static const char flamegraph_text[] =
-"usage: smolder flamegraph [options] [FILE...]\n"
-"\n"
-"Reads folded stacks (from the files, or standard input when none or -)\n"
-"as written by smolder -f, bcc's profile -f, perf script report\n"
-"stackcollapse, stackcollapse-perf.pl, async-profiler (collapsed),\n"
-"austin, py-spy (--format raw) and others: a stack per line, frames\n"
-"separated by ';', root first, then whitespace and a sample count (whole\n"
-"or decimal, at most 10^18).  Frame names may hold spaces; a line is at\n"
-"most 4 MiB.  Lines with two counts (BEFORE AFTER, as difffolded.pl\n"
-"writes) draw a differential graph.\n"
-"Writes an interactive SVG flame graph to standard output, or what -o\n"
-"names (written as a capture's -o are: see smolder --help).\n"
-"\n"
-"  -o, --output FILE          write FILE; .svg, .folded/.txt,\n"
-"                             .speedscope.json or .pb.gz by its name (other\n"
-"                             names: svg); up to 8 times\n"
-"      --format FORMAT        svg, folded, speedscope or pprof\n"
-"      --strict               a line that is not a stack is an error (exit 2)\n"
-"%s"
-"\n"
-"  -q, --quiet                no warnings\n"
-"  -h, --help                 this help\n"
-"\n"
-"Examples:\n"
-"  smolder flamegraph out.folded > out.svg\n"
-"  perf script | stackcollapse-perf.pl | smolder flamegraph -o perf.svg\n"
-"  perf script report stackcollapse | smolder flamegraph -o perf.svg\n"
-"  smolder flamegraph --colors kernel --title \"boot\" -o x.pb.gz x.folded\n"
-"\n"
-"Lines that are not stacks are skipped, as flamegraph.pl skips them, and\n"
-"counted in one warning that quotes the first: lines without a count at\n"
-"the end, comments ('#' first and no ';', as the \"# key: value\" headers\n"
-"of Python profilers), lines with a NUL byte or over 4 MiB (read to their\n"
-"end, never held), one-count lines in a two-count file.  With --strict\n"
-"each is an error naming the file and line.  Input without any stack, and\n"
-"a stack whose count is over 10^18, are errors either way (exit 2).\n";
-
-static const char diff_text[] =
-"usage: smolder diff [options] BEFORE AFTER\n"
-"\n"
-"Draws a differential flame graph of two folded-stack files: frame widths\n"
-"from AFTER, red where AFTER spent more samples than BEFORE, blue where it\n"
-"spent fewer, the deeper the color the larger the change.  A frame's\n"
-"tooltip gives the change in samples and percent.\n"
-"\n"
-"  -n, --normalize            scale BEFORE's counts so both have the same\n"
-"                             total (compare shares, not sample counts)\n"
-"  -o, --output FILE          write FILE (default: standard output); .svg,\n"
-"                             .folded (\"stack BEFORE AFTER\" lines)...\n"
-"      --format FORMAT        svg or folded\n"
-"      --strict               a line that is not a stack is an error (exit 2);\n"
-"                             without it such lines are skipped, as\n"
-"                             smolder flamegraph --help says\n"
-"%s"
-"\n"
-"  -q, --quiet                no warnings\n"
-"  -h, --help                 this help\n"
-"\n"
-"Example:\n"
-"  smolder -f -o before.folded 30; (change); smolder -f -o after.folded 30\n"
-"  smolder diff -n before.folded after.folded -o diff.svg\n";
 
 enum {
 	OPT_IDLE_ONLY = 1000, OPT_STACK_STORAGE, OPT_PER_CPU, OPT_PER_PID,
@@ -645,66 +396,21 @@ static int check_conflicts(const struct env *env)
 	return -1;
 }
 
-/*
- * Kernel memory of a preallocated hash map of n entries, as the kernel
- * charges it: each element's header (struct htab_elem, 48 bytes), key and
- * value rounded to 8 bytes, and about 16 bytes of bucket.  Measured on
- * 6.18: 32768 stacks take 15.6 MiB in all, 65536 take 30.8 MiB.
- */
-static uint64_t hash_map_bytes(uint64_t n, size_t key, size_t value)
-{
-	return n * (48 + 16 + (key + 7) / 8 * 8 + (value + 7) / 8 * 8);
-}
-
-/* What the stack and count maps ask of the kernel, in every bank. */
-static uint64_t maps_bytes(const struct env *env, uint32_t stacks, uint32_t counts)
-{
-	uint64_t bank = hash_map_bytes(2ull * stacks, sizeof(struct stack_chunk_key),
-				       sizeof(struct stack_chunk)) +
-			hash_map_bytes(counts, sizeof(struct sample_key), sizeof(__u64));
-
-	return bank * (env->continuous ? SMOLDER_BANKS : 1);
-}
-
-/* A --stack-storage-size that asks for more than WARN_MAP_BYTES of kernel
- * memory is said, with what it costs: the kernel gives it without a word. */
-static void warn_map_size(const struct env *env)
-{
-	static const struct env one_shot;
-	uint64_t want = maps_bytes(env, env->stack_entries, env->count_entries);
-	uint64_t dflt = maps_bytes(&one_shot, DEFAULT_STACK_ENTRIES, DEFAULT_STACK_ENTRIES / 8 * 3);
-
-	if (want > WARN_MAP_BYTES)
-		warn("--stack-storage-size %u takes about %" PRIu64 " MiB of kernel memory (the default, %u, takes %" PRIu64 " MiB; give a smaller size unless the machine can spare it)",
-		     env->stack_entries, want >> 20, DEFAULT_STACK_ENTRIES, dflt >> 20);
-}
-
-/*
- * Map sizes.  A one-shot capture keeps --stack-storage-size stacks and 3/8
- * as many sample keys (under 16 MiB of kernel memory by default).  A
- * continuous one holds one interval per bank, so its default follows the
- * samples an interval can take (rate x interval x CPUs, plus a quarter),
- * from 1024 up to the one-shot default: at 19 Hz, 60 s and 2 CPUs, 2,850
- * stacks instead of 32,768, in each of its two banks.
- */
+/* Map sizes, once the rate, the interval and the CPUs are known. */
 static void size_maps(struct env *env)
 {
-	double hz = env->freq ? (double)env->freq : 1e9 / env->period;
-	double want = hz * env->interval * env->nr_cpus * 1.25;
+	struct map_sizes m = {
+		.stack_entries = env->stack_entries,
+		.hash_entries = env->hash_entries,
+		.continuous = env->continuous,
+		.hz = sample_rate_hz(env->freq, env->period),
+		.interval = env->interval,
+		.nr_cpus = env->nr_cpus,
+	};
 
-	if (!env->stack_entries) {
-		env->stack_entries = DEFAULT_STACK_ENTRIES;
-		if (env->continuous && want < DEFAULT_STACK_ENTRIES)
-			env->stack_entries = want < 1024 ? 1024 : (uint32_t)want;
-	}
-	env->count_entries = env->stack_entries / 8 * 3;
-	if (env->continuous)
-		env->count_entries = want > 65536 ? 65536 : (uint32_t)want;
-	if (env->count_entries < 1024)
-		env->count_entries = 1024;
-	if (env->hash_entries)
-		env->count_entries = env->hash_entries;
-	warn_map_size(env);
+	map_sizes__choose(&m);
+	env->stack_entries = m.stack_entries;
+	env->count_entries = m.count_entries;
 }
 
 /* Continuous mode's defaults and its output directory, made if missing. */
@@ -855,10 +561,8 @@ static void resolve_formats(struct env *env)
 
 static int show_help(const struct env *env)
 {
-	const char *text = env->cmd == CMD_FLAMEGRAPH ? flamegraph_text
-			   : env->cmd == CMD_DIFF ? diff_text : usage_text;
-
-	printf(text, render_text);
+	help__print(env->cmd == CMD_FLAMEGRAPH ? HELP_FLAMEGRAPH
+		    : env->cmd == CMD_DIFF ? HELP_DIFF : HELP_CAPTURE);
 	return 0;
 }
 
@@ -966,7 +670,6 @@ static int parse_capture(int argc, char **argv, struct env *env)
 	if (!env->freq && !env->period)
 		env->freq = DEFAULT_FREQ;
 	resolve_formats(env);
-	log_verbosity = env->verbosity;
 	if (check_system(env))
 		return 1;
 	size_maps(env);
@@ -990,7 +693,6 @@ static int parse_inputs(int argc, char **argv, struct env *env)
 			    outputs__format_name(env->outputs[i].fmt));
 			return 2;
 		}
-	log_verbosity = env->verbosity;
 	if (check_outputs(env))
 		return 1;
 	return -1;
@@ -1029,6 +731,7 @@ int cli__parse(int argc, char **argv, struct env *env)
 	rc = parse_options(argc, argv, env);
 	if (rc >= 0)
 		return rc;
+	log_verbosity = env->verbosity; /* the one setting, from here on */
 	return env->cmd == CMD_CAPTURE ? parse_capture(argc, argv, env)
 				       : parse_inputs(argc, argv, env);
 }

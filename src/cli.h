@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The command line: bcc profile's options and smolder's views, parsed and
- * validated into one env struct.
+ * validated into one env struct.  Only main.c and cli.c see it: main.c
+ * builds each stage's own options from it.
  */
 #ifndef SMOLDER_CLI_H
 #define SMOLDER_CLI_H
@@ -10,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "cpus.h"
+#include "map_sizes.h"
 #include "outputs.h"
 #include "smolder.h"
 
@@ -17,9 +19,6 @@
 #define DEFAULT_CONTINUOUS_FREQ 19 /* the fleet profilers' rate */
 #define DEFAULT_INTERVAL 60
 #define DEFAULT_KEEP 1440          /* a day of 1-minute profiles */
-#define DEFAULT_STACK_ENTRIES 32768
-#define MAX_STACK_ENTRIES (1u << 22) /* about 1.9 GiB of kernel memory */
-#define WARN_MAP_BYTES (256ull << 20) /* said above this */
 
 enum command {
 	CMD_CAPTURE,    /* smolder [options] [duration] */
@@ -74,7 +73,9 @@ struct env {
 	const char *btf_path;   /* --btf */
 	bool unwind_fp;         /* --unwind fp: frame pointers only */
 	uint64_t unwind_bytes;  /* --unwind-memory, bytes */
-	int verbosity;
+	int verbosity;          /* -v, -q as parsed; log_verbosity (log.h) is the setting,
+				 * set from it once (report.c and continuous.c still read
+				 * this copy) */
 	/* Filled by the capture, for the exports: */
 	uint64_t captured_ns;    /* how long it sampled */
 	char main_binary[4096];  /* the command's or the one -p process's executable */

@@ -201,6 +201,5 @@ int run_continuous(const struct env *env, struct sampler *s, const sigset_t *sig
 		     iv.failed, iv.failed + iv.nr, iv.unwritten);
 	info("%u profiles written to %s", iv.nr, env->output_dir);
 	ksyms__free(ks);
-	sampler__close(s);
 	return rc || iv.failed ? 1 : 0;
 }

@@ -10,8 +10,8 @@
 /*
  * Runs the opened sampler s until SIGINT/SIGTERM (or env->duration), writing
  * each interval's samples to env->output_dir.  SIGUSR1 ends the current
- * interval at once.  sigs holds the three, blocked.  Closes s; returns the
- * exit code.
+ * interval at once.  sigs holds the three, blocked.  Returns the exit
+ * code; s stays open (its opener closes it).
  */
 int run_continuous(const struct env *env, struct sampler *s, const sigset_t *sigs);
 

@@ -40,7 +40,8 @@ static int read_input(const char *path, struct profile *p, struct folded_skips *
 
 /* All inputs into one profile; stdin when there are none.  Skipped lines
  * are one warning; when nothing else was read, they are part of the error. */
-static int read_inputs(const struct env *env, char **paths, size_t nr, struct profile *p)
+static int read_inputs(const struct convert_opts *o, char *const *paths, size_t nr,
+		       struct profile *p)
 {
 	static char *const dash[] = { "-" };
 	struct folded_skips skips = { 0 };
@@ -48,9 +49,9 @@ static int read_inputs(const struct env *env, char **paths, size_t nr, struct pr
 	int rc = 0;
 
 	if (!nr)
-		paths = (char **)dash, nr = 1;
+		paths = dash, nr = 1;
 	for (size_t i = 0; i < nr && !rc; i++)
-		rc = read_input(paths[i], p, env->strict ? NULL : &skips);
+		rc = read_input(paths[i], p, o->strict ? NULL : &skips);
 	folded_skips__describe(&skips, p->diff, said, sizeof(said));
 	if (!rc && !p->nr) {
 		err("no stacks in %s (expected lines of \"frame;frame;... COUNT\"%s%s)",
@@ -63,14 +64,14 @@ static int read_inputs(const struct env *env, char **paths, size_t nr, struct pr
 	return rc;
 }
 
-static int write_all(const struct env *env, const struct profile *p)
+static int write_all(const struct convert_opts *o, const struct profile *p)
 {
-	struct out_data d = { .prof = p, .render = &env->render };
+	struct out_data d = { .prof = p, .render = o->render };
 
-	return outputs__write_all(env->outputs, env->nr_outputs, &d) ? 1 : 0;
+	return outputs__write_all(o->outputs, o->nr_outputs, &d) ? 1 : 0;
 }
 
-int cmd_flamegraph(struct env *env)
+int convert__flamegraph(const struct convert_opts *o)
 {
 	struct profile *p = profile__new();
 	int rc;
@@ -79,31 +80,31 @@ int cmd_flamegraph(struct env *env)
 		err("out of memory");
 		return 1;
 	}
-	rc = read_inputs(env, env->inputs, env->nr_inputs, p);
+	rc = read_inputs(o, o->inputs, o->nr_inputs, p);
 	if (!rc)
-		rc = write_all(env, p);
+		rc = write_all(o, p);
 	profile__free(p);
 	return rc;
 }
 
-int cmd_diff(struct env *env)
+int convert__diff(const struct convert_opts *o)
 {
 	struct profile *before = profile__new(), *after = profile__new(), *d = NULL;
 	int rc = 1;
 
 	if (!before || !after)
 		err("out of memory");
-	else if (!(rc = read_inputs(env, &env->inputs[0], 1, before)) &&
-		 !(rc = read_inputs(env, &env->inputs[1], 1, after))) {
+	else if (!(rc = read_inputs(o, &o->inputs[0], 1, before)) &&
+		 !(rc = read_inputs(o, &o->inputs[1], 1, after))) {
 		if (before->diff || after->diff) {
 			err("%s already holds two counts per line (give two profiles of one count)",
-			    before->diff ? env->inputs[0] : env->inputs[1]);
+			    before->diff ? o->inputs[0] : o->inputs[1]);
 			rc = 2;
-		} else if (!(d = profile__diff(before, after, env->normalize))) {
+		} else if (!(d = profile__diff(before, after, o->normalize))) {
 			err("out of memory");
 			rc = 1;
 		} else {
-			rc = write_all(env, d);
+			rc = write_all(o, d);
 		}
 	}
 	profile__free(d);

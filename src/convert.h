@@ -3,10 +3,22 @@
 #ifndef SMOLDER_CONVERT_H
 #define SMOLDER_CONVERT_H
 
-#include "cli.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include "outputs.h"
+
+struct convert_opts {
+	char *const *inputs;            /* flamegraph: FILE... (none: stdin); diff: BEFORE AFTER */
+	size_t nr_inputs;
+	bool strict;                    /* a line that is not a stack is an error */
+	bool normalize;                 /* diff: BEFORE scaled to AFTER's total */
+	const struct out_spec *outputs; /* each with its format */
+	size_t nr_outputs;
+	const struct render_opts *render;
+};
 
 /* Each returns the exit code: 0, 2 for unusable input, 1 for other errors. */
-int cmd_flamegraph(struct env *env);
-int cmd_diff(struct env *env);
+int convert__flamegraph(const struct convert_opts *o);
+int convert__diff(const struct convert_opts *o);
 
 #endif

@@ -7,6 +7,8 @@
  * capture -> stacks -> symbols -> folded stacks -> outputs.
  * --continuous writes a profile per interval instead (continuous.c);
  * `smolder flamegraph` and `smolder diff` (convert.c) draw folded files.
+ * Each stage gets its own options, built here from the command line in
+ * one place (stage_opts): no stage sees struct env.
  */
 #include <inttypes.h>
 #include <signal.h>
@@ -138,22 +140,6 @@ static int exit_code(int rc, int command_rc)
 	return command_rc < 0 || (rc && !command_rc) ? rc : command_rc;
 }
 
-/* -- COMMAND: the command is the one process sampled (with its children). */
-static int add_command_target(struct env *env, struct targets *t)
-{
-	if (!targets__command_pid(t))
-		return 0;
-	free(env->tgids);
-	env->tgids = malloc(sizeof(*env->tgids));
-	if (!env->tgids) {
-		err("out of memory");
-		return -1;
-	}
-	env->tgids[0] = targets__command_pid(t);
-	env->nr_tgids = 1;
-	return 0;
-}
-
 /*
  * Blocked before the capture starts: a signal just after start still ends
  * it cleanly instead of killing us with the maps unread.  SIGHUP (a closed
@@ -174,60 +160,154 @@ static void block_stop_signals(const struct env *env, sigset_t *sigs)
 	sigprocmask(SIG_BLOCK, sigs, NULL);
 }
 
-/* smolder [options] [duration] [-- COMMAND...]: sample, then name, fold and write. */
-static int cmd_capture(struct env *env)
+/* The options of every stage, from the command line. */
+struct stage_opts {
+	struct sampler_opts sampler;
+	struct convert_opts convert;
+	uint32_t command_pid; /* -- COMMAND: the one process sampled, with its children */
+};
+
+/*
+ * The one place the command line becomes the stages' options.  command:
+ * the PID of the command run (-- COMMAND), else 0.  o points into env,
+ * which must outlive it.
+ */
+static void stage_opts(const struct env *env, pid_t command, struct stage_opts *o)
+{
+	*o = (struct stage_opts){
+		.sampler.capture = {
+			.freq = env->freq,
+			.period = env->period,
+			.kernel_stacks = !env->user_only,
+			.user_stacks = !env->kernel_only,
+			/* the idle breakdown is per CPU whatever the view */
+			.per_cpu = env->per_cpu || env->idle == IDLE_ONLY,
+			.idle_mode = env->idle,
+			.irq_frames = env->irq_frames,
+			.kworker_frames = env->kworker,
+			.tgids = env->tgids,
+			.nr_tgids = env->nr_tgids,
+			.tids = env->tids,
+			.nr_tids = env->nr_tids,
+			.follow_forks = env->command && !env->no_inherit,
+			.cgroup = env->cgroup_fd >= 0,
+			.cgroup_fd = env->cgroup_fd,
+			.cgroupmap = env->cgroupmap,
+			.mntnsmap = env->mntnsmap,
+			.cpus = env->cpus,
+			.nr_cpus = env->nr_cpus,
+			/* room for stack_entries stacks of up to 32 frames */
+			.stack_chunks = env->stack_entries * 2,
+			.count_entries = env->count_entries,
+			.rotate = env->continuous,
+			.btf_path = env->btf_path,
+			.dwarf_unwind = !env->unwind_fp && !env->kernel_only,
+			.unwind_budget = env->unwind_bytes,
+		},
+		.sampler.demangle = !env->no_demangle,
+		.convert = {
+			.inputs = env->inputs,
+			.nr_inputs = env->nr_inputs,
+			.strict = env->strict,
+			.normalize = env->normalize,
+			.outputs = env->outputs,
+			.nr_outputs = env->nr_outputs,
+			.render = &env->render,
+		},
+		.command_pid = command,
+	};
+	if (command) {
+		o->sampler.capture.tgids = &o->command_pid;
+		o->sampler.capture.nr_tgids = 1;
+	}
+}
+
+/*
+ * One capture, until the duration ends, a signal arrives or the targets
+ * are gone; then what it counted is named, written and summed up.  *sig:
+ * the signal that ended it, or 0.  Returns the exit code.
+ */
+static int capture_once(struct env *env, struct sampler *s, struct targets *t,
+			const sigset_t *sigs, int *sig)
 {
 	struct fold_stats st = { 0 };
 	uint64_t c[CNT__MAX];
-	struct targets *t = NULL;
-	struct sampler s;
-	sigset_t sigs;
 	double started;
-	int rc, sig;
+	int rc;
 
-	block_stop_signals(env, &sigs);
-	if (!env->continuous && (env->command || env->nr_tgids)) {
-		t = targets__new(env->tgids, env->nr_tgids, env->command);
-		if (!t || add_command_target(env, t)) {
-			targets__free(t);
-			return 1;
-		}
-	}
-	if (sampler__open(&s, env)) {
-		targets__free(t);
-		return 1;
-	}
-	if (stopped_during_start(&sigs)) {
-		sampler__close(&s);
-		targets__free(t);
-		return 1;
-	}
-	if (env->continuous)
-		return run_continuous(env, &s, &sigs);
-	if (t && targets__go(t)) {
-		sampler__close(&s);
-		targets__free(t);
-		return 127;
-	}
 	start_line(env, t ? targets__command_pid(t) : 0);
 	if (t) {
-		s.done = targets_gone;
-		s.done_arg = t;
+		s->done = targets_gone;
+		s->done_arg = t;
 		targets__main_binary(t, env->main_binary, sizeof(env->main_binary),
 				     env->main_build_id, sizeof(env->main_build_id));
 	}
 	started = sampler__now();
-	sig = sampler__wait(&s, &sigs, env->duration > 0 ? started + env->duration : 0);
-	capture__stop(s.cap);
+	*sig = sampler__wait(s, sigs, env->duration > 0 ? started + env->duration : 0);
+	capture__stop(s->cap);
 	env->captured_ns = (uint64_t)((sampler__now() - started) * 1e9);
 
-	rc = report(env, &s, &st);
-	capture__counters(s.cap, c);
-	report__summary(env, s.cap, c, 0, st.unnamed, s.us);
+	rc = report(env, s, &st);
+	capture__counters(s->cap, c);
+	report__summary(env, s->cap, c, 0, st.unnamed, s->us);
+	return rc;
+}
+
+/*
+ * smolder [options] [duration] [-- COMMAND...]: sample, then name, fold
+ * and write; or, with --continuous, a profile per interval.  The sampler
+ * is closed here whatever happened, before the command is waited for.
+ */
+static int cmd_capture(struct env *env)
+{
+	struct targets *t = NULL;
+	struct stage_opts o;
+	struct sampler s;
+	sigset_t sigs;
+	int rc, sig = -1;
+
+	block_stop_signals(env, &sigs);
+	if (!env->continuous && (env->command || env->nr_tgids)) {
+		t = targets__new(env->tgids, env->nr_tgids, env->command);
+		if (!t)
+			return 1;
+	}
+	stage_opts(env, t ? targets__command_pid(t) : 0, &o);
+	if (sampler__open(&s, &o.sampler)) {
+		targets__free(t);
+		return 1;
+	}
+	if (stopped_during_start(&sigs))
+		rc = 1;
+	else if (env->continuous)
+		rc = run_continuous(env, &s, &sigs);
+	else if (t && targets__go(t))
+		rc = 127;
+	else
+		rc = capture_once(env, &s, t, &sigs, &sig);
 	sampler__close(&s);
-	rc = exit_code(rc, targets__finish(t, sig));
+	if (sig >= 0) /* a capture ran: the command's exit code */
+		rc = exit_code(rc, targets__finish(t, sig));
 	targets__free(t);
 	return rc;
+}
+
+/* smolder flamegraph [FILE...] */
+static int cmd_flamegraph(struct env *env)
+{
+	struct stage_opts o;
+
+	stage_opts(env, 0, &o);
+	return convert__flamegraph(&o.convert);
+}
+
+/* smolder diff BEFORE AFTER */
+static int cmd_diff(struct env *env)
+{
+	struct stage_opts o;
+
+	stage_opts(env, 0, &o);
+	return convert__diff(&o.convert);
 }
 
 static int (*const commands[])(struct env *) = {

@@ -31,38 +31,9 @@ static bool image_current(pid_t pid, uint32_t gen, void *arg)
 	return capture__image_current(arg, pid, gen);
 }
 
-int sampler__open(struct sampler *s, const struct env *env)
+int sampler__open(struct sampler *s, const struct sampler_opts *opts)
 {
-	struct capture_opts o = {
-		.freq = env->freq,
-		.period = env->period,
-		.kernel_stacks = !env->user_only,
-		.user_stacks = !env->kernel_only,
-		/* the idle breakdown is per CPU whatever the view */
-		.per_cpu = env->per_cpu || env->idle == IDLE_ONLY,
-		.idle_mode = env->idle,
-		.irq_frames = env->irq_frames,
-		.kworker_frames = env->kworker,
-		.tgids = env->tgids,
-		.nr_tgids = env->nr_tgids,
-		.tids = env->tids,
-		.nr_tids = env->nr_tids,
-		.follow_forks = env->command && !env->no_inherit,
-		.cgroup = env->cgroup_fd >= 0,
-		.cgroup_fd = env->cgroup_fd,
-		.cgroupmap = env->cgroupmap,
-		.mntnsmap = env->mntnsmap,
-		.cpus = env->cpus,
-		.nr_cpus = env->nr_cpus,
-		/* room for stack_entries stacks of up to 32 frames */
-		.stack_chunks = env->stack_entries * 2,
-		.count_entries = env->count_entries,
-		.rotate = env->continuous,
-		.btf_path = env->btf_path,
-		.dwarf_unwind = !env->unwind_fp && !env->kernel_only,
-		.unwind_budget = env->unwind_bytes,
-		.on_image = on_image,
-	};
+	struct capture_opts o = opts->capture;
 
 	s->events_ok = true;
 	s->cap = NULL;
@@ -74,6 +45,7 @@ int sampler__open(struct sampler *s, const struct env *env)
 		err("out of memory");
 		return -1;
 	}
+	o.on_image = on_image;
 	o.arg = s->pending;
 	s->cap = capture__open(&o);
 	if (!s->cap) {
@@ -85,9 +57,9 @@ int sampler__open(struct sampler *s, const struct env *env)
 	usyms__set_validator(s->us, image_current, s->cap);
 	if (capture__unwind_maps(s->cap)) /* tables as soon as maps are read */
 		usyms__set_maps_hook(s->us, unwind_maps__update, capture__unwind_maps(s->cap));
-	usyms__set_demangle(s->us, !env->no_demangle);
-	info("sampling %zu cpus at %" PRIu64 " %s", env->nr_cpus,
-	     env->freq ? env->freq : env->period, env->freq ? "Hz" : "ns period");
+	usyms__set_demangle(s->us, opts->demangle);
+	info("sampling %zu cpus at %" PRIu64 " %s", o.nr_cpus,
+	     o.freq ? o.freq : o.period, o.freq ? "Hz" : "ns period");
 	return 0;
 }
 

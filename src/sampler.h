@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The sampling session: a capture configured from the command line, wired
- * to user-space symbolization (each new process image's mappings are read
- * while it lives), and the wait for the end of a capture or an interval.
+ * The sampling session: a capture configured by its own options (main.c
+ * builds them from the command line), wired to user-space symbolization
+ * (each new process image's mappings are read while it lives), and the
+ * wait for the end of a capture or an interval.
  *
  * Whatever other processes do, the clock wins: image announcements only
  * queue work (preload.h), the work runs in the wait loop within the
@@ -17,12 +18,17 @@
 #include <stdbool.h>
 #include "budget.h"
 #include "capture.h"
-#include "cli.h"
 #include "preload.h"
 #include "usyms.h"
 
 /* The time naming may take once a capture or an interval has ended. */
 #define SAMPLER_NAMING_SECONDS 0.5
+
+struct sampler_opts {
+	/* What to sample and how; the sampler sets on_image and arg. */
+	struct capture_opts capture;
+	bool demangle; /* C++ and Rust names as written in the source */
+};
 
 struct sampler {
 	struct capture *cap;
@@ -37,8 +43,9 @@ struct sampler {
 	void *done_arg;
 };
 
-/* Loads and attaches; sampling runs from here on.  0, or -1 after printing why. */
-int sampler__open(struct sampler *s, const struct env *env);
+/* Loads and attaches; sampling runs from here on.  0, or -1 after printing
+ * why.  Whoever opens s closes it, on every path. */
+int sampler__open(struct sampler *s, const struct sampler_opts *opts);
 /* Waits until the monotonic time `until` (0: forever), until a signal in
  * sigs (blocked by the caller) arrives, or until done() says so, meanwhile
  * delivering image events.  Returns the signal, or 0. */

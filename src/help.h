@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The --help pages: what each command does, its options, examples. */
+#ifndef SMOLDER_HELP_H
+#define SMOLDER_HELP_H
+
+enum help_page {
+	HELP_CAPTURE,    /* smolder --help */
+	HELP_FLAMEGRAPH, /* smolder flamegraph --help */
+	HELP_DIFF,       /* smolder diff --help */
+};
+
+/* Prints the page on standard output. */
+void help__print(enum help_page page);
+
+#endif

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * How many stacks and sample keys the kernel's maps hold, from the
+ * options, and the kernel memory that costs (said when it is a lot).
+ */
+#ifndef SMOLDER_MAP_SIZES_H
+#define SMOLDER_MAP_SIZES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DEFAULT_STACK_ENTRIES 32768
+#define MAX_STACK_ENTRIES (1u << 22) /* about 1.9 GiB of kernel memory */
+#define WARN_MAP_BYTES (256ull << 20) /* said above this */
+
+struct map_sizes {
+	uint32_t stack_entries; /* --stack-storage-size, 0: the default; then the size chosen */
+	uint32_t hash_entries;  /* --hash-storage-size, 0: from stack_entries */
+	uint32_t count_entries; /* set: distinct sample keys kept */
+	bool continuous;        /* a bank per interval, SMOLDER_BANKS of them */
+	double hz;              /* samples per second per CPU */
+	double interval;        /* continuous: seconds an interval lasts */
+	size_t nr_cpus;         /* CPUs sampled */
+};
+
+/* Chooses m->stack_entries (when 0) and m->count_entries, and warns when
+ * the maps take more than WARN_MAP_BYTES of kernel memory. */
+void map_sizes__choose(struct map_sizes *m);
+
+#endif
