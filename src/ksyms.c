@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include "ksyms.h"
 #include "addr_search.h"
@@ -31,8 +32,9 @@
 
 struct ksyms {
 	struct ksym *syms;
-	size_t nr;
+	size_t nr, syms_cap; /* capacities in bytes: both are mappings */
 	char *arena;
+	size_t arena_cap;
 	bool hidden;
 };
 
@@ -108,30 +110,46 @@ struct kparse {
 	char *arena;        /* names and module names, NUL-terminated */
 	size_t out, arena_cap;
 	struct kraw *raw;
-	size_t nr, cap;
+	size_t nr, raw_cap; /* raw_cap in bytes */
 	uint32_t last_mod;  /* consecutive module symbols share one string */
 	size_t last_mod_len;
 	bool any, nonzero;
 };
 
+/*
+ * Grows an anonymous mapping to hold need bytes, doubling from 1 MiB.  A
+ * mapping, not the heap: growing moves page tables, never the bytes (heap
+ * reallocs of the arena and the entries took turns copying each other), and
+ * the pages past what is written are never touched.
+ */
+static int grow_map(void *pp, size_t *cap, size_t need)
+{
+	void **p = pp, *grown;
+	size_t ncap = *cap ? *cap : 1 << 20;
+
+	while (ncap < need)
+		ncap *= 2;
+	if (ncap == *cap)
+		return 0;
+	if (ncap > KSYMS_MAX_FILE)
+		return -EFBIG;
+	grown = *p ? mremap(*p, *cap, ncap, MREMAP_MAYMOVE)
+		   : mmap(NULL, ncap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (grown == MAP_FAILED)
+		return -ENOMEM;
+	*p = grown;
+	*cap = ncap;
+	return 0;
+}
+
 /* The arena offset of a copy of s, or -ENOMEM / -EFBIG. */
 static int64_t arena_put(struct kparse *kp, const char *s, size_t len)
 {
-	size_t off = kp->out, ncap;
-	char *grown;
+	size_t off = kp->out;
+	int e = grow_map(&kp->arena, &kp->arena_cap, off + len + 1);
 
-	if (kp->arena_cap - off < len + 1) {
-		ncap = kp->arena_cap ? kp->arena_cap * 2 : 1 << 20;
-		while (ncap - off < len + 1)
-			ncap *= 2;
-		if (ncap > KSYMS_MAX_FILE)
-			return -EFBIG;
-		grown = realloc(kp->arena, ncap);
-		if (!grown)
-			return -ENOMEM;
-		kp->arena = grown;
-		kp->arena_cap = ncap;
-	}
+	if (e)
+		return e;
 	memcpy(kp->arena + off, s, len);
 	kp->arena[off + len] = '\0';
 	kp->out += len + 1;
@@ -144,17 +162,10 @@ static int keep(struct kparse *kp, uint64_t addr, char type, const char *name,
 	struct kraw *r;
 	int64_t off;
 
-	if (kp->nr == kp->cap) {
-		size_t ncap = kp->cap ? kp->cap * 2 : 65536;
-
-		if (ncap > UINT32_MAX)
-			return -EFBIG;
-		r = realloc(kp->raw, ncap * sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		kp->raw = r;
-		kp->cap = ncap;
-	}
+	if (kp->nr == UINT32_MAX)
+		return -EFBIG;
+	if ((off = grow_map(&kp->raw, &kp->raw_cap, (kp->nr + 1) * sizeof(*r))))
+		return off;
 	if ((off = arena_put(kp, name, nlen)) < 0)
 		return off;
 	r = &kp->raw[kp->nr];
@@ -240,6 +251,27 @@ static int kraw_cmp(const void *a, const void *b)
  * and moves the first global alias to the front of each equal-address run,
  * since that is the one lookups report.
  */
+/*
+ * Sorts raw[mid..nr) and merges it into the sorted raw[0..mid).  kallsyms
+ * is sorted but for its last few lines (BPF programs, ftrace trampolines):
+ * sorting all of it took a 3 MB copy and most of the parse's time.
+ */
+static void sort_tail(struct kraw *raw, size_t nr, size_t mid)
+{
+	size_t a = mid, b = nr - mid, out = nr;
+	struct kraw *tail = malloc(b * sizeof(*tail));
+
+	if (!tail) {
+		qsort(raw, nr, sizeof(*raw), kraw_cmp);
+		return;
+	}
+	memcpy(tail, raw + mid, b * sizeof(*tail));
+	qsort(tail, b, sizeof(*tail), kraw_cmp);
+	while (b > 0)
+		raw[--out] = a > 0 && kraw_cmp(&raw[a - 1], &tail[b - 1]) > 0 ? raw[--a] : tail[--b];
+	free(tail);
+}
+
 static void sort_raw(struct kraw *raw, size_t nr)
 {
 	size_t i, j, run;
@@ -249,7 +281,7 @@ static void sort_raw(struct kraw *raw, size_t nr)
 		if (raw[i - 1].addr > raw[i].addr)
 			break;
 	if (i < nr)
-		qsort(raw, nr, sizeof(*raw), kraw_cmp);
+		sort_tail(raw, nr, i);
 	for (run = 0; run < nr; run = j) {
 		for (j = run + 1; j < nr && raw[j].addr == raw[run].addr; j++)
 			;
@@ -263,19 +295,17 @@ static void sort_raw(struct kraw *raw, size_t nr)
 	}
 }
 
-/* The arena shrunk to its use, then every kraw turned into its ksym. */
-static int finish(struct ksyms *ks, struct kparse *kp)
+/* Every kraw turned into its ksym, now that the arena stays put. */
+static void finish(struct ksyms *ks, struct kparse *kp)
 {
 	struct kraw r;
-	char *arena;
 
-	arena = realloc(kp->arena, kp->out ? kp->out : 1);
-	if (!arena && kp->out == 0)
-		return -ENOMEM;
-	ks->arena = arena ? arena : kp->arena;
+	ks->arena = kp->arena;
+	ks->arena_cap = kp->arena_cap;
 	kp->arena = NULL;
 	sort_raw(kp->raw, kp->nr);
 	ks->syms = (struct ksym *)kp->raw;
+	ks->syms_cap = kp->raw_cap;
 	kp->raw = NULL;
 	for (size_t i = 0; i < kp->nr; i++) {
 		memcpy(&r, &ks->syms[i], sizeof(r));
@@ -287,7 +317,6 @@ static int finish(struct ksyms *ks, struct kparse *kp)
 	}
 	ks->nr = kp->nr;
 	ks->hidden = kp->any && !kp->nonzero;
-	return 0;
 }
 
 struct ksyms *ksyms__load_file(const char *path)
@@ -307,9 +336,11 @@ struct ksyms *ksyms__load_file(const char *path)
 		close(fd);
 	free(buf);
 	if (!ret)
-		ret = finish(ks, &kp);
-	free(kp.raw);
-	free(kp.arena);
+		finish(ks, &kp);
+	if (kp.raw)
+		munmap(kp.raw, kp.raw_cap);
+	if (kp.arena)
+		munmap(kp.arena, kp.arena_cap);
 	if (ret) {
 		ksyms__free(ks);
 		errno = -ret;
@@ -363,7 +394,9 @@ void ksyms__free(struct ksyms *ks)
 {
 	if (!ks)
 		return;
-	free(ks->syms);
-	free(ks->arena);
+	if (ks->syms)
+		munmap(ks->syms, ks->syms_cap);
+	if (ks->arena)
+		munmap(ks->arena, ks->arena_cap);
 	free(ks);
 }
