@@ -15,17 +15,17 @@
 # depends on what else runs), and cpu_split alone (-p PID: what is left is
 # mostly the fixed cost of starting and ending).  SMOLDER_BASE=PATH adds
 # another smolder build, run with the same options, to compare builds in
-# the same run.  The tools take turns,
-# ROUNDS times (default 5), in an order that rotates; the figures are the
-# medians and the ratios are taken between medians of the same run, which
-# is what survives a shared, loaded machine.  smolder also runs with
+# the same run.  The tools take turns, ROUNDS times (default 5), in an
+# order that rotates; the figures are the medians and the ratios are taken
+# between medians of the same run, which is what survives a shared, loaded
+# machine.  smolder also runs with
 # --unwind fp (no unwind tables built), so the table shows what the DWARF
 # unwinder adds.
 #
-# Then the floors no profiler of this build can go under, measured the
-# same way: libbpf 1.1 parsing the kernel's BTF alone (a four-line static
-# program built here against Debian's libbpf), and reading /proc/kallsyms
-# (the kernel formats ~120k lines however they are read).
+# Then the floors no build on this libbpf can go under, measured the same
+# way: libbpf parsing the kernel's BTF alone (a four-line static program
+# built here against Debian's libbpf 1.1), and reading /proc/kallsyms (the
+# kernel formats ~120k lines however they are read).
 set -u
 export LC_ALL=C
 cd "$(dirname "$0")/.." || exit 1
