@@ -48,7 +48,7 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all clean deps deps-build test demo bench bench-flamegraph bench-soak bench-kcontext bench-unwind bench-unwind-cost bench-hostile unit workloads tools test-kernels fuzzers fuzz
+.PHONY: all clean deps deps-build test demo bench bench-flamegraph bench-soak bench-kcontext bench-unwind bench-unwind-cost bench-hostile bench-oneshot unit workloads tools test-kernels fuzzers fuzz
 ifeq ($(ARCH),$(HOST_ARCH))
 all: smolder
 else
@@ -341,6 +341,7 @@ bench: deps
 	$(Q)scripts/bench.sh
 	$(Q)scripts/bench-flamegraph.sh
 	$(Q)scripts/bench-unwind-cost.sh
+	$(Q)scripts/bench-oneshot.sh
 
 # smolder flamegraph against flamegraph.pl (FLAMEGRAPH_PL=path, or
 # FLAMEGRAPH_DIR=a FlameGraph checkout; skipped without either), on 10,000
@@ -361,6 +362,13 @@ bench-unwind:
 bench-unwind-cost:
 	$(Q)$(MAKE) --no-print-directory smolder workloads
 	$(Q)scripts/bench-unwind-cost.sh
+
+# A one-shot `smolder -f 1`: peak RSS, time outside the second and CPU time
+# against libbpf-tools profile (LIBBPF_TOOLS_PROFILE=path) and perf record
+# + perf script; then what libbpf's BTF parse and /proc/kallsyms cost alone.
+bench-oneshot:
+	$(Q)$(MAKE) --no-print-directory smolder workloads
+	$(Q)scripts/bench-oneshot.sh
 
 # Continuous mode for 30 minutes (SOAK_SECONDS) at 49 and 19 Hz on a
 # machine starting thousands of short processes: RSS, fds, CPU, losses.

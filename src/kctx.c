@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -49,17 +50,49 @@ static const char *const wq_tracepoints[] = {
 	"workqueue_queue_work", "workqueue_execute_start", "workqueue_execute_end", NULL,
 };
 
-/* The first of these tracepoints that this kernel's BTF lacks, or NULL. */
-static const char *missing_tracepoint(const struct btf *vmlinux, const char *const *names)
+/*
+ * Sets *missing to the first of these tracepoints that this kernel lacks, or
+ * NULL; 0 or -errno.  A tp_btf program attaches by the "btf_trace_NAME"
+ * typedef, which the kernel's BTF has exactly for the tracepoints BPF can
+ * attach to by name (one kernel macro makes both), so the kernel answers:
+ * prog, a no-op raw tracepoint program, is attached for a moment.  That spares a
+ * second parse of vmlinux BTF (5.5 MB, read and copied, on a 6.18 kernel):
+ * libbpf 1.1 parses its own while loading, frees it before we could look,
+ * and takes none from us.  When the kernel cannot answer, the BTF does.
+ */
+static int missing_tracepoint(const char *const *names, int prog, struct btf **vmlinux,
+			      const char **missing)
 {
 	char type[128];
+	int link, e = 0;
 
-	for (; *names; names++) {
-		snprintf(type, sizeof(type), "btf_trace_%s", *names);
-		if (btf__find_by_name_kind(vmlinux, type, BTF_KIND_TYPEDEF) < 0)
-			return *names;
+	*missing = NULL;
+	for (; *names && !*missing && !e; names++) {
+		link = prog >= 0 ? bpf_raw_tracepoint_open(*names, prog) : -1;
+		if (link >= 0) {
+			close(link);
+		} else if (prog >= 0 && errno == ENOENT) {
+			*missing = *names;
+		} else if (!*vmlinux && !(*vmlinux = btf__load_vmlinux_btf())) {
+			e = -errno;
+		} else {
+			snprintf(type, sizeof(type), "btf_trace_%s", *names);
+			if (btf__find_by_name_kind(*vmlinux, type, BTF_KIND_TYPEDEF) < 0)
+				*missing = *names;
+		}
 	}
-	return NULL;
+	return e;
+}
+
+/* The no-op program missing_tracepoint attaches, or -1 (then BTF answers). */
+static int noop_raw_tp(void)
+{
+	struct bpf_insn ret0[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+
+	return bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL, "GPL", ret0, 2, NULL);
 }
 
 /*
@@ -85,27 +118,30 @@ int kctx__configure(struct smolder_bpf *skel, struct kctx_opts *o)
 	struct bpf_program *progs[NR_PROGS];
 	struct btf *vmlinux = NULL;
 	const char *missing;
-	int e = 0;
+	int e = 0, prog = -1;
 
 	if ((o->irq_frames || o->kworker_frames) && !probe__tp_btf()) {
 		/* tp_btf programs attach by the running kernel's own BTF ids */
 		warn("note: this kernel has no BTF tracepoints: --irq-frames and --kworker are off");
 		o->irq_frames = o->kworker_frames = false;
 	}
-	if (o->irq_frames || o->kworker_frames) {
-		vmlinux = btf__load_vmlinux_btf();
-		if (!vmlinux)
-			return -errno;
-	}
-	if (o->irq_frames && (missing = missing_tracepoint(vmlinux, irq_tracepoints))) {
+	if (o->irq_frames || o->kworker_frames)
+		prog = noop_raw_tp();
+	if (o->irq_frames && !(e = missing_tracepoint(irq_tracepoints, prog, &vmlinux, &missing)) &&
+	    missing) {
 		warn("note: this kernel has no %s tracepoint: --irq-frames is off", missing);
 		o->irq_frames = false;
 	}
-	if (o->kworker_frames && (missing = missing_tracepoint(vmlinux, wq_tracepoints))) {
+	if (!e && o->kworker_frames && !(e = missing_tracepoint(wq_tracepoints, prog, &vmlinux, &missing)) &&
+	    missing) {
 		warn("note: this kernel has no %s tracepoint: --kworker is off", missing);
 		o->kworker_frames = false;
 	}
 	btf__free(vmlinux);
+	if (prog >= 0)
+		close(prog);
+	if (e)
+		return e;
 	skel->rodata->irq_frames = o->irq_frames;
 	skel->rodata->kworker_frames = o->kworker_frames;
 	tracepoint_progs(skel, progs);

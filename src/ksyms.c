@@ -3,8 +3,10 @@
  * Kernel symbolization: owns the parse of /proc/kallsyms (or a file in the
  * same format) into an address-sorted table of text symbols whose names and
  * module names live in one string arena, and the lookups on that table.  The
- * file has well over 100k lines, so it is read in large chunks, parsed by
- * hand without stdio, and compacted in place into the arena.
+ * file has well over 100k lines and ~5 MB, so it is streamed through one
+ * 64 KiB buffer and parsed by hand without stdio: the process holds only the
+ * names and 24-byte entries it keeps (on a VM every new page is a fault that
+ * costs start-up time, so memory not touched is time saved too).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include "ksyms.h"
 #include "addr_search.h"
@@ -20,67 +23,35 @@
 
 /* /proc/kallsyms is ~5 MB; anything past this is not a kallsyms file. */
 #define KSYMS_MAX_FILE (1ULL << 30)
+/*
+ * The read buffer.  /proc/kallsyms gives at most a page per read, so a
+ * bigger buffer saves nothing; a line longer than this (a symbol name is at
+ * most 512 bytes) is not a kallsyms line and is skipped.
+ */
+#define KSYMS_CHUNK (64 << 10)
 
 struct ksyms {
 	struct ksym *syms;
-	size_t nr;
+	size_t nr, syms_cap; /* capacities in bytes: both are mappings */
 	char *arena;
+	size_t arena_cap;
 	bool hidden;
 };
 
-/* A symbol while parsing: arena offsets, since the arena moves on shrink. */
+/*
+ * A symbol while parsing, in the memory that becomes its struct ksym once
+ * the arena stops moving: the same 24 bytes, so the parse holds only the
+ * names and entries it keeps, never the whole file nor a second array.
+ */
 struct kraw {
 	uint64_t addr;
-	size_t name, module; /* offsets; module is SIZE_MAX for vmlinux */
+	uint32_t name, module; /* arena offsets; NO_MODULE for vmlinux */
 	uint32_t seq;
-	bool global;
+	uint32_t global;
 };
+#define NO_MODULE UINT32_MAX
 
-static int read_all(const char *path, char **bufp, size_t *lenp)
-{
-	size_t cap = 1 << 20, len = 0;
-	char *buf = NULL, *nbuf;
-	ssize_t n;
-	int fd, e;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		if (!buf || cap - len < 4096) {
-			if (cap >= KSYMS_MAX_FILE) {
-				e = EFBIG;
-				goto fail;
-			}
-			cap = buf ? cap * 2 : cap;
-			nbuf = realloc(buf, cap + 1);
-			if (!nbuf) {
-				e = ENOMEM;
-				goto fail;
-			}
-			buf = nbuf;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			e = errno;
-			goto fail;
-		}
-		if (n == 0)
-			break;
-		len += n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	*bufp = buf;
-	*lenp = len;
-	return 0;
-fail:
-	close(fd);
-	free(buf);
-	return -e;
-}
+_Static_assert(sizeof(struct kraw) == sizeof(struct ksym), "a kraw becomes a ksym in place");
 
 static int hexval(char c)
 {
@@ -136,49 +107,77 @@ static bool is_text(char type)
 }
 
 struct kparse {
-	char *buf;          /* the file, compacted in place into the arena */
-	size_t out;         /* arena write position, never past the read one */
+	char *arena;        /* names and module names, NUL-terminated */
+	size_t out, arena_cap;
 	struct kraw *raw;
-	size_t nr, cap;
-	size_t last_mod;    /* consecutive module symbols share one string */
+	size_t nr, raw_cap; /* raw_cap in bytes */
+	uint32_t last_mod;  /* consecutive module symbols share one string */
 	size_t last_mod_len;
 	bool any, nonzero;
 };
 
-static size_t arena_put(struct kparse *kp, const char *s, size_t len)
+/*
+ * Grows an anonymous mapping to hold need bytes, doubling from 1 MiB.  A
+ * mapping, not the heap: growing moves page tables, never the bytes (heap
+ * reallocs of the arena and the entries took turns copying each other), and
+ * the pages past what is written are never touched.
+ */
+static int grow_map(void *pp, size_t *cap, size_t need)
+{
+	void **p = pp, *grown;
+	size_t ncap = *cap ? *cap : 1 << 20;
+
+	while (ncap < need)
+		ncap *= 2;
+	if (ncap == *cap)
+		return 0;
+	if (ncap > KSYMS_MAX_FILE)
+		return -EFBIG;
+	grown = *p ? mremap(*p, *cap, ncap, MREMAP_MAYMOVE)
+		   : mmap(NULL, ncap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (grown == MAP_FAILED)
+		return -ENOMEM;
+	*p = grown;
+	*cap = ncap;
+	return 0;
+}
+
+/* The arena offset of a copy of s, or -ENOMEM / -EFBIG. */
+static int64_t arena_put(struct kparse *kp, const char *s, size_t len)
 {
 	size_t off = kp->out;
+	int e = grow_map(&kp->arena, &kp->arena_cap, off + len + 1);
 
-	memmove(kp->buf + off, s, len);
-	kp->buf[off + len] = '\0';
+	if (e)
+		return e;
+	memcpy(kp->arena + off, s, len);
+	kp->arena[off + len] = '\0';
 	kp->out += len + 1;
 	return off;
 }
 
-static int keep(struct kparse *kp, uint64_t addr, char type, char *name,
-		size_t nlen, char *mod, size_t mlen)
+static int keep(struct kparse *kp, uint64_t addr, char type, const char *name,
+		size_t nlen, const char *mod, size_t mlen)
 {
 	struct kraw *r;
+	int64_t off;
 
-	if (kp->nr == kp->cap) {
-		size_t ncap = kp->cap ? kp->cap * 2 : 65536;
-
-		r = realloc(kp->raw, ncap * sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		kp->raw = r;
-		kp->cap = ncap;
-	}
+	if (kp->nr == UINT32_MAX)
+		return -EFBIG;
+	if ((off = grow_map(&kp->raw, &kp->raw_cap, (kp->nr + 1) * sizeof(*r))))
+		return off;
+	if ((off = arena_put(kp, name, nlen)) < 0)
+		return off;
 	r = &kp->raw[kp->nr];
-	r->addr = addr;
-	r->seq = kp->nr++;
-	r->global = type == 'T' || type == 'W';
-	r->name = arena_put(kp, name, nlen);
-	r->module = SIZE_MAX;
+	*r = (struct kraw){ .addr = addr, .name = off, .module = NO_MODULE, .seq = kp->nr,
+			    .global = type == 'T' || type == 'W' };
+	kp->nr++;
 	if (mod) {
-		if (kp->last_mod == SIZE_MAX || kp->last_mod_len != mlen ||
-		    memcmp(kp->buf + kp->last_mod, mod, mlen)) {
-			kp->last_mod = arena_put(kp, mod, mlen);
+		if (kp->last_mod == NO_MODULE || kp->last_mod_len != mlen ||
+		    memcmp(kp->arena + kp->last_mod, mod, mlen)) {
+			if ((off = arena_put(kp, mod, mlen)) < 0)
+				return off;
+			kp->last_mod = off;
 			kp->last_mod_len = mlen;
 		}
 		r->module = kp->last_mod;
@@ -186,29 +185,56 @@ static int keep(struct kparse *kp, uint64_t addr, char type, char *name,
 	return 0;
 }
 
-static int parse_all(struct kparse *kp, size_t len)
+/* One line, without its newline. */
+static int parse_one(struct kparse *kp, char *p, char *end)
 {
-	char *p = kp->buf, *end = kp->buf + len, *nl, *name, *mod, type;
+	char *name, *mod, type;
 	size_t nlen, mlen;
 	uint64_t addr;
+
+	if (!parse_line(p, end, &addr, &type, &name, &nlen, &mod, &mlen))
+		return 0;
+	kp->any = true;
+	kp->nonzero |= addr != 0;
+	return is_text(type) ? keep(kp, addr, type, name, nlen, mod, mlen) : 0;
+}
+
+/*
+ * The file a chunk at a time: whole lines are parsed where they lie, the
+ * unfinished last one moves to the front for the next read.
+ */
+static int parse_fd(struct kparse *kp, int fd, char *buf)
+{
+	size_t have = 0, total = 0;
+	bool skipping = false; /* inside a line too long to be kallsyms */
+	char *p, *nl, *end;
+	ssize_t n;
 	int ret;
 
-	for (; p < end; p = nl + 1) {
-		nl = memchr(p, '\n', end - p);
-		if (!nl)
-			nl = end;
-		if (!parse_line(p, nl, &addr, &type, &name, &nlen, &mod, &mlen))
+	for (;;) {
+		n = read(fd, buf + have, KSYMS_CHUNK - have);
+		if (n < 0 && errno == EINTR)
 			continue;
-		kp->any = true;
-		kp->nonzero |= addr != 0;
-		if (!is_text(type))
-			continue;
-		/* The name precedes the module: both writes stay behind p. */
-		ret = keep(kp, addr, type, name, nlen, mod, mlen);
-		if (ret)
-			return ret;
+		if (n < 0)
+			return -errno;
+		if ((total += n) > KSYMS_MAX_FILE)
+			return -EFBIG;
+		end = buf + have + n;
+		for (p = buf; (nl = memchr(p, '\n', end - p)); p = nl + 1) {
+			if (!skipping && (ret = parse_one(kp, p, nl)))
+				return ret;
+			skipping = false;
+		}
+		if (n == 0) /* the last line may lack its newline */
+			return skipping || p == end ? 0 : parse_one(kp, p, end);
+		have = end - p;
+		if (have == KSYMS_CHUNK) {
+			skipping = true;
+			have = 0;
+		} else {
+			memmove(buf, p, have);
+		}
 	}
-	return 0;
 }
 
 static int kraw_cmp(const void *a, const void *b)
@@ -225,6 +251,27 @@ static int kraw_cmp(const void *a, const void *b)
  * and moves the first global alias to the front of each equal-address run,
  * since that is the one lookups report.
  */
+/*
+ * Sorts raw[mid..nr) and merges it into the sorted raw[0..mid).  kallsyms
+ * is sorted but for its last few lines (BPF programs, ftrace trampolines):
+ * sorting all of it took a 3 MB copy and most of the parse's time.
+ */
+static void sort_tail(struct kraw *raw, size_t nr, size_t mid)
+{
+	size_t a = mid, b = nr - mid, out = nr;
+	struct kraw *tail = malloc(b * sizeof(*tail));
+
+	if (!tail) {
+		qsort(raw, nr, sizeof(*raw), kraw_cmp);
+		return;
+	}
+	memcpy(tail, raw + mid, b * sizeof(*tail));
+	qsort(tail, b, sizeof(*tail), kraw_cmp);
+	while (b > 0)
+		raw[--out] = a > 0 && kraw_cmp(&raw[a - 1], &tail[b - 1]) > 0 ? raw[--a] : tail[--b];
+	free(tail);
+}
+
 static void sort_raw(struct kraw *raw, size_t nr)
 {
 	size_t i, j, run;
@@ -234,7 +281,7 @@ static void sort_raw(struct kraw *raw, size_t nr)
 		if (raw[i - 1].addr > raw[i].addr)
 			break;
 	if (i < nr)
-		qsort(raw, nr, sizeof(*raw), kraw_cmp);
+		sort_tail(raw, nr, i);
 	for (run = 0; run < nr; run = j) {
 		for (j = run + 1; j < nr && raw[j].addr == raw[run].addr; j++)
 			;
@@ -248,50 +295,52 @@ static void sort_raw(struct kraw *raw, size_t nr)
 	}
 }
 
-static int finish(struct ksyms *ks, struct kparse *kp)
+/* Every kraw turned into its ksym, now that the arena stays put. */
+static void finish(struct ksyms *ks, struct kparse *kp)
 {
-	char *arena;
-	size_t i;
+	struct kraw r;
 
-	arena = realloc(kp->buf, kp->out ? kp->out : 1);
-	if (arena)
-		kp->buf = arena;
-	ks->arena = kp->buf;
-	kp->buf = NULL;
+	ks->arena = kp->arena;
+	ks->arena_cap = kp->arena_cap;
+	kp->arena = NULL;
 	sort_raw(kp->raw, kp->nr);
-	ks->syms = calloc(kp->nr ? kp->nr : 1, sizeof(*ks->syms));
-	if (!ks->syms)
-		return -ENOMEM;
-	for (i = 0; i < kp->nr; i++) {
-		ks->syms[i].addr = kp->raw[i].addr;
-		ks->syms[i].name = ks->arena + kp->raw[i].name;
-		ks->syms[i].module = kp->raw[i].module == SIZE_MAX ?
-				     NULL : ks->arena + kp->raw[i].module;
+	ks->syms = (struct ksym *)kp->raw;
+	ks->syms_cap = kp->raw_cap;
+	kp->raw = NULL;
+	for (size_t i = 0; i < kp->nr; i++) {
+		memcpy(&r, &ks->syms[i], sizeof(r));
+		ks->syms[i] = (struct ksym){
+			.addr = r.addr,
+			.name = ks->arena + r.name,
+			.module = r.module == NO_MODULE ? NULL : ks->arena + r.module,
+		};
 	}
 	ks->nr = kp->nr;
 	ks->hidden = kp->any && !kp->nonzero;
-	return 0;
 }
 
 struct ksyms *ksyms__load_file(const char *path)
 {
-	struct kparse kp = { .last_mod = SIZE_MAX };
-	struct ksyms *ks;
-	size_t len = 0;
-	int ret;
+	struct kparse kp = { .last_mod = NO_MODULE };
+	struct ksyms *ks = calloc(1, sizeof(*ks));
+	char *buf = malloc(KSYMS_CHUNK);
+	int fd = -1, ret;
 
-	ks = calloc(1, sizeof(*ks));
-	if (!ks) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	ret = read_all(path, &kp.buf, &len);
+	if (!ks || !buf)
+		ret = -ENOMEM;
+	else if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		ret = -errno;
+	else
+		ret = parse_fd(&kp, fd, buf);
+	if (fd >= 0)
+		close(fd);
+	free(buf);
 	if (!ret)
-		ret = parse_all(&kp, len);
-	if (!ret)
-		ret = finish(ks, &kp);
-	free(kp.raw);
-	free(kp.buf);
+		finish(ks, &kp);
+	if (kp.raw)
+		munmap(kp.raw, kp.raw_cap);
+	if (kp.arena)
+		munmap(kp.arena, kp.arena_cap);
 	if (ret) {
 		ksyms__free(ks);
 		errno = -ret;
@@ -345,7 +394,9 @@ void ksyms__free(struct ksyms *ks)
 {
 	if (!ks)
 		return;
-	free(ks->syms);
-	free(ks->arena);
+	if (ks->syms)
+		munmap(ks->syms, ks->syms_cap);
+	if (ks->arena)
+		munmap(ks->arena, ks->arena_cap);
 	free(ks);
 }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -159,6 +160,60 @@ TEST(empty_and_missing)
 	ksyms__free(NULL);
 }
 
+/*
+ * A file bigger than the 64 KiB read buffer: lines that straddle reads, a
+ * line too long to be kallsyms (skipped, and the next one read), and an
+ * unsorted tail, as BPF programs and trampolines leave it, whose alias of
+ * an earlier address must still lose to the earlier global name.
+ */
+TEST(chunks_long_lines_and_unsorted_tail)
+{
+	enum { NR = 10000, LONG = 100000 };
+	size_t cap = NR * 48 + LONG + 4096, len = 0;
+	char *text = malloc(cap), want[32];
+	const struct ksym *s;
+	struct ksyms *ks;
+	int bad = 0;
+
+	if (!text)
+		return;
+	for (int i = 0; i < NR; i++) {
+		len += snprintf(text + len, cap - len, "ffffffff81%06x %c fn_%d\n", i * 16,
+				i % 2 ? 't' : 'T', i);
+		if (i == NR / 2) {
+			len += snprintf(text + len, cap - len, "ffffffff8f000000 T ");
+			memset(text + len, 'x', LONG);
+			len += LONG;
+			text[len++] = '\n';
+		}
+	}
+	len += snprintf(text + len, cap - len,
+			"ffffffffc0000000 t tramp\t[__builtin__ftrace]\n"
+			"ffffffff81000010 t bpf_late\t[bpf]\n"
+			"ffffffff81000020 t bpf_alias\t[bpf]\n");
+	ks = load_text(text);
+	free(text);
+	CHECK(ks != NULL);
+	if (!ks)
+		return;
+	CHECK(ksyms__count(ks) == NR + 3);
+	for (int i = 0; i < NR; i++) {
+		snprintf(want, sizeof(want), "fn_%d", i);
+		s = ksyms__map_addr(ks, 0xffffffff81000000ULL + i * 16 + 3);
+		/* fn_1's address also has bpf_late, listed later: the first name wins */
+		bad += !s || strcmp(s->name, want) || s->module;
+	}
+	CHECK(bad == 0);
+	s = ksyms__map_addr(ks, 0xffffffffc0000001ULL);
+	CHECK_STR(s ? s->name : NULL, "tramp");
+	CHECK_STR(s ? s->module : NULL, "__builtin__ftrace");
+	/* fn_2 is global (T), the later bpf_alias local: fn_2 stays first */
+	s = ksyms__map_addr(ks, 0xffffffff81000020ULL);
+	CHECK_STR(s ? s->name : NULL, "fn_2");
+	CHECK(ksyms__get_symbol(ks, "bpf_late") != NULL);
+	ksyms__free(ks);
+}
+
 static double elapsed_ms(const struct timespec *a, const struct timespec *b)
 {
 	return (b->tv_sec - a->tv_sec) * 1e3 + (b->tv_nsec - a->tv_nsec) / 1e6;
@@ -199,6 +254,7 @@ int main(void)
 	RUN(fixture_lookups);
 	RUN(hidden_addresses);
 	RUN(empty_and_missing);
+	RUN(chunks_long_lines_and_unsorted_tail);
 	RUN(real_kallsyms);
 	UNIT_EXIT();
 }
