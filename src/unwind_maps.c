@@ -582,38 +582,6 @@ static void *builder(void *arg)
 }
 
 /*
- * Opens what pid maps at m, as that process sees it and as usyms opens it
- * (safe_open.h: never a FIFO or a device, whatever the path leads to); -1
- * if it cannot.  *st gets its stat.
- */
-static int open_mapped(pid_t pid, const struct proc_map *m, struct stat *st)
-{
-	char path[64];
-	int fd, rfd, pfd;
-
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid,
-		 m->start, m->end);
-	fd = safe_open__file(path, st);
-	if (fd >= 0 || !m->path || m->path[0] != '/' || m->deleted)
-		return fd;
-	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
-	rfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (rfd < 0)
-		return -1;
-	pfd = safe_open__in_root(rfd, m->path, true);
-	close(rfd);
-	if (pfd < 0)
-		return -1;
-	fd = safe_open__reopen(pfd, st);
-	close(pfd);
-	if (fd >= 0 && (uint64_t)st->st_ino != m->ino) { /* replaced since mapped */
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/*
  * The file mapped at m, NULL if unreadable.  A table it needs is built now
  * (sync) or queued for the builder thread; until it is loaded, its frames
  * count as not loaded.
@@ -625,7 +593,7 @@ static struct ufile *resolve_file(struct unwind_maps *um, pid_t pid, const struc
 	struct ufile *uf = NULL;
 	struct file_key k;
 	struct stat st;
-	int fd = open_mapped(pid, m, &st);
+	int fd = safe_open__mapped(pid, m, &st);
 
 	if (fd < 0)
 		return NULL;

@@ -69,41 +69,6 @@ void usyms_file_release(struct usyms *u, struct file_ent *f)
 }
 
 /*
- * Opens what pid maps at m, as that process sees it, if it is a regular
- * file (st gets its stat); -1 if not.  Opened O_PATH first either way: a
- * process may map a device, and the path under /proc/PID/root is its to
- * change (to a FIFO, a device, another file): there the file must also be
- * the inode mapped.
- */
-static int open_mapped(pid_t pid, const struct proc_map *m, struct stat *st)
-{
-	char path[64];
-	int fd, rfd, pfd;
-
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
-		 (int)pid, m->start, m->end);
-	fd = safe_open__file(path, st);
-	if (fd >= 0 || !m->path || m->path[0] != '/' || m->deleted)
-		return fd;
-	/* map_files needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE; root works with less. */
-	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
-	rfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (rfd < 0)
-		return -1;
-	pfd = safe_open__in_root(rfd, m->path, true);
-	close(rfd);
-	if (pfd < 0)
-		return -1;
-	fd = safe_open__reopen(pfd, st);
-	close(pfd);
-	if (fd >= 0 && (uint64_t)st->st_ino != m->ino) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/*
  * The bytes a new table or perf map may take: what is left of the memory
  * maximum once releasing bytes are given back (the map being replaced),
  * after freeing unpinned tables if that leaves less than a file's budget;
@@ -203,7 +168,7 @@ struct file_ent *usyms_file_resolve(struct usyms *u, pid_t pid, const struct pro
 	struct stat st;
 	int fd;
 
-	fd = open_mapped(pid, m, &st);
+	fd = safe_open__mapped(pid, m, &st);
 	if (fd < 0)
 		return f;
 	f = file_get(u, &st, fd, pid, m);
