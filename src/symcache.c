@@ -56,7 +56,8 @@ enum file_state {
 
 /* One file's symbols, shared by all mappings of that file. */
 struct symfile {
-	struct filecache_ent ent; /* refs: mappings of held images */
+	struct filecache_ent ent; /* first (the cache's pointer is ours); refs:
+				   * mappings of held images */
 	struct elf_syms *es;      /* NULL: see state */
 	enum file_state state;
 	uint64_t failed_phase; /* the budget FILE_LATE was given up in */

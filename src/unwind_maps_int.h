@@ -33,8 +33,9 @@ struct seg {
 
 /* A file the unwinder knows, in the file-identity cache (filecache.h). */
 struct ufile {
-	struct filecache_ent ent; /* refs: mappings of held process images;
-				   * last_used: tick of the last update mapping it */
+	struct filecache_ent ent; /* first (the cache's pointer is ours); refs:
+				   * mappings of held process images; last_used:
+				   * tick of the last update mapping it */
 	uint32_t id;
 	enum file_state state;
 	bool inspected;     /* segs and base read */
