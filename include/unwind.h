@@ -69,7 +69,7 @@ struct unwind_row {
 
 /*
  * ---- The tables in the kernel (bpf/unwind.bpf.h reads them,
- * src/unwind_maps.c writes them).
+ * src/unwind_files.c and src/unwind_maps.c write them).
  *
  * Rows live in "shards": BPF arrays of 8-byte slots, 2^shard_bits slots
  * each, created by the loader as the tables need them (up to the memory

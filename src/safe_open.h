@@ -7,13 +7,17 @@
  * driver: a watchdog, a tape, a terminal).  So a file is first opened
  * O_PATH, which has no such effect, checked to be a regular file, and only
  * then opened for reading through /proc/self/fd, checked again to be the
- * same inode.
+ * same inode.  A process's mapped files are opened so too, through its
+ * own /proc entries.
  */
 #ifndef SMOLDER_SAFE_OPEN_H
 #define SMOLDER_SAFE_OPEN_H
 
 #include <stdbool.h>
 #include <sys/stat.h>
+#include <sys/types.h>
+
+struct proc_map;
 
 /*
  * An O_PATH descriptor of rel resolved with root_fd as "/" (openat2's
@@ -33,5 +37,13 @@ int safe_open__reopen(int pfd, struct stat *st);
 /* Both steps for a path (symlinks followed, as open(2) would): the
  * regular file at path opened for reading, or -1 with errno set. */
 int safe_open__file(const char *path, struct stat *st);
+/*
+ * Opens what process pid maps at m (a line of its /proc/PID/maps), as that
+ * process sees it, if it is a regular file; *st gets its stat.  Through
+ * /proc/PID/map_files first (the very inode mapped, even deleted or in
+ * another mount namespace), else m's path under /proc/PID/root, which
+ * must still be the inode mapped.  -1 if it cannot.
+ */
+int safe_open__mapped(pid_t pid, const struct proc_map *m, struct stat *st);
 
 #endif

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Unwind maps: what the BPF unwinder (--unwind dwarf) needs in the kernel,
- * kept by user space.  Owns the cache of files by identity (dev, inode,
- * size, mtime: shared by every process that maps the file, like the symbol
- * cache of usyms.c) with each file's table, built once (unwind_table.c)
- * and loaded into the shards (unwind_shards.c) within a memory budget,
- * least recently used files evicted first; and each process image's
- * executable mappings in the kernel's LPM trie, refreshed whenever usyms
- * reads the image's maps (unwind_maps__update, its maps hook).  Files are
- * opened as usyms opens them: through /proc/PID/map_files or /proc/PID/root.
+ * kept by user space.  Owns the files by identity (dev, inode, size, mtime:
+ * shared by every process that maps the file, in the same file-identity
+ * cache, filecache.c, as the symbol tables) with each file's table, built
+ * once (unwind_table.c) and loaded into the shards (unwind_shards.c)
+ * within a memory budget, least recently used files evicted first (all
+ * unwind_files.c); and each process image's executable mappings in the
+ * kernel's LPM trie (unwind_maps.c), refreshed whenever usyms reads the
+ * image's maps (unwind_maps__update, its maps hook).  Files are opened as
+ * usyms opens them (safe_open__mapped): through /proc/PID/map_files or
+ * /proc/PID/root.
  */
 #ifndef SMOLDER_UNWIND_MAPS_H
 #define SMOLDER_UNWIND_MAPS_H

@@ -1,32 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unwind tables: owns reading a file's call-frame information (the CIEs and
- * FDEs of .eh_frame and .debug_frame, and their CFA programs) and reducing
- * it to the rows of include/unwind.h that the BPF unwinder walks.
- *
- * The CFI reader is our own, not elfutils' libdw, although Debian 12's
- * libdw (0.188) links statically (libdw.a with libbz2.a) and lists every
- * row of libLLVM-14 (95k FDEs, 861k rows) in 0.26 s and 14 MB of RSS:
- *  - Ten minutes of libFuzzer on it (dwarf_getcfi_elf, dwarf_next_cfi,
- *    dwarf_cfi_addrframe on every row) found six inputs, the first within
- *    a minute, a 35 KB file, for which execute_cfi asks malloc for up to
- *    1.2 GB: a register number read from the file sizes its register
- *    array.  libdw.a is not ours to fix (nor built with sanitizers, so its
- *    stray reads go unseen), and guarding it would mean decoding every
- *    instruction first, which is this parser.
- *  - It cannot list an FDE's rows: each row is another dwarf_cfi_addrframe,
- *    which reruns the FDE's program from its start, so the work grows with
- *    the square of an FDE's length, which hostile input picks.
- *  - dwarf_next_cfi returns raw entries: finding an FDE's range (its CIE's
- *    augmentation, the pointer encodings) would be ours anyway.
- *  - .debug_frame needs a Dwarf handle, and dwarf_begin_elf reads every
- *    debug section of the file: hundreds of MB for a big library's debug
- *    file, to use one section.
- *  - Rules come back as DWARF expressions, to be matched back into the
- *    register + offset rules the program stated.
- * CFA programs are a small, stable instruction set (DWARF 5, 6.4.2, and
- * three GNU opcodes).  Here each FDE's program runs once, every operand is
- * bounds-checked, and every instruction counts against a budget.
+ * Unwind tables: owns building a file's table, the rows of include/unwind.h
+ * that the BPF unwinder walks: finding its CFI sections (and its debug
+ * file's), listing and ordering the FDEs, merging equal neighbouring rows
+ * and marking the gaps between functions.  Reading the CFI itself (records,
+ * CFA programs, what a rule means as a row) is unwind_cfi.c's.
  *
  * A build has two passes.  The first lists the FDEs of every source (pc
  * range, where the record is), sorts them and drops overlaps (.eh_frame
@@ -44,6 +22,7 @@
 #include <string.h>
 
 #include "elf_syms.h"
+#include "unwind_cfi.h"
 #include "unwind_table.h"
 
 /* libLLVM-14, 105 MB: 0.95 Mi rows, a 4.9 MiB .eh_frame, 2.2 Mi instructions. */
@@ -52,479 +31,11 @@
 #define DEFAULT_MAX_INSNS (64ull << 20)
 /* Section offsets are kept in 32 bits. */
 #define MAX_CFI_BYTES 0xffffffffu
-/* DW_CFA_remember_state nesting: compilers use 1 or 2. */
-#define MAX_STATE_STACK 32
 /* Parsed CIEs, direct-mapped by offset: a linked .eh_frame has a handful,
  * a .debug_frame one per compilation unit, used by neighbouring FDEs. */
 #define CIE_CACHE 64
 #define MAX_EXEC_SEGS 16
 #define MAX_PHDRS (1u << 16)
-
-/* DWARF constants read here (dwarf.h comes with libdw, not used). */
-enum {
-	DW_CFA_advance_loc = 0x40, DW_CFA_offset = 0x80, DW_CFA_restore = 0xc0,
-	DW_CFA_nop = 0x00, DW_CFA_set_loc = 0x01, DW_CFA_advance_loc1 = 0x02,
-	DW_CFA_advance_loc2 = 0x03, DW_CFA_advance_loc4 = 0x04,
-	DW_CFA_offset_extended = 0x05, DW_CFA_restore_extended = 0x06,
-	DW_CFA_undefined = 0x07, DW_CFA_same_value = 0x08,
-	DW_CFA_register = 0x09, DW_CFA_remember_state = 0x0a,
-	DW_CFA_restore_state = 0x0b, DW_CFA_def_cfa = 0x0c,
-	DW_CFA_def_cfa_register = 0x0d, DW_CFA_def_cfa_offset = 0x0e,
-	DW_CFA_def_cfa_expression = 0x0f, DW_CFA_expression = 0x10,
-	DW_CFA_offset_extended_sf = 0x11, DW_CFA_def_cfa_sf = 0x12,
-	DW_CFA_def_cfa_offset_sf = 0x13, DW_CFA_val_offset = 0x14,
-	DW_CFA_val_offset_sf = 0x15, DW_CFA_val_expression = 0x16,
-	DW_CFA_GNU_args_size = 0x2e, DW_CFA_GNU_negative_offset_extended = 0x2f,
-};
-
-enum {
-	DW_EH_PE_absptr = 0x00, DW_EH_PE_uleb128 = 0x01, DW_EH_PE_udata2 = 0x02,
-	DW_EH_PE_udata4 = 0x03, DW_EH_PE_udata8 = 0x04, DW_EH_PE_sleb128 = 0x09,
-	DW_EH_PE_sdata2 = 0x0a, DW_EH_PE_sdata4 = 0x0b, DW_EH_PE_sdata8 = 0x0c,
-	DW_EH_PE_pcrel = 0x10, DW_EH_PE_datarel = 0x30,
-};
-
-enum {
-	DW_OP_deref = 0x06, DW_OP_and = 0x1a, DW_OP_plus = 0x22, DW_OP_shl = 0x24,
-	DW_OP_ge = 0x2a, DW_OP_lit0 = 0x30, DW_OP_breg0 = 0x70,
-};
-
-/* A register's rule, as the CFA program leaves it. */
-enum how {
-	RULE_SAME,       /* not mentioned, or DW_CFA_same_value */
-	RULE_UNDEF,
-	RULE_OFFSET,     /* saved at CFA + off */
-	RULE_VAL_OFFSET, /* is CFA + off */
-	RULE_REG,        /* in register off */
-	RULE_EXPR,       /* saved at the address expr computes */
-	RULE_VAL_EXPR,
-};
-
-struct rule {
-	enum how how;
-	int64_t off;
-	const uint8_t *expr; /* inside the CFI section */
-	size_t len;
-};
-
-/*
- * ---- x86_64: the architecture's registers and the CFA expressions that
- * mean something of their own.  An arm64 port adds its own version of this
- * block (sp 31, x29, the return address in x30, and the opcode 0x2d, which
- * is DW_CFA_AARCH64_negate_ra_state there) and picks one by e_machine.
- */
-#define REG_FP 6  /* rbp */
-#define REG_SP 7  /* rsp */
-#define REG_RA 16 /* the return address column */
-enum slot { SLOT_FP, SLOT_SP, SLOT_RA, SLOTS };
-
-static int reg_slot(uint64_t reg)
-{
-	switch (reg) {
-	case REG_FP:
-		return SLOT_FP;
-	case REG_SP:
-		return SLOT_SP;
-	case REG_RA:
-		return SLOT_RA;
-	}
-	return -1; /* the other registers do not matter to the unwinder */
-}
-
-static bool arch_supported(const GElf_Ehdr *eh)
-{
-	return eh->e_machine == EM_X86_64 && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
-	       eh->e_ident[EI_DATA] == ELFDATA2LSB;
-}
-
-/* ---- Bounds-checked reading of little-endian CFI bytes. */
-struct rd {
-	const uint8_t *p, *end;
-	bool bad; /* a read ran past end or a number overflowed */
-};
-
-static bool rd_need(struct rd *r, size_t n)
-{
-	if (r->bad || (size_t)(r->end - r->p) < n) {
-		r->bad = true;
-		return false;
-	}
-	return true;
-}
-
-static uint64_t rd_u(struct rd *r, size_t n)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	if (!rd_need(r, n))
-		return 0;
-	for (i = 0; i < n; i++)
-		v |= (uint64_t)r->p[i] << (8 * i);
-	r->p += n;
-	return v;
-}
-
-static uint8_t rd_u8(struct rd *r)
-{
-	return rd_u(r, 1);
-}
-
-/* LEB128 of up to 64 bits; longer or wider is bad. */
-static uint64_t rd_leb(struct rd *r, bool sign)
-{
-	uint64_t v = 0;
-	unsigned int shift = 0;
-	uint8_t byte;
-
-	do {
-		if (!rd_need(r, 1) || shift >= 64) {
-			r->bad = true;
-			return 0;
-		}
-		byte = *r->p++;
-		v |= (uint64_t)(byte & 0x7f) << shift;
-		shift += 7;
-	} while (byte & 0x80);
-	if (sign && shift < 64 && (byte & 0x40))
-		v |= ~0ull << shift;
-	return v;
-}
-
-static uint64_t rd_uleb(struct rd *r)
-{
-	return rd_leb(r, false);
-}
-
-static int64_t rd_sleb(struct rd *r)
-{
-	return (int64_t)rd_leb(r, true);
-}
-
-/* A value in pointer encoding fmt's format (the low 4 bits). */
-static uint64_t rd_enc(struct rd *r, uint8_t fmt, uint8_t addr_size)
-{
-	switch (fmt & 0x0f) {
-	case DW_EH_PE_absptr:
-		return rd_u(r, addr_size);
-	case DW_EH_PE_uleb128:
-		return rd_uleb(r);
-	case DW_EH_PE_udata2:
-		return rd_u(r, 2);
-	case DW_EH_PE_udata4:
-		return rd_u(r, 4);
-	case DW_EH_PE_udata8:
-	case DW_EH_PE_sdata8:
-		return rd_u(r, 8);
-	case DW_EH_PE_sleb128:
-		return rd_sleb(r);
-	case DW_EH_PE_sdata2:
-		return (uint64_t)(int64_t)(int16_t)rd_u(r, 2);
-	case DW_EH_PE_sdata4:
-		return (uint64_t)(int64_t)(int32_t)rd_u(r, 4);
-	}
-	r->bad = true;
-	return 0;
-}
-
-/*
- * A pointer in encoding enc at r, whose bytes are at vaddr here.  Code
- * addresses are absolute or relative to themselves; the other bases
- * (text, data, function) and indirection are not used for them.
- */
-static uint64_t rd_ptr(struct rd *r, uint8_t enc, uint8_t addr_size, uint64_t here)
-{
-	uint64_t v = rd_enc(r, enc, addr_size);
-
-	switch (enc & 0xf0) {
-	case DW_EH_PE_absptr:
-		return v;
-	case DW_EH_PE_pcrel:
-		return here + v;
-	}
-	r->bad = true;
-	return 0;
-}
-
-/* "DW_OP_breg<reg> off" at r. */
-static bool rd_breg(struct rd *r, unsigned int reg, int64_t *off)
-{
-	if (rd_u8(r) != DW_OP_breg0 + reg)
-		return false;
-	*off = rd_sleb(r);
-	return !r->bad;
-}
-
-/*
- * The linker's CFA for PLT entries: rsp + a + ((rip & 15) >= k ? 8 : 0),
- * "breg7 a; breg16 0; lit15; and; litk; ge; lit3; shl; plus".
- */
-static bool match_plt(const struct rule *cfa, int64_t *a, unsigned int *k)
-{
-	static const uint8_t tail[] = { DW_OP_ge, DW_OP_lit0 + 3, DW_OP_shl, DW_OP_plus };
-	struct rd r = { cfa->expr, cfa->expr + cfa->len, false };
-	int64_t rip_off;
-	uint8_t lit;
-
-	if (!rd_breg(&r, REG_SP, a) || !rd_breg(&r, REG_RA, &rip_off) || rip_off ||
-	    rd_u8(&r) != DW_OP_lit0 + 15 || rd_u8(&r) != DW_OP_and)
-		return false;
-	lit = rd_u8(&r);
-	if (lit < DW_OP_lit0 || lit > DW_OP_lit0 + 15)
-		return false;
-	*k = lit - DW_OP_lit0;
-	return r.end - r.p == sizeof(tail) && !memcmp(r.p, tail, sizeof(tail));
-}
-
-/* An expression "breg7 off" (and "; deref" when deref): a slot of the
- * ucontext at rsp. */
-static bool match_rsp_slot(const struct rule *rule, bool deref, int64_t *off)
-{
-	struct rd r = { rule->expr, rule->expr + rule->len, false };
-
-	if (!rd_breg(&r, REG_SP, off) || (deref && rd_u8(&r) != DW_OP_deref))
-		return false;
-	return r.p == r.end && *off > 0 && *off % 8 == 0;
-}
-
-/*
- * The sigreturn trampoline's rules (glibc's __restore_rt): CFA = *(rsp + n),
- * return address at rsp + n + 8, rbp at rsp + m, all inside the ucontext
- * the kernel pushed.  The row records n / 8 and m / 8.
- */
-static bool signal_row(const struct rule *cfa, const struct rule *regs,
-		       struct unwind_row *row)
-{
-	int64_t n, ra, fp;
-
-	if (cfa->how != RULE_EXPR || regs[SLOT_RA].how != RULE_EXPR ||
-	    regs[SLOT_FP].how != RULE_EXPR || !match_rsp_slot(cfa, true, &n) ||
-	    !match_rsp_slot(&regs[SLOT_RA], false, &ra) ||
-	    !match_rsp_slot(&regs[SLOT_FP], false, &fp) || ra != n + 8 ||
-	    n / 8 > UINT16_MAX || fp / 8 > INT8_MAX)
-		return false;
-	*row = (struct unwind_row){ .kind = UNWIND_SIGNAL, .cfa_off = n / 8,
-				    .rbp_off = fp / 8 };
-	return true;
-}
-
-/* What the CFA program says at one location. */
-struct cfa_state {
-	struct rule cfa;  /* RULE_VAL_OFFSET: cfa_reg + off; RULE_EXPR; RULE_UNDEF
-			   * before any DW_CFA_def_cfa */
-	uint64_t cfa_reg;
-	struct rule regs[SLOTS];
-};
-
-/* The rbp rule as a row's rbp_off: 0 unchanged, or its slot below the CFA. */
-static bool fp_offset(const struct rule *fp, int8_t *rbp_off)
-{
-	*rbp_off = 0;
-	if (fp->how == RULE_SAME)
-		return true;
-	if (fp->how != RULE_OFFSET || fp->off >= 0 || fp->off % 8 ||
-	    fp->off / 8 < INT8_MIN)
-		return false;
-	*rbp_off = fp->off / 8;
-	return true;
-}
-
-/* The CFA as a row's kind and cfa_off, or the reason it is unsupported. */
-static int cfa_row(const struct cfa_state *st, struct unwind_row *row)
-{
-	int64_t off = st->cfa.off;
-	unsigned int k;
-
-	if (st->cfa.how == RULE_EXPR) {
-		if (!match_plt(&st->cfa, &off, &k) || row->rbp_off)
-			return UNWIND_UNSUP_CFA_EXPR;
-		row->kind = UNWIND_PLT;
-		row->rbp_off = k;
-	} else if (st->cfa.how == RULE_VAL_OFFSET && st->cfa_reg == REG_SP) {
-		row->kind = UNWIND_CFA_RSP;
-	} else if (st->cfa.how == RULE_VAL_OFFSET && st->cfa_reg == REG_FP) {
-		row->kind = UNWIND_CFA_RBP;
-	} else {
-		return UNWIND_UNSUP_CFA_REG;
-	}
-	if (off <= 0 || off % 8 || off / 8 > UINT16_MAX)
-		return UNWIND_UNSUP_CFA_OFF;
-	row->cfa_off = off / 8;
-	return -1;
-}
-
-/*
- * The row for a CFA program's state; *why gets the unsupported reason, or
- * -1.  Every kind that unwinds has the caller's rsp at the CFA and its
- * return address at CFA - 8: anything else is unsupported.
- */
-static struct unwind_row classify(const struct cfa_state *st, uint64_t ra_reg,
-				  bool signal, int *why)
-{
-	const struct rule *ra = &st->regs[SLOT_RA], *sp = &st->regs[SLOT_SP];
-	struct unwind_row row = { .kind = UNWIND_UNSUPPORTED };
-
-	*why = -1;
-	if (signal) {
-		if (!signal_row(&st->cfa, st->regs, &row))
-			*why = UNWIND_UNSUP_SIGNAL;
-		return row;
-	}
-	if (ra_reg == REG_RA && ra->how == RULE_UNDEF)
-		return (struct unwind_row){ .kind = UNWIND_END };
-	if (ra_reg != REG_RA || ra->how != RULE_OFFSET || ra->off != -8)
-		*why = UNWIND_UNSUP_RA;
-	else if (sp->how != RULE_SAME && !(sp->how == RULE_VAL_OFFSET && !sp->off))
-		*why = UNWIND_UNSUP_RSP;
-	else if (!fp_offset(&st->regs[SLOT_FP], &row.rbp_off))
-		*why = UNWIND_UNSUP_RBP;
-	else
-		*why = cfa_row(st, &row);
-	if (*why >= 0)
-		row = (struct unwind_row){ .kind = UNWIND_UNSUPPORTED };
-	return row;
-}
-/* ---- end of x86_64 */
-
-/* ---- CFI sections, records and CIEs */
-
-/* A CFI section's bytes and where they are mapped (pcrel pointers need it). */
-struct cfi_sec {
-	const uint8_t *data; /* libelf's, or owned */
-	size_t size;
-	uint64_t vaddr;
-	bool eh;     /* .eh_frame's CIE ids and CIE pointers, else .debug_frame's */
-	void *owned; /* an inflated copy to free */
-};
-
-/* One CIE or FDE. */
-struct rec {
-	const uint8_t *id_at; /* the CIE id, or the FDE's CIE pointer */
-	const uint8_t *body, *end;
-	uint64_t id;
-	bool cie;
-};
-
-struct cie {
-	bool used, ok; /* cache slot in use; parsed and usable */
-	uint8_t src;
-	size_t off;
-	uint64_t caf, ra;
-	int64_t daf;
-	uint8_t fde_enc, addr_size;
-	bool aug_z, signal;
-	struct cfa_state init; /* after the initial instructions */
-};
-
-/* The record at off: 0, 1 past the last one (end or zero terminator), or
- * -EINVAL.  *next is where the following one starts. */
-static int read_record(const struct cfi_sec *s, size_t off, struct rec *rec,
-		       size_t *next)
-{
-	size_t id_size = 4;
-	struct rd r;
-	uint64_t len;
-
-	if (!s->data || off >= s->size)
-		return 1;
-	r = (struct rd){ s->data + off, s->data + s->size, false };
-	len = rd_u(&r, 4);
-	if (!r.bad && !len)
-		return 1;
-	if (len == 0xffffffff) {
-		len = rd_u(&r, 8);
-		id_size = s->eh ? 4 : 8; /* 64-bit DWARF */
-	}
-	if (r.bad || len > (uint64_t)(r.end - r.p))
-		return -EINVAL;
-	r.end = r.p + len;
-	rec->end = r.end;
-	rec->id_at = r.p;
-	rec->id = rd_u(&r, id_size);
-	if (r.bad)
-		return -EINVAL;
-	rec->cie = s->eh ? !rec->id : rec->id == (id_size == 8 ? UINT64_MAX : 0xffffffff);
-	rec->body = r.p;
-	*next = rec->end - s->data;
-	return 0;
-}
-
-/* Where an FDE's CIE is: relative to the pointer in .eh_frame, from the
- * section's start in .debug_frame.  SIZE_MAX when outside. */
-static size_t cie_offset(const struct cfi_sec *s, const struct rec *fde)
-{
-	size_t at = fde->id_at - s->data;
-
-	if (s->eh)
-		return fde->id <= at ? at - fde->id : SIZE_MAX;
-	return fde->id < s->size ? fde->id : SIZE_MAX;
-}
-
-/*
- * The augmentation string and data ("zRS": data length, FDE pointer
- * encoding, signal frame).  Strings without 'z' cannot be skipped, so only
- * the empty one is read; so is every letter GCC and LLVM write for x86_64.
- */
-static bool read_augmentation(struct rd *r, const char *aug, struct cie *c)
-{
-	struct rd data;
-	uint64_t len;
-
-	c->fde_enc = DW_EH_PE_absptr;
-	if (!*aug)
-		return true;
-	if (*aug != 'z')
-		return false;
-	c->aug_z = true;
-	len = rd_uleb(r);
-	if (r->bad || len > (uint64_t)(r->end - r->p))
-		return false;
-	data = (struct rd){ r->p, r->p + len, false };
-	r->p += len;
-	for (aug++; *aug; aug++) {
-		if (*aug == 'R') {
-			c->fde_enc = rd_u8(&data);
-		} else if (*aug == 'P') {
-			uint8_t enc = rd_u8(&data);
-
-			rd_enc(&data, enc, 8); /* the personality routine */
-		} else if (*aug == 'L') {
-			rd_u8(&data); /* the LSDA's encoding */
-		} else if (*aug == 'S') {
-			c->signal = true;
-		} else {
-			return false;
-		}
-	}
-	return !data.bad;
-}
-
-/* Version, augmentation, factors and return address column of a CIE; r
- * is left at its initial instructions. */
-static bool read_cie_header(struct rd *r, struct cie *c)
-{
-	const char *aug;
-	size_t len;
-	uint8_t version = rd_u8(r);
-
-	if (version != 1 && version != 3 && version != 4)
-		return false;
-	aug = (const char *)r->p;
-	len = strnlen(aug, r->end - r->p);
-	if (len == (size_t)(r->end - r->p))
-		return false;
-	r->p += len + 1;
-	c->addr_size = 8;
-	if (version == 4) { /* .debug_frame v4: address and segment sizes */
-		c->addr_size = rd_u8(r);
-		if (rd_u8(r) || (c->addr_size != 4 && c->addr_size != 8))
-			return false;
-	}
-	c->caf = rd_uleb(r);
-	c->daf = rd_sleb(r);
-	c->ra = version == 1 ? rd_u8(r) : rd_uleb(r);
-	return !r->bad && read_augmentation(r, aug, c);
-}
 
 /* ---- The table being built */
 
@@ -627,12 +138,13 @@ static int emit_row(struct builder *b, uint64_t from, uint64_t to,
 }
 
 /* The row of a CFA program's state, counted among the CFI's rows. */
-static int emit_cfi(struct builder *b, uint64_t from, uint64_t to,
-		    const struct cfa_state *st, const struct cie *c)
+static int emit_cfi(void *arg, uint64_t from, uint64_t to, const struct cfa_state *st,
+		    const struct cie *c)
 {
+	struct builder *b = arg;
 	struct unwind_stats *s = &b->t->stats;
 	int why;
-	struct unwind_row row = classify(st, c->ra, c->signal, &why);
+	struct unwind_row row = cfi_classify(st, c->ra, c->signal, &why);
 
 	s->cfi_rows++;
 	s->cfi_rows_by_kind[row.kind]++;
@@ -650,268 +162,25 @@ static int emit_bad(struct builder *b, uint64_t from, uint64_t to)
 	s->unsupported[UNWIND_UNSUP_BAD_CFI]++;
 	return emit_row(b, from, to, (struct unwind_row){ .kind = UNWIND_UNSUPPORTED });
 }
-
-/* ---- CFA programs */
-
-/* A program being run: a CIE's initial instructions or an FDE's. */
-struct exec {
-	struct builder *b;
-	const struct cie *cie;
-	uint64_t here; /* vaddr of the section's first byte, for set_loc */
-	const uint8_t *sec_data;
-	struct cfa_state st;
-	struct cfa_state *saved; /* the builder's: never zeroed per program */
-	unsigned int depth;
-	uint64_t loc, end; /* the FDE's range; a CIE has none */
-	bool fde;
-};
-
-/* A factored operand: n * factor, false when it overflows. */
-static bool scale(int64_t n, int64_t factor, int64_t *out)
+/* Runs a program, noting which budget stopped it. */
+static int run(struct builder *b, struct cfi_exec *x, struct rd *r)
 {
-	return !__builtin_mul_overflow(n, factor, out);
-}
+	int err = cfi_run(x, r);
 
-/* The location moves to `to`: the rows so far cover [loc, to). */
-static int move_to(struct exec *x, uint64_t to)
-{
-	int err;
-
-	if (!x->fde || to < x->loc)
-		return -EINVAL; /* a CIE has no location; set_loc went back */
-	if (to == x->loc)
-		return 0;
-	if (to > x->end)
-		to = x->end;
-	err = emit_cfi(x->b, x->loc, to, &x->st, x->cie);
-	x->loc = to;
+	if (err == -ETIME) {
+		stop(b, UNWIND_STOP_INSNS);
+		return -E2BIG;
+	}
 	return err;
 }
 
-static int advance(struct exec *x, uint64_t n)
-{
-	uint64_t delta, to;
-
-	if (__builtin_mul_overflow(n, x->cie->caf, &delta) ||
-	    __builtin_add_overflow(x->loc, delta, &to))
-		to = UINT64_MAX;
-	return move_to(x, to);
-}
-
-static int set_loc(struct exec *x, struct rd *r)
-{
-	uint64_t here = x->here + (r->p - x->sec_data);
-	uint64_t to = rd_ptr(r, x->cie->fde_enc, x->cie->addr_size, here);
-
-	return r->bad ? -EINVAL : move_to(x, to);
-}
-
-/* DW_CFA_restore: back to the CIE's rule (inside a CIE: unspecified). */
-static void restore(struct exec *x, uint64_t reg)
-{
-	int slot = reg_slot(reg);
-
-	if (slot >= 0)
-		x->st.regs[slot] = x->fde ? x->cie->init.regs[slot] : (struct rule){ 0 };
-}
-
-/* A DWARF expression block operand: its bytes stay in the section. */
-static bool read_block(struct rd *r, struct rule *rule)
-{
-	uint64_t len = rd_uleb(r);
-
-	if (r->bad || len > (uint64_t)(r->end - r->p))
-		return false;
-	rule->expr = r->p;
-	rule->len = len;
-	r->p += len;
-	return true;
-}
-
-/* An unsigned factored operand. */
-static bool scale_u(uint64_t n, int64_t factor, int64_t *out)
-{
-	return n <= INT64_MAX && scale((int64_t)n, factor, out);
-}
-
-/* Instructions that set one register's rule; -ENOENT for the others. */
-static int step_reg(struct exec *x, struct rd *r, uint8_t op)
-{
-	struct rule rule = { .how = RULE_OFFSET };
-	int64_t daf = x->cie->daf, n;
-	uint64_t reg;
-	bool ok = true;
-
-	switch (op) {
-	case DW_CFA_offset_extended: case DW_CFA_offset_extended_sf:
-	case DW_CFA_GNU_negative_offset_extended: case DW_CFA_val_offset:
-	case DW_CFA_val_offset_sf: case DW_CFA_register: case DW_CFA_undefined:
-	case DW_CFA_same_value: case DW_CFA_expression: case DW_CFA_val_expression:
-	case DW_CFA_restore_extended:
-		reg = rd_uleb(r);
-		break;
-	default:
-		return -ENOENT;
-	}
-	switch (op) {
-	case DW_CFA_offset_extended:
-		ok = scale_u(rd_uleb(r), daf, &rule.off);
-		break;
-	case DW_CFA_offset_extended_sf:
-		ok = scale(rd_sleb(r), daf, &rule.off);
-		break;
-	case DW_CFA_GNU_negative_offset_extended:
-		ok = scale_u(rd_uleb(r), daf, &n) && !__builtin_sub_overflow(0, n, &rule.off);
-		break;
-	case DW_CFA_val_offset:
-		rule.how = RULE_VAL_OFFSET;
-		ok = scale_u(rd_uleb(r), daf, &rule.off);
-		break;
-	case DW_CFA_val_offset_sf:
-		rule.how = RULE_VAL_OFFSET;
-		ok = scale(rd_sleb(r), daf, &rule.off);
-		break;
-	case DW_CFA_register:
-		rule.how = RULE_REG;
-		rule.off = rd_uleb(r) & INT64_MAX;
-		break;
-	case DW_CFA_undefined:
-		rule.how = RULE_UNDEF;
-		break;
-	case DW_CFA_same_value:
-		rule.how = RULE_SAME;
-		break;
-	case DW_CFA_expression:
-	case DW_CFA_val_expression:
-		rule.how = op == DW_CFA_expression ? RULE_EXPR : RULE_VAL_EXPR;
-		ok = read_block(r, &rule);
-		break;
-	case DW_CFA_restore_extended:
-		restore(x, reg);
-		return r->bad ? -EINVAL : 0;
-	}
-	if (!ok || r->bad)
-		return -EINVAL;
-	if (reg_slot(reg) >= 0)
-		x->st.regs[reg_slot(reg)] = rule;
-	return 0;
-}
-
-/* Instructions that set the CFA rule; -ENOENT for the others. */
-static int step_cfa(struct exec *x, struct rd *r, uint8_t op)
-{
-	struct rule *cfa = &x->st.cfa;
-	bool ok = true;
-
-	switch (op) {
-	case DW_CFA_def_cfa:
-		x->st.cfa_reg = rd_uleb(r);
-		*cfa = (struct rule){ .how = RULE_VAL_OFFSET };
-		ok = scale_u(rd_uleb(r), 1, &cfa->off);
-		break;
-	case DW_CFA_def_cfa_sf:
-		x->st.cfa_reg = rd_uleb(r);
-		*cfa = (struct rule){ .how = RULE_VAL_OFFSET };
-		ok = scale(rd_sleb(r), x->cie->daf, &cfa->off);
-		break;
-	case DW_CFA_def_cfa_register: /* only after a register + offset rule */
-		x->st.cfa_reg = rd_uleb(r);
-		ok = cfa->how == RULE_VAL_OFFSET;
-		break;
-	case DW_CFA_def_cfa_offset:
-		ok = cfa->how == RULE_VAL_OFFSET && scale_u(rd_uleb(r), 1, &cfa->off);
-		break;
-	case DW_CFA_def_cfa_offset_sf:
-		ok = cfa->how == RULE_VAL_OFFSET &&
-		     scale(rd_sleb(r), x->cie->daf, &cfa->off);
-		break;
-	case DW_CFA_def_cfa_expression:
-		*cfa = (struct rule){ .how = RULE_EXPR };
-		ok = read_block(r, cfa);
-		break;
-	default:
-		return -ENOENT;
-	}
-	return ok && !r->bad ? 0 : -EINVAL;
-}
-
-/* One instruction of any kind. */
-static int step(struct exec *x, struct rd *r)
-{
-	uint8_t op = rd_u8(r);
-	int64_t off;
-	int err;
-
-	switch (op & 0xc0) {
-	case DW_CFA_advance_loc:
-		return advance(x, op & 0x3f);
-	case DW_CFA_offset:
-		if (!scale_u(rd_uleb(r), x->cie->daf, &off) || r->bad)
-			return -EINVAL;
-		if (reg_slot(op & 0x3f) >= 0)
-			x->st.regs[reg_slot(op & 0x3f)] = (struct rule){ RULE_OFFSET, off, NULL, 0 };
-		return 0;
-	case DW_CFA_restore:
-		restore(x, op & 0x3f);
-		return 0;
-	}
-	switch (op) {
-	case DW_CFA_nop:
-		return r->bad ? -EINVAL : 0; /* also what a truncated read gives */
-	case DW_CFA_set_loc:
-		return set_loc(x, r);
-	case DW_CFA_advance_loc1:
-	case DW_CFA_advance_loc2:
-	case DW_CFA_advance_loc4:
-		off = rd_u(r, op == DW_CFA_advance_loc1 ? 1 : op == DW_CFA_advance_loc2 ? 2 : 4);
-		return r->bad ? -EINVAL : advance(x, off);
-	case DW_CFA_remember_state:
-		if (x->depth == MAX_STATE_STACK)
-			return -EINVAL;
-		x->saved[x->depth++] = x->st;
-		return 0;
-	case DW_CFA_restore_state:
-		if (!x->depth)
-			return -EINVAL;
-		x->st = x->saved[--x->depth];
-		return 0;
-	case DW_CFA_GNU_args_size:
-		rd_uleb(r);
-		return r->bad ? -EINVAL : 0;
-	}
-	if ((err = step_cfa(x, r, op)) != -ENOENT || (err = step_reg(x, r, op)) != -ENOENT)
-		return err;
-	return -EINVAL; /* unknown, or another architecture's */
-}
-
-/*
- * Runs the program in r: 0 at its end or the FDE's, -EINVAL at a malformed
- * instruction, -E2BIG when a budget stopped the build.
- */
-static int run(struct exec *x, struct rd *r)
-{
-	struct unwind_stats *s = &x->b->t->stats;
-	int err;
-
-	while (r->p < r->end && (!x->fde || x->loc < x->end)) {
-		if (++s->insns > x->b->max_insns) {
-			stop(x->b, UNWIND_STOP_INSNS);
-			return -E2BIG;
-		}
-		err = step(x, r);
-		if (err)
-			return err == -EINVAL ? err : -E2BIG;
-	}
-	return 0;
-}
-
-/* The CIE at off in source src, parsed once and cached; NULL if unusable. */
 static const struct cie *get_cie(struct builder *b, uint8_t src, size_t off)
 {
 	const struct cfi_sec *s = &b->sec[src];
 	struct cie *c = &b->cies[(off ^ (off >> 7) ^ src) % CIE_CACHE];
-	struct exec x = { .b = b, .cie = c, .here = s->vaddr, .sec_data = s->data,
-			  .saved = b->saved };
+	struct cfi_exec x = { .cie = c, .here = s->vaddr, .sec_data = s->data,
+			      .saved = b->saved, .insns = &b->t->stats.insns,
+			      .max_insns = b->max_insns, .emit = emit_cfi, .arg = b };
 	struct rec rec;
 	struct rd r;
 	size_t next;
@@ -919,13 +188,13 @@ static const struct cie *get_cie(struct builder *b, uint8_t src, size_t off)
 	if (c->used && c->off == off && c->src == src)
 		return c->ok ? c : NULL;
 	*c = (struct cie){ .used = true, .src = src, .off = off };
-	if (read_record(s, off, &rec, &next) || !rec.cie)
+	if (cfi_read_record(s, off, &rec, &next) || !rec.cie)
 		return NULL;
 	r = (struct rd){ rec.body, rec.end, false };
-	if (!read_cie_header(&r, c))
+	if (!cfi_read_cie_header(&r, c))
 		return NULL;
 	x.st.cfa.how = RULE_UNDEF;
-	if (run(&x, &r)) {
+	if (run(b, &x, &r)) {
 		if (stopped(b)) /* not the CIE's fault: parse it again next time */
 			c->used = false;
 		return NULL;
@@ -948,7 +217,7 @@ static int read_fde(struct builder *b, uint8_t src, const struct rec *rec,
 		    struct fde *fd)
 {
 	const struct cfi_sec *s = &b->sec[src];
-	size_t cie_off = cie_offset(s, rec);
+	size_t cie_off = cfi_cie_offset(s, rec);
 	struct rd r = { rec->body, rec->end, false };
 	uint64_t len, aug_len;
 
@@ -1022,7 +291,7 @@ static void list_fdes(struct builder *b, uint8_t src)
 	int rc;
 
 	while (!stopped(b) && !b->fdes_full &&
-	       (rc = read_record(s, off, &rec, &next)) == 0) {
+	       (rc = cfi_read_record(s, off, &rec, &next)) == 0) {
 		if (!rec.cie && read_fde(b, src, &rec, &fd)) {
 			st->fdes_bad += !stopped(b);
 		} else if (!rec.cie && fd.start != fd.end) {
@@ -1082,22 +351,23 @@ static void sort_fdes(struct builder *b)
 static void run_fde(struct builder *b, const struct fde_ref *e)
 {
 	const struct cfi_sec *s = &b->sec[e->src];
-	struct exec x = { .b = b, .here = s->vaddr, .sec_data = s->data,
-			  .saved = b->saved, .fde = true };
+	struct cfi_exec x = { .here = s->vaddr, .sec_data = s->data, .saved = b->saved,
+			      .fde = true, .insns = &b->t->stats.insns,
+			      .max_insns = b->max_insns, .emit = emit_cfi, .arg = b };
 	struct rec rec;
 	struct fde fd;
 	struct rd r;
 	size_t next;
 	int err;
 
-	if (read_record(s, e->off, &rec, &next) || read_fde(b, e->src, &rec, &fd))
+	if (cfi_read_record(s, e->off, &rec, &next) || read_fde(b, e->src, &rec, &fd))
 		return; /* read in pass one; only a budget stops it now */
 	x.cie = fd.cie;
 	x.st = fd.cie->init;
 	x.loc = fd.start;
 	x.end = fd.end;
 	r = (struct rd){ fd.insns, fd.insns_end, false };
-	err = run(&x, &r);
+	err = run(b, &x, &r);
 	if (err == -EINVAL)
 		emit_bad(b, x.loc, x.end);
 	else if (!err && x.loc < x.end)
@@ -1351,7 +621,7 @@ struct unwind_table *unwind_table__build(struct elf_file *f, struct elf_file *db
 	int err;
 
 	if (!f || !elf_file__elf(f) || !gelf_getehdr(elf_file__elf(f), &eh) ||
-	    !arch_supported(&eh)) {
+	    !cfi_arch_supported(&eh)) {
 		errno = ENOEXEC;
 		return NULL;
 	}

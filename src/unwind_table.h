@@ -6,7 +6,7 @@
  * neighbouring identical rows merged and the ranges no CFI covers marked
  * UNWIND_GAP.  Input is untrusted: malformed CFI gives GAP or UNSUPPORTED
  * rows (or no table), never a crash, and the work and memory of a build are
- * bounded by struct unwind_build_opts.  See unwind_table.c for why the CFI
+ * bounded by struct unwind_build_opts.  See unwind_cfi.c for why the CFI
  * parser is our own rather than libdw's.
  */
 #ifndef SMOLDER_UNWIND_TABLE_H

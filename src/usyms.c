@@ -2,18 +2,19 @@
 /*
  * User-space symbolization across processes: owns the per-pid cache of
  * mappings, the per-mapping link to a symbol table (the tables themselves,
- * cached by file identity, are usyms_file.c's), JIT maps, the profiler's
- * own parse of the kernel vDSO image, the naming of frames and why some
- * stay "[unknown]", and the bounds.  Files are reached through
- * /proc/PID/map_files or /proc/PID/root, never by bare path, so that files
- * in other mount namespaces and deleted files resolve to what the process
- * really maps.
+ * cached by file identity, are symcache.c's; JIT maps are usyms_jit.c's),
+ * the profiler's own parse of the kernel vDSO image, the naming of frames
+ * and why some stay "[unknown]", and the bounds.  Files are reached
+ * through /proc/PID/map_files or /proc/PID/root, never by bare path, so
+ * that files in other mount namespaces and deleted files resolve to what
+ * the process really maps.
  *
- * Bounds (continuous captures, usyms__end_interval): every image and file
- * entry records the interval it was last used in; each mapping slot of an
- * image holds a reference on its file entry, so a table an image maps is
- * never freed under it, and the rest are freed least recently used first.
- * Bytes are tracked as entries come and go, so the check is cheap.
+ * Bounds (continuous captures, usyms__end_interval): every image and table
+ * records the interval it was last used in; each mapping slot of an image
+ * holds a reference on its table, so a table an image maps is never freed
+ * under it, and the rest, with idle images' JIT maps, are trimmed least
+ * recently used first (filecache__trim).  Bytes are tracked as entries
+ * come and go, so the check is cheap.
  *
  * Bounds while reading: a new symbol table or perf map is read with what
  * is left of USYMS_MEMORY_MAX (freeing unpinned tables first, as above),
@@ -49,7 +50,7 @@ static uint64_t now_ns(void)
 
 static size_t pid_hash(pid_t pid, size_t buckets)
 {
-	return mix64((uint32_t)pid) & (buckets - 1);
+	return hash_mix64((uint32_t)pid) & (buckets - 1);
 }
 
 struct usyms *usyms__new(void)
@@ -58,14 +59,14 @@ struct usyms *usyms__new(void)
 
 	if (!u)
 		return NULL;
-	u->pid_buckets = u->file_buckets = INITIAL_BUCKETS;
+	u->pid_buckets = INITIAL_BUCKETS;
 	u->interval = 1;
 	u->cache_limit = USYMS_CACHE_LIMIT;
 	u->idle_limit = USYMS_IDLE_LIMIT;
 	u->memory_max = USYMS_MEMORY_MAX;
 	u->pids = calloc(u->pid_buckets, sizeof(*u->pids));
-	u->files = calloc(u->file_buckets, sizeof(*u->files));
-	if (!u->pids || !u->files) {
+	u->syms = symcache__new();
+	if (!u->pids || !u->syms) {
 		usyms__free(u);
 		return NULL;
 	}
@@ -97,7 +98,7 @@ static void grow_pids(struct usyms *u)
  * in a re-read, so a file parsed while the process lived stays named.
  */
 static void carry_over_files(struct usyms *u, const struct pid_ent *e,
-			     const struct proc_maps *pm, struct file_ent **files)
+			     const struct proc_maps *pm, struct symfile **files)
 {
 	for (size_t i = 0; e->pm && i < pm->nr; i++) {
 		const struct proc_map *n = &pm->maps[i];
@@ -106,7 +107,7 @@ static void carry_over_files(struct usyms *u, const struct pid_ent *e,
 		if (o && o->start == n->start && o->end == n->end && o->pgoff == n->pgoff &&
 		    o->ino == n->ino && o->dev == n->dev) {
 			files[i] = e->files[o - e->pm->maps];
-			usyms_file_hold(u, files[i]);
+			symcache__hold(u->syms, files[i]);
 		}
 	}
 }
@@ -165,7 +166,7 @@ static uint64_t proc_start_time(pid_t pid)
 static size_t maps_bytes(const struct proc_maps *pm)
 {
 	size_t b = sizeof(*pm) + pm->nr * (MAPS_LINE_FIELDS + sizeof(*pm->maps) +
-					  sizeof(struct file_ent *));
+					  sizeof(struct symfile *));
 
 	for (size_t i = 0; i < pm->nr; i++)
 		if (pm->maps[i].path)
@@ -176,7 +177,7 @@ static size_t maps_bytes(const struct proc_maps *pm)
 static void drop_maps(struct usyms *u, struct pid_ent *e)
 {
 	for (size_t i = 0; e->pm && i < e->pm->nr; i++)
-		usyms_file_release(u, e->files[i]);
+		symcache__release(u->syms, e->files[i]);
 	proc_maps__free(e->pm);
 	free(e->files);
 	e->pm = NULL;
@@ -210,7 +211,7 @@ static bool read_is_image(struct usyms *u, const struct pid_ent *e, uint64_t *st
 static bool load_maps(struct usyms *u, struct pid_ent *e)
 {
 	struct proc_maps *pm;
-	struct file_ent **files;
+	struct symfile **files;
 	uint64_t start;
 
 	if (budget__expired(u->budget))
@@ -274,17 +275,9 @@ static struct pid_ent *pid_get(struct usyms *u, pid_t pid, uint32_t gen)
 	return e;
 }
 
-static void set_jit(struct usyms *u, struct pid_ent *e, struct perfmap *pm)
-{
-	u->jit_bytes -= perfmap__bytes(e->jit);
-	perfmap__free(e->jit);
-	e->jit = pm;
-	u->jit_bytes += perfmap__bytes(pm);
-}
-
 static void pid_ent_free(struct usyms *u, struct pid_ent *e)
 {
-	set_jit(u, e, NULL);
+	usyms_jit_set(u, e, NULL);
 	drop_maps(u, e);
 	u->image_bytes -= sizeof(*e);
 	free(e);
@@ -307,23 +300,86 @@ void usyms__forget_pid(struct usyms *u, pid_t pid)
 	}
 }
 
-/*
- * The file entry of mapping slot (resolved if not yet); one given up for
- * time in an earlier budget is resolved again.
- */
-static struct file_ent *slot_file(struct usyms *u, struct pid_ent *e, size_t i)
+/* A trim frees an idle image's JIT map: it is read again if sampled again. */
+static void drop_jit(void *item, void *arg)
 {
-	struct file_ent **slot = &e->files[i];
+	struct pid_ent *e = item;
+	struct usyms *u = arg;
 
-	if (*slot && (*slot)->state == FILE_LATE && (*slot)->failed_phase != u->phase) {
-		usyms_file_release(u, *slot);
+	usyms_jit_set(u, e, NULL);
+	e->jit_read_phase = 0;
+	u->jit_evicted++;
+}
+
+/*
+ * Frees the tables no held image maps, and JIT maps of images idle this
+ * interval (re-read if they are sampled again), least recently used
+ * first, until the cache is within limit.
+ */
+static void trim_to(struct usyms *u, size_t limit)
+{
+	struct filecache_trim t = { .limit = limit, .other_bytes = &u->jit_bytes,
+				    .drop_other = drop_jit, .arg = u };
+	struct filecache_other *jits;
+
+	if (symcache__bytes(u->syms) + u->jit_bytes <= limit)
+		return;
+	jits = malloc((u->nr_pids + 1) * sizeof(*jits));
+	if (!jits)
+		return; /* tried again at the next interval */
+	for (size_t b = 0; b < u->pid_buckets; b++)
+		for (struct pid_ent *e = u->pids[b]; e; e = e->next)
+			if (e->jit && e->last_used != u->interval)
+				jits[t.nr_others++] = (struct filecache_other){ e->last_used, e };
+	t.others = jits;
+	symcache__trim(u->syms, &t);
+	free(jits);
+}
+
+/*
+ * The bytes a new table or perf map may take: what is left of the memory
+ * maximum once releasing bytes are given back (the map being replaced),
+ * after freeing unpinned tables if that leaves less than a file's budget;
+ * at most USYMS_FILE_BUDGET.
+ */
+size_t usyms_allowance(struct usyms *u, size_t releasing)
+{
+	size_t used = symcache__bytes(u->syms) + u->jit_bytes - releasing;
+
+	if (used + USYMS_FILE_BUDGET > u->memory_max) {
+		trim_to(u, u->memory_max > USYMS_FILE_BUDGET + releasing ?
+				   u->memory_max - USYMS_FILE_BUDGET + releasing : 0);
+		used = symcache__bytes(u->syms) + u->jit_bytes - releasing;
+	}
+	if (used >= u->memory_max)
+		return 0;
+	return u->memory_max - used < USYMS_FILE_BUDGET ? u->memory_max - used : USYMS_FILE_BUDGET;
+}
+
+static size_t allowance_cb(void *u)
+{
+	return usyms_allowance(u, 0);
+}
+
+/*
+ * The symbol table of mapping slot i (resolved if not yet); one given up
+ * for time in an earlier budget is resolved again.
+ */
+static struct symfile *slot_file(struct usyms *u, struct pid_ent *e, size_t i)
+{
+	struct symfile **slot = &e->files[i];
+	struct symcache_read rd = { .budget = u->budget, .phase = u->phase,
+				    .allowance = allowance_cb, .arg = u };
+
+	if (*slot && symfile__retry(*slot, u->phase)) {
+		symcache__release(u->syms, *slot);
 		*slot = NULL;
 	}
 	if (!*slot) {
-		*slot = usyms_file_resolve(u, e->pid, &e->pm->maps[i]);
-		usyms_file_hold(u, *slot);
+		*slot = symcache__resolve(u->syms, e->pid, &e->pm->maps[i], &rd);
+		symcache__hold(u->syms, *slot);
 	}
-	(*slot)->last_used = u->interval;
+	symfile__touch(*slot, u->interval);
 	return *slot;
 }
 
@@ -353,20 +409,18 @@ static const char *base_name(const char *path)
 
 void usyms__set_demangle(struct usyms *u, bool on)
 {
-	u->demangle = on;
+	symcache__set_demangle(u->syms, on);
 }
 
 static size_t name_file(struct usyms *u, struct pid_ent *e,
 			const struct proc_map *m, uint64_t addr, char *buf,
 			size_t len)
 {
-	struct file_ent *f = slot_file(u, e, m - e->pm->maps);
+	struct symfile *f = slot_file(u, e, m - e->pm->maps);
 	uint64_t off = addr - m->start + m->pgoff;
-	const char *name;
+	const char *name = symcache__name(u->syms, f, off);
 
-	name = elf_syms__map_offset(f->es, off, NULL, NULL);
 	if (name) {
-		name = usyms_file_demangled(u, f, name);
 		/* "memcpy@@GLIBC_2.14" names the same function as "memcpy" */
 		return put(buf, len, "%.*s", (int)strcspn(name, "@"), name);
 	}
@@ -408,93 +462,12 @@ static size_t name_vdso(struct usyms *u, const struct proc_map *m,
 	return put(buf, len, "[vdso+0x%" PRIx64 "]", off);
 }
 
-/*
- * From one read of /proc/PID/status: the process's PID in its own namespace
- * (the number its JIT writes in /tmp, last NSpid field) and its effective
- * uid (who owns the files it creates).  -1 if the process is gone.
- */
-static int read_status(pid_t pid, pid_t *inner, uid_t *euid)
-{
-	char path[64], line[256];
-	unsigned long ruid, uid = 0;
-	bool have_uid = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	*inner = pid;
-	while (fgets(line, sizeof(line), f)) {
-		char *last = strrchr(line, '\t');
-
-		if (!strncmp(line, "NSpid:", 6) && last && atoi(last + 1) > 0)
-			*inner = atoi(last + 1);
-		else if (sscanf(line, "Uid: %lu %lu", &ruid, &uid) == 2)
-			have_uid = true;
-	}
-	fclose(f);
-	*euid = uid;
-	return have_uid ? 0 : -1;
-}
-
-/* Notes once per image why its perf map is not (wholly) used. */
-static void note_jit(struct usyms *u, struct pid_ent *e, pid_t inner, const char *why)
-{
-	if (e->jit_noted)
-		return;
-	e->jit_noted = true;
-	if (why) {
-		warn("ignoring /tmp/perf-%d.map of pid %d: %s", (int)inner, (int)e->pid, why);
-		return;
-	}
-	u->jit_cut++;
-	warn("note: /tmp/perf-%d.map of pid %d: only its newest lines read, %u MiB of them",
-	     (int)inner, (int)e->pid, USYMS_FILE_BUDGET >> 20);
-}
-
-/*
- * Brings the process's JIT map up to date (perfmap.h: nothing to do when
- * the file is unchanged, only the appended lines when it grew), trusted
- * only as perf trusts it: a regular file owned by the process's user or by
- * root, never followed through a symlink, read in the process's own mount
- * namespace.  Within the budgets; on failure the old map stays.
- */
-static void refresh_jit(struct usyms *u, struct pid_ent *e)
-{
-	struct budget b = u->budget ? *u->budget : (struct budget){ 0 };
-	size_t before = perfmap__bytes(e->jit);
-	struct perfmap *pm = e->jit;
-	const char *why = NULL;
-	char root[64];
-	pid_t inner;
-	uid_t owner;
-
-	e->jit_read_phase = u->phase + 1;
-	if (budget__expired(u->budget) || read_status(e->pid, &inner, &owner))
-		return;
-	snprintf(root, sizeof(root), "/proc/%d/root", (int)e->pid);
-	b.max_bytes = usyms_allowance(u, before);
-	if (!b.max_bytes || perfmap__refresh(&pm, inner, root, owner, &b, &why)) {
-		if (b.max_bytes && errno != ENOENT && errno != ETIMEDOUT)
-			note_jit(u, e, inner, why ? why : "unreadable");
-		return;
-	}
-	u->jit_bytes = u->jit_bytes - before + perfmap__bytes(pm);
-	e->jit = pm;
-	if (perfmap__truncated(pm))
-		note_jit(u, e, inner, NULL);
-}
-
 static size_t name_anon(struct usyms *u, struct pid_ent *e, const struct proc_map *m,
 			uint64_t addr, char *buf, size_t len, bool *jit)
 {
 	const char *name;
 
-	/* once per budget: lines a JIT appended since are named too */
-	if (e->jit_read_phase != u->phase + 1)
-		refresh_jit(u, e);
-	name = e->jit ? perfmap__lookup(e->jit, addr, NULL) : NULL;
+	name = usyms_jit_name(u, e, addr);
 	if (name) {
 		*jit = true;
 		return put(buf, len, "%s", name);
@@ -538,7 +511,7 @@ int usyms__preload(struct usyms *u, pid_t pid, uint32_t gen)
 	e->preloaded = true;
 	if (u->maps_hook && e->pm)
 		u->maps_hook(pid, gen, e->pm, u->maps_hook_arg);
-	refresh_jit(u, e); /* a JIT appends to its map as it maps code */
+	usyms_jit_refresh(u, e); /* a JIT appends to its map as it maps code */
 	if (!e->pm)
 		return -ESRCH;
 	for (size_t i = 0; i < e->pm->nr; i++) {
@@ -679,71 +652,13 @@ static void drop_images(struct usyms *u)
 	}
 }
 
-/* What trimming may free: a file no image maps, or an idle image's JIT map. */
-struct victim {
-	uint64_t last_used;
-	struct file_ent *f;
-	struct pid_ent *e;
-};
-
-static int victim_cmp(const void *a, const void *b)
-{
-	const struct victim *x = a, *y = b;
-
-	return x->last_used < y->last_used ? -1 : x->last_used > y->last_used;
-}
-
-static size_t collect_victims(struct usyms *u, struct victim *v)
-{
-	size_t n = 0, b;
-
-	for (b = 0; b < u->file_buckets; b++)
-		for (struct file_ent *f = u->files[b]; f; f = f->next)
-			if (!f->refs)
-				v[n++] = (struct victim){ .last_used = f->last_used, .f = f };
-	for (b = 0; b < u->pid_buckets; b++)
-		for (struct pid_ent *e = u->pids[b]; e; e = e->next)
-			if (e->jit && e->last_used != u->interval)
-				v[n++] = (struct victim){ .last_used = e->last_used, .e = e };
-	return n;
-}
-
-/*
- * Frees what no held image maps, and JIT maps of images idle this interval
- * (re-read if they are sampled again), least recently used first, until
- * the cache is within limit.
- */
-void usyms_trim_to(struct usyms *u, size_t limit)
-{
-	struct victim *v;
-	size_t n, i;
-
-	if (u->file_bytes + u->jit_bytes <= limit)
-		return;
-	v = malloc((u->nr_files + u->nr_pids + 1) * sizeof(*v));
-	if (!v)
-		return; /* tried again at the next interval */
-	n = collect_victims(u, v);
-	qsort(v, n, sizeof(*v), victim_cmp);
-	for (i = 0; i < n && u->file_bytes + u->jit_bytes > limit; i++) {
-		if (v[i].f) {
-			usyms_file_evict(u, v[i].f);
-			continue;
-		}
-		set_jit(u, v[i].e, NULL);
-		v[i].e->jit_read_phase = 0;
-		u->jit_evicted++;
-	}
-	free(v);
-}
-
 void usyms__end_interval(struct usyms *u)
 {
 	if (!u)
 		return;
 	/* images first: dropping them releases the files they pinned */
 	drop_images(u);
-	usyms_trim_to(u, u->cache_limit);
+	trim_to(u, u->cache_limit);
 	u->interval++;
 }
 
@@ -770,36 +685,36 @@ void usyms__set_idle_limit(struct usyms *u, unsigned intervals)
 
 void usyms__stats(const struct usyms *u, struct usyms_stats *out)
 {
+	struct symcache_stats ss;
+
 	memset(out, 0, sizeof(*out));
 	if (!u)
 		return;
-	for (size_t b = 0; b < u->file_buckets; b++)
-		for (const struct file_ent *f = u->files[b]; f; f = f->next)
-			out->files_pinned += f->refs > 0;
+	symcache__stats(u->syms, &ss);
 	for (size_t b = 0; b < u->pid_buckets; b++)
 		for (const struct pid_ent *e = u->pids[b]; e; e = e->next)
 			out->jit_maps += e->jit != NULL;
 	out->images = u->nr_pids;
-	out->files = u->nr_files;
-	out->cache_bytes = u->file_bytes + u->jit_bytes;
+	out->files = ss.files.entries;
+	out->files_pinned = ss.files.held;
+	out->cache_bytes = ss.files.bytes + u->jit_bytes;
 	out->cache_limit = u->cache_limit;
 	out->image_bytes = u->image_bytes;
 	out->bytes = sizeof(*u) + out->cache_bytes + out->image_bytes +
-		     u->pid_buckets * sizeof(*u->pids) + u->file_buckets * sizeof(*u->files) +
+		     u->pid_buckets * sizeof(*u->pids) + ss.files.table_bytes +
 		     elf_syms__bytes(u->vdso);
 	out->intervals = u->interval - 1;
 	out->images_dropped = u->images_dropped;
-	out->files_evicted = u->files_evicted;
+	out->files_evicted = ss.files.evicted;
 	out->jit_maps_evicted = u->jit_evicted;
-	out->files_too_big = u->files_too_big;
-	out->files_late = u->files_late;
+	out->files_too_big = ss.too_big;
+	out->files_late = ss.late;
 	out->jit_maps_cut = u->jit_cut;
 }
 
 void usyms__free(struct usyms *u)
 {
 	struct pid_ent *pe, *pn;
-	struct file_ent *fe, *fn;
 	size_t i;
 
 	if (!u)
@@ -810,13 +725,8 @@ void usyms__free(struct usyms *u)
 			pn = pe->next;
 			pid_ent_free(u, pe);
 		}
-	for (i = 0; u->files && i < u->file_buckets; i++)
-		for (fe = u->files[i]; fe; fe = fn) {
-			fn = fe->next;
-			usyms_file_free(fe);
-		}
+	symcache__free(u->syms);
 	free(u->pids);
-	free(u->files);
 	elf_syms__free(u->vdso);
 	free(u);
 }

@@ -1,0 +1,562 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Unwind files, inside the unwind maps: owns the files the unwinder knows
+ * (in the file-identity cache, filecache.h, each with a kernel id, its
+ * table's place in the shards and its executable segments), building
+ * their tables (unwind_table.c) on a builder thread, loading them into the
+ * shards (unwind_shards.c) and the "unwind_files" map, and evicting them.
+ *
+ * A file's table goes into the kernel as its page index and its rows
+ * (include/unwind.h).  The page size is the file's: 4 KiB of code unless a
+ * page would hold more rows than a walk's binary search covers (dense code:
+ * smaller pages) or the index would not fit a shard (huge code: larger
+ * pages).  On Debian 12, libc's 28,274 rows over 1.6 MB of code make 403
+ * pages of at most a few hundred rows: a frame costs one page lookup and
+ * 6 to 9 search steps.  Tables are built on the thread that reads image
+ * events, as soon as a process image's maps are read (before its symbols),
+ * and freed once loaded: user memory is one table at a time.
+ *
+ * Memory: the shards take at most the budget.  When a table does not fit,
+ * the least recently used files are evicted (those no live process maps
+ * first), their slots reused after a grace period; a table that does not
+ * fit even then is counted (too_big) and its frames fall back to frame
+ * pointers.  Files are opened as usyms opens them (safe_open__mapped).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "debuginfo.h"
+#include "elf_syms.h"
+#include "log.h"
+#include "safe_open.h"
+#include "unwind.h"
+#include "unwind_maps_int.h"
+#include "unwind_table.h"
+
+#define PAGE_SHIFT_DEFAULT 12
+#define PAGE_SHIFT_MIN 4
+#define PAGE_SHIFT_MAX 28
+/* Builds waiting for the builder thread, each holding its file open. */
+#define MAX_JOBS 256
+/* A table whose gaps cover more than 1/GAP_SHARE of the code is missing
+ * CFI (built without unwind tables): its debug file may have it. */
+#define GAP_SHARE 8
+
+/* ---- files ----------------------------------------------------------- */
+
+static void ufile_free(struct filecache_ent *e, void *arg)
+{
+	struct ufile *uf = (struct ufile *)e;
+
+	(void)arg;
+	free(uf->ext);
+	free(uf);
+}
+
+int unwind_files_init(struct unwind_maps *um)
+{
+	um->files = filecache__new(ufile_free, NULL);
+	return um->files ? 0 : -ENOMEM;
+}
+
+void unwind_files_free(struct unwind_maps *um)
+{
+	filecache__free(um->files);
+	if (um->vdso)
+		ufile_free(&um->vdso->ent, NULL);
+}
+
+static struct ufile *file_get(struct unwind_maps *um, const struct file_id *id)
+{
+	struct ufile *f = (struct ufile *)filecache__find(um->files, id);
+
+	if (f)
+		return f;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->ent.id = *id;
+	f->id = um->next_id++;
+	filecache__add(um->files, &f->ent);
+	return f;
+}
+
+/*
+ * The executable PT_LOADs, to find each mapping's load bias, and the base
+ * of the file's table: the lowest of them, as unwind_table.c takes it.
+ */
+static void read_segments(struct ufile *uf, struct elf_file *ef)
+{
+	Elf *elf = elf_file__elf(ef);
+	GElf_Phdr ph;
+	size_t n;
+
+	uf->inspected = true;
+	uf->base = UINT64_MAX;
+	if (!elf || elf_getphdrnum(elf, &n))
+		return;
+	for (size_t i = 0; i < n && i < 4096; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) ||
+		    !ph.p_memsz)
+			continue;
+		if (ph.p_vaddr < uf->base)
+			uf->base = ph.p_vaddr;
+		if (ph.p_filesz && uf->nr_segs < MAX_SEGS)
+			uf->segs[uf->nr_segs++] = (struct seg){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
+	}
+}
+
+/* Reads uf's segments from the file open on fd. */
+static void inspect(struct ufile *uf, int fd)
+{
+	struct elf_file *ef = elf_file__open_fd(fd);
+
+	uf->inspected = true;
+	if (ef) {
+		read_segments(uf, ef);
+		elf_file__close(ef);
+	}
+}
+
+/* Bytes of code in segments the table has no row for but gaps. */
+static bool mostly_gaps(const struct unwind_table *t, const struct ufile *uf)
+{
+	size_t nr;
+	const struct unwind_row *r = unwind_table__rows(t, &nr);
+	uint64_t gaps = 0, code = 0, end = 0, base = unwind_table__base(t);
+
+	for (size_t i = 0; i < uf->nr_segs; i++) {
+		code += uf->segs[i].size;
+		if (uf->segs[i].vaddr + uf->segs[i].size - base > end)
+			end = uf->segs[i].vaddr + uf->segs[i].size - base;
+	}
+	/* the last row, a gap, runs to the end of the code */
+	for (size_t i = 0; i < nr; i++)
+		if (r[i].kind == UNWIND_GAP)
+			gaps += (i + 1 < nr ? r[i + 1].pc : end > r[i].pc ? end : r[i].pc) - r[i].pc;
+	return gaps > code / GAP_SHARE;
+}
+
+/*
+ * The table of the file open on fd; its debug file's .debug_frame joins in
+ * when the file's own CFI leaves most of its code uncovered (a program built
+ * without unwind tables, stripped, with its CFI in the debug file).
+ */
+static struct unwind_table *build_table(const struct ufile *uf, int fd, pid_t pid,
+					const char *path)
+{
+	struct elf_file *ef = elf_file__open_fd(fd), *dbg;
+	struct unwind_table *t, *t2;
+	char root[64];
+	int dfd = -1;
+
+	if (!ef)
+		return NULL;
+	t = unwind_table__build(ef, NULL, NULL);
+	if ((!t && errno == ENOENT) || (t && mostly_gaps(t, uf))) {
+		snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+		dbg = debuginfo__open_file(fd, root, path, &dfd);
+		debug("unwind table of inode %" PRIu64 ": %s CFI, %s debug file", uf->ent.id.ino,
+		      t ? "partial" : "no", dbg ? "with its" : "no");
+		if (dbg) {
+			t2 = unwind_table__build(ef, dbg, NULL);
+			if (t2) {
+				unwind_table__free(t);
+				t = t2;
+			}
+			elf_file__close(dbg);
+			close(dfd);
+		}
+	}
+	elf_file__close(ef); /* libelf keeps the CFI it read until here */
+	return t;
+}
+
+/*
+ * The page size of a table: the smallest whose index fits max_pages slots,
+ * then smaller (down to PAGE_SHIFT_DEFAULT, or below it for dense code)
+ * while a page holds more rows than a search covers.  -1 if none fits.
+ */
+static int page_shift(const struct unwind_row *r, size_t nr, uint32_t max_pages)
+{
+	uint32_t last = r[nr - 1].pc;
+	int lo = PAGE_SHIFT_MIN, shift = PAGE_SHIFT_DEFAULT;
+
+	while (lo < PAGE_SHIFT_MAX && ((uint64_t)last >> lo) + 1 > max_pages)
+		lo++;
+	if (shift < lo)
+		shift = lo;
+	for (;; shift--) {
+		uint32_t most = 0, run = 0, page = UINT32_MAX;
+
+		/* rows starting in a page, plus the one covering its start */
+		for (size_t i = 0; i < nr; i++) {
+			if (r[i].pc >> shift != page) {
+				page = r[i].pc >> shift;
+				run = 1;
+			}
+			if (++run > most)
+				most = run;
+		}
+		if (most <= UNWIND_MAX_PAGE_ROWS)
+			return shift;
+		if (shift <= lo)
+			return -1;
+	}
+}
+
+static int add_extent(struct ufile *uf, struct unwind_extent e)
+{
+	struct unwind_extent *n = realloc(uf->ext, (uf->nr_ext + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	uf->ext = n;
+	uf->ext[uf->nr_ext++] = e;
+	uf->slots += e.len;
+	return 0;
+}
+
+static void drop_extents(struct unwind_maps *um, struct ufile *uf, bool published)
+{
+	for (size_t i = 0; i < uf->nr_ext; i++) {
+		if (published)
+			unwind_shards__put(um->shards, uf->ext[i]);
+		else
+			unwind_shards__put_now(um->shards, uf->ext[i]);
+	}
+	free(uf->ext);
+	uf->ext = NULL;
+	uf->nr_ext = 0;
+	uf->slots = 0;
+}
+
+/*
+ * Writes the rows of t into extents, page by page: a page's rows stay in
+ * one extent, a new extent starting at the page's first row when they
+ * would not.  pg gets each page's entry.
+ */
+static int place_rows(struct unwind_maps *um, struct ufile *uf, const struct unwind_row *r,
+		      size_t nr, int shift, struct unwind_page *pg, uint32_t n_pages)
+{
+	struct unwind_extent e = { 0 };
+	size_t lo = 0, hi, first = 0;
+	int err;
+
+	for (uint32_t p = 0; p < n_pages; p++) {
+		uint64_t start = (uint64_t)p << shift, end = start + (1ull << shift);
+
+		while (lo + 1 < nr && r[lo + 1].pc <= start)
+			lo++;
+		for (hi = lo; hi + 1 < nr && r[hi + 1].pc < end; hi++)
+			;
+		if (!e.len || hi >= first + e.len) {
+			err = unwind_shards__alloc(um->shards, nr - lo, hi - lo + 1, &e);
+			if (!err && (err = add_extent(uf, e)))
+				unwind_shards__put_now(um->shards, e);
+			if (!err)
+				err = unwind_shards__write(um->shards, e.slot, &r[lo],
+							   nr - lo < e.len ? nr - lo : e.len);
+			if (err)
+				return err;
+			first = lo;
+		}
+		pg[p] = (struct unwind_page){ .row = e.slot + (lo - first), .count = hi - lo + 1 };
+	}
+	return 0;
+}
+
+/* Loads t into the shards and publishes it: 0, -ENOSPC (no room in the
+ * shards), -E2BIG (the files map is full), -EFBIG (too dense and too large
+ * for a page index) or another -errno.  Nothing is left on failure. */
+static int load_table(struct unwind_maps *um, struct ufile *uf, const struct unwind_table *t)
+{
+	uint32_t max_pages = (1u << um->o.shard_bits) / 2, n_pages;
+	size_t nr;
+	const struct unwind_row *r = unwind_table__rows(t, &nr);
+	struct unwind_file ent = { 0 };
+	struct unwind_page *pg;
+	struct unwind_extent pe;
+	int shift, err;
+
+	if (unwind_table__base(t) != uf->base)
+		return -EINVAL; /* the mappings' bias assumed another base: never */
+	shift = nr ? page_shift(r, nr, max_pages) : -1;
+	if (shift < 0)
+		return -EFBIG;
+	n_pages = (r[nr - 1].pc >> shift) + 1;
+	pg = calloc(n_pages, sizeof(*pg));
+	if (!pg)
+		return -ENOMEM;
+	err = unwind_shards__alloc(um->shards, n_pages, n_pages, &pe);
+	if (!err && (err = add_extent(uf, pe)))
+		unwind_shards__put_now(um->shards, pe);
+	if (!err)
+		err = place_rows(um, uf, r, nr, shift, pg, n_pages);
+	if (!err)
+		err = unwind_shards__write(um->shards, pe.slot, pg, n_pages);
+	free(pg);
+	ent = (struct unwind_file){ .pages = pe.slot, .n_pages = n_pages, .shift = shift };
+	if (!err && bpf_map_update_elem(um->o.files_fd, &uf->id, &ent, BPF_ANY))
+		err = -errno;
+	if (err) {
+		drop_extents(um, uf, false);
+		return err;
+	}
+	uf->state = F_LOADED;
+	um->st.files_loaded++;
+	um->st.table_bytes += uf->slots * 8;
+	return 0;
+}
+
+static void evict(struct unwind_maps *um, struct ufile *uf)
+{
+	bpf_map_delete_elem(um->o.files_fd, &uf->id);
+	um->st.table_bytes -= uf->slots * 8;
+	drop_extents(um, uf, true);
+	uf->state = F_UNLOADED;
+	um->st.files_loaded--;
+	um->st.evicted++;
+	debug("unwind table of inode %" PRIu64 " evicted", uf->ent.id.ino);
+}
+
+/* A table evict_lru may unload: loaded, and not mapped in this update. */
+static bool evictable(const struct filecache_ent *e, void *um)
+{
+	const struct ufile *uf = (const struct ufile *)e;
+
+	return uf->state == F_LOADED && e->last_used != ((struct unwind_maps *)um)->tick;
+}
+
+/* The least recently used loaded table not mapped in this update, files
+ * no held image maps first; false if there is none.  The file stays known
+ * (its id, its segments): only its table leaves the kernel. */
+static bool evict_lru(struct unwind_maps *um)
+{
+	struct ufile *best = (struct ufile *)filecache__lru(um->files, evictable, um);
+
+	if (!best)
+		return false;
+	evict(um, best);
+	return true;
+}
+
+/* Known to the kernel as a file without a table. */
+static void publish_no_table(struct unwind_maps *um, struct ufile *uf)
+{
+	struct unwind_file ent = { 0 };
+
+	if (!bpf_map_update_elem(um->o.files_fd, &uf->id, &ent, BPF_ANY)) {
+		uf->state = F_NO_TABLE;
+		um->st.files_no_table++;
+	} else {
+		uf->failed = true; /* its frames count as not loaded; not retried */
+	}
+}
+
+/* Loads a table built for uf (or publishes that it has none), evicting
+ * others for room.  name is for messages; t0 when its build began. */
+static void load_built(struct unwind_maps *um, struct ufile *uf, struct unwind_table *t,
+		       const char *name, uint64_t t0)
+{
+	int err;
+
+	if (!t) {
+		publish_no_table(um, uf);
+		um->st.build_ms += (unwind_now_ns() - t0) / 1e6;
+		return;
+	}
+	/* -E2BIG from the files map: full, as the shards can be */
+	while (((err = load_table(um, uf, t)) == -ENOSPC || err == -E2BIG) && evict_lru(um))
+		;
+	debug("unwind table of %s: %zu KiB, built and loaded in %.1f ms%s", name,
+	      unwind_table__bytes(t) / 1024, (unwind_now_ns() - t0) / 1e6, err ? ", did not fit" : "");
+	if (err) {
+		struct unwind_file none = { 0 };
+
+		/* known to the kernel as without a table: frame pointers */
+		uf->failed = true;
+		bpf_map_update_elem(um->o.files_fd, &uf->id, &none, BPF_ANY);
+		if (!um->st.too_big++)
+			warn("unwind table of %s (%zu KiB) does not fit in --unwind-memory (%" PRIu64
+			     " MiB): its frames fall back to frame pointers (raise --unwind-memory)",
+			     name, unwind_table__bytes(t) / 1024, um->st.budget >> 20);
+	}
+	um->st.build_ms += (unwind_now_ns() - t0) / 1e6;
+}
+
+/* ---- the builder thread ------------------------------------------------- */
+
+/* A table to build: the file stays open on fd, whatever its process does. */
+struct job {
+	struct job *next;
+	struct ufile *uf;
+	int fd;
+	pid_t pid;  /* whose root debug files are looked up in */
+	char *path; /* as the process sees it, or NULL */
+};
+
+/* Queues uf's build, taking fd; false if the queue is full (fd kept). */
+static bool enqueue(struct unwind_maps *um, struct ufile *uf, int fd, pid_t pid,
+		    const char *path)
+{
+	struct job *j;
+
+	if (um->nr_jobs >= MAX_JOBS || !(j = calloc(1, sizeof(*j))))
+		return false;
+	*j = (struct job){ .next = um->jobs, .uf = uf, .fd = fd, .pid = pid,
+			   .path = path ? strdup(path) : NULL };
+	um->jobs = j;
+	um->nr_jobs++;
+	uf->queued = true;
+	pthread_cond_signal(&um->wake);
+	return true;
+}
+
+/* The queued job of the smallest file: small programs' tables come first. */
+static struct job *dequeue(struct unwind_maps *um)
+{
+	struct job **best = NULL, *j;
+
+	for (struct job **pp = &um->jobs; *pp; pp = &(*pp)->next)
+		if (!best || (*pp)->uf->ent.id.size < (*best)->uf->ent.id.size)
+			best = pp;
+	if (!best)
+		return NULL;
+	j = *best;
+	*best = j->next;
+	um->nr_jobs--;
+	return j;
+}
+
+static void job_free(struct job *j)
+{
+	close(j->fd);
+	free(j->path);
+	free(j);
+}
+
+/* One at a time, so at most one table is in memory; the lock is released
+ * while it builds. */
+void *unwind_files_builder(void *arg)
+{
+	struct unwind_maps *um = arg;
+	struct unwind_table *t;
+	struct job *j;
+	uint64_t t0;
+
+	pthread_mutex_lock(&um->lock);
+	while (!um->quit) {
+		j = dequeue(um);
+		if (!j) {
+			pthread_cond_wait(&um->wake, &um->lock);
+			continue;
+		}
+		um->building = true;
+		pthread_mutex_unlock(&um->lock);
+		t0 = unwind_now_ns();
+		t = build_table(j->uf, j->fd, j->pid, j->path);
+		pthread_mutex_lock(&um->lock);
+		um->building = false;
+		if (!um->quit && !um->stopped)
+			load_built(um, j->uf, t, j->path ? j->path : "(deleted)", t0);
+		j->uf->queued = false;
+		unwind_table__free(t);
+		job_free(j);
+	}
+	pthread_mutex_unlock(&um->lock);
+	return NULL;
+}
+
+struct ufile *unwind_files_resolve(struct unwind_maps *um, pid_t pid, const struct proc_map *m,
+				   bool sync)
+{
+	const char *path = m->deleted ? NULL : m->path;
+	struct ufile *uf = NULL;
+	struct file_id id;
+	struct stat st;
+	int fd = safe_open__mapped(pid, m, &st);
+
+	if (fd < 0)
+		return NULL;
+	id = file_id__of(&st);
+	uf = file_get(um, &id);
+	if (uf && !uf->inspected)
+		inspect(uf, fd);
+	if (uf && uf->state == F_UNLOADED && !uf->failed && !uf->queued) {
+		if (sync) {
+			uint64_t t0 = unwind_now_ns();
+			struct unwind_table *t = build_table(uf, fd, pid, path);
+
+			load_built(um, uf, t, path ? path : "(deleted)", t0);
+			unwind_table__free(t);
+		} else if (enqueue(um, uf, fd, pid, path)) {
+			return uf; /* the job has fd now */
+		}
+	}
+	close(fd);
+	return uf;
+}
+
+/* The kernel maps the same vDSO image into every native process. */
+struct ufile *unwind_files_vdso(struct unwind_maps *um, const struct proc_map *m)
+{
+	unsigned long base;
+	struct elf_file *ef;
+	struct unwind_table *t;
+	void *img;
+	int err;
+
+	if (!um->vdso_tried) {
+		um->vdso_tried = true;
+		base = getauxval(AT_SYSINFO_EHDR);
+		um->vdso = base ? calloc(1, sizeof(*um->vdso)) : NULL;
+		img = NULL;
+		if (um->vdso) {
+			struct proc_maps *self = proc_maps__load(getpid());
+			const struct proc_map *v = self ? proc_maps__find(self, base) : NULL;
+
+			if (v && v->kind == PROC_MAP_VDSO && v->start == base &&
+			    (img = malloc(v->end - v->start))) {
+				um->vdso_size = v->end - v->start;
+				memcpy(img, (void *)base, um->vdso_size);
+			}
+			proc_maps__free(self);
+		}
+		ef = img ? elf_file__open_mem(img, um->vdso_size) : NULL;
+		if (ef) {
+			um->vdso->id = um->next_id++;
+			read_segments(um->vdso, ef);
+			t = unwind_table__build(ef, NULL, NULL);
+			elf_file__close(ef);
+			err = t ? load_table(um, um->vdso, t) : -ENOENT;
+			if (err)
+				publish_no_table(um, um->vdso);
+			unwind_table__free(t);
+		} else {
+			free(um->vdso);
+			um->vdso = NULL;
+		}
+	}
+	/* A different size means another image (a 32-bit process's). */
+	return um->vdso && m->end - m->start == um->vdso_size ? um->vdso : NULL;
+}
+
+void unwind_files_drop_jobs(struct unwind_maps *um)
+{
+	struct job *j;
+
+	while ((j = dequeue(um))) {
+		j->uf->queued = false;
+		job_free(j);
+	}
+}
