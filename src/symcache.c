@@ -7,7 +7,7 @@
  *
  * Bounds while reading: a new table is read with what the owner's
  * allowance gives (its memory maximum, unheld tables freed first to make
- * room), at most USYMS_FILE_BUDGET, and within the caller's time budget.
+ * room), at most SYMCACHE_FILE_BUDGET, and within the caller's time budget.
  * What a read gave up on is remembered in the file's entry: too big for
  * the file budget for good (with one note), out of time or room until the
  * next budget.
@@ -27,7 +27,6 @@
 #include "proc_maps.h"
 #include "safe_open.h"
 #include "symcache.h"
-#include "usyms.h"
 
 /* A file's first mangled name makes room for this many demangled ones. */
 #define DM_INITIAL 64
@@ -163,11 +162,11 @@ static void read_table(struct symcache *sc, struct symfile *f, int fd, pid_t pid
 			      f->ent.id.ino);
 		return;
 	}
-	if (errno == E2BIG && b.max_bytes == USYMS_FILE_BUDGET) {
+	if (errno == E2BIG && b.max_bytes == SYMCACHE_FILE_BUDGET) {
 		f->state = FILE_TOO_BIG;
 		sc->too_big++;
 		warn("note: symbols of %s (pid %d) not read: more than %u MiB; its frames are "
-		     "named by file offset", name, (int)pid, USYMS_FILE_BUDGET >> 20);
+		     "named by file offset", name, (int)pid, SYMCACHE_FILE_BUDGET >> 20);
 		return;
 	}
 	f->state = FILE_LATE;

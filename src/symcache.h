@@ -20,6 +20,9 @@
 #include "budget.h"
 #include "filecache.h"
 
+/* What one symbol table (or one perf map) may take while it is read. */
+#define SYMCACHE_FILE_BUDGET (64u << 20)
+
 struct proc_map;
 struct symcache;
 struct symfile; /* one file's table */

@@ -34,7 +34,7 @@
 #include <gelf.h>
 #include <string.h>
 
-#include "unwind_cfi.h"
+#include "unwind_table_int.h"
 
 /* DWARF constants read here (dwarf.h comes with libdw, not used). */
 enum {

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "elf_syms.h"
-#include "unwind_cfi.h"
+#include "unwind_table_int.h"
 #include "unwind_table.h"
 
 /* libLLVM-14, 105 MB: 0.95 Mi rows, a 4.9 MiB .eh_frame, 2.2 Mi instructions. */

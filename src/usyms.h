@@ -30,6 +30,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "budget.h"
+#include "symcache.h"
 
 struct usyms;
 
@@ -53,7 +54,7 @@ void usyms__set_validator(struct usyms *u, usyms_validator fn, void *arg);
  * that ran out of time before is tried again once in it.
  */
 void usyms__set_budget(struct usyms *u, const struct budget *b);
-#define USYMS_FILE_BUDGET (64u << 20)
+#define USYMS_FILE_BUDGET SYMCACHE_FILE_BUDGET
 #define USYMS_MEMORY_MAX (128u << 20)
 /* What all symbol tables and perf maps may hold at once (default USYMS_MEMORY_MAX). */
 void usyms__set_memory_max(struct usyms *u, size_t bytes);

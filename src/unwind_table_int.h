@@ -6,8 +6,8 @@
  * of them); nothing else includes this.  The byte reader is here, inline,
  * because both read CFI bytes (unwind_table.c: .eh_frame_hdr).
  */
-#ifndef SMOLDER_UNWIND_CFI_H
-#define SMOLDER_UNWIND_CFI_H
+#ifndef SMOLDER_UNWIND_TABLE_INT_H
+#define SMOLDER_UNWIND_TABLE_INT_H
 
 #include <gelf.h>
 #include <stdbool.h>
