@@ -7,9 +7,10 @@
  * when the pc leaves the last mapping), the file's rows for the pc's page,
  * the row by binary search, then the CFA, the return address and the saved
  * rbp (one read when they are adjacent, as after push %rbp).  Code without
- * a table (JIT, files without CFI, tables not loaded yet) is walked with
- * frame pointers, checked (above the stack pointer, aligned, not far), and
- * the walk goes on in table code after it.  Each fallback is a reason bit,
+ * a table (JIT, files without CFI) is walked with frame pointers, checked
+ * (above the stack pointer, aligned, not far), and the walk goes on in
+ * table code after it; code whose table is not loaded yet only where the
+ * frame is provably its function's own (own_frame).  Each fallback is a reason bit,
  * counted once per stack by the caller.
  *
  * How it stays verifiable on 5.10 to the newest kernels: a few frames
