@@ -7,9 +7,10 @@
  * when the pc leaves the last mapping), the file's rows for the pc's page,
  * the row by binary search, then the CFA, the return address and the saved
  * rbp (one read when they are adjacent, as after push %rbp).  Code without
- * a table (JIT, files without CFI, tables not loaded yet) is walked with
- * frame pointers, checked (above the stack pointer, aligned, not far), and
- * the walk goes on in table code after it.  Each fallback is a reason bit,
+ * a table (JIT, files without CFI) is walked with frame pointers, checked
+ * (above the stack pointer, aligned, not far), and the walk goes on in
+ * table code after it; code whose table is not loaded yet only where the
+ * frame is provably its function's own (own_frame).  Each fallback is a reason bit,
  * counted once per stack by the caller.
  *
  * How it stays verifiable on 5.10 to the newest kernels: a few frames
@@ -90,6 +91,10 @@ enum unwind_reason {
 	R_DEPTH = 1 << 5,
 };
 
+/* Bytes read of a function's start, to find its frame-pointer prologue
+ * (own_frame): endbr64, push, mov and 8 pushes or a sub. */
+#define PROLOGUE_BYTES 32
+
 struct unwind_scratch {
 	struct stack_trace trace; /* the frames, leaf first */
 	__u64 pc, sp, bp;         /* registers of the frame being unwound */
@@ -107,6 +112,9 @@ struct unwind_scratch {
 				   * vouched for, in a process whose maps we
 				   * know */
 	__u8 pad;
+	/* the start of a function, for own_frame; 8 spare bytes so the
+	 * prologue's reads need no bounds of their own */
+	__u8 code[PROLOGUE_BYTES + 8];
 };
 
 struct {
@@ -210,15 +218,63 @@ static __always_inline __u32 find_row(struct unwind_scratch *s, __u64 at, struct
 }
 
 /*
- * Whether ra returns from a direct call (e8 rel32) into the function that
- * holds at, no more than MAX_CALLEE_SIZE above its start: a frame pointer
- * of code that may well have none (its table is expected, not loaded yet)
- * is trusted only that far.  Garbage in rbp (frameless code) fails this,
- * and so does a real frame pointer of an outer function, which would skip
- * the frameless frames in between.
+ * Code that may well have no frame pointer (its table is expected, not
+ * loaded yet) is walked by frame pointer only where that is provably the
+ * frame of the function being unwound, for rbp there may be garbage, or
+ * still an outer function's frame pointer, which would skip the frames in
+ * between: a wrong caller.  The proof: the return address at rbp + 8
+ * follows a direct call (e8 rel32) of a function F at or below pc (within
+ * MAX_CALLEE_SIZE), F starts with the frame-pointer prologue ([endbr64]
+ * push %rbp; mov %rsp,%rbp; pushes; sub $n,%rsp), and rbp is exactly as far
+ * above the stack pointer as that prologue put it.  An outer function's
+ * frame fails the last test: while it calls, the stack pointer is at least
+ * its prologue's bytes plus a return address below its rbp.  Code that
+ * moves the stack pointer further (argument pushes, alloca, realignment) or
+ * a prologue read differently is cut short here, never given a caller.
  */
 #define MAX_CALLEE_SIZE (64u << 10)
-static __always_inline bool called_from(__u64 ra, __u64 at)
+#define PROLOGUE_INSNS 8  /* pushes and the sub after mov %rsp,%rbp */
+
+/* The bytes F's prologue (in s->code) puts between rbp and rsp, or -1 if F
+ * does not start with the frame-pointer prologue. */
+static __always_inline __s64 prologue_frame_size(struct unwind_scratch *s)
+{
+	const __u8 *c = s->code;
+	__u32 i = 0, imm;
+	__s64 size = 0;
+
+	if (c[0] == 0xf3 && c[1] == 0x0f && c[2] == 0x1e && c[3] == 0xfa)
+		i = 4; /* endbr64 */
+	if (c[i] != 0x55 || c[i + 1] != 0x48 || c[i + 2] != 0x89 || c[i + 3] != 0xe5)
+		return -1;
+	i += 4;
+	for (int n = 0; n < PROLOGUE_INSNS; n++) {
+		i &= PROLOGUE_BYTES - 1; /* never past 24: bounds the reads */
+		if (c[i] >= 0x50 && c[i] <= 0x57) { /* push %reg */
+			size += 8;
+			i += 1;
+		} else if (c[i] == 0x41 && c[i + 1] >= 0x50 && c[i + 1] <= 0x57) {
+			size += 8; /* push %r8..%r15 */
+			i += 2;
+		} else if (c[i] == 0x48 && c[i + 1] == 0x83 && c[i + 2] == 0xec) {
+			if (c[i + 3] & 0x80) /* sub of a negative imm8 */
+				return -1;
+			return size + c[i + 3];
+		} else if (c[i] == 0x48 && c[i + 1] == 0x81 && c[i + 2] == 0xec) {
+			imm = c[i + 3] | c[i + 4] << 8 | c[i + 5] << 16 | (__u32)c[i + 6] << 24;
+			if (imm >> 31)
+				return -1;
+			return size + imm;
+		} else {
+			break;
+		}
+	}
+	return size;
+}
+
+/* Whether bp (above s->sp) is the frame pointer of the function holding at,
+ * and ra (at bp + 8) its return address: see above. */
+static __always_inline bool own_frame(struct unwind_scratch *s, __u64 bp, __u64 ra, __u64 at)
 {
 	__u8 insn[8];
 	__s32 rel;
@@ -228,12 +284,16 @@ static __always_inline bool called_from(__u64 ra, __u64 at)
 		return false;
 	__builtin_memcpy(&rel, &insn[4], sizeof(rel));
 	target = ra + (__s64)rel;
-	return target <= at && at - target < MAX_CALLEE_SIZE;
+	if (target > at || at - target >= MAX_CALLEE_SIZE)
+		return false;
+	if (bpf_probe_read_user(s->code, PROLOGUE_BYTES, (void *)target))
+		return false;
+	return prologue_frame_size(s) == (__s64)(bp - s->sp);
 }
 
 /* A frame without a usable table: its caller by frame pointer, if rbp looks
  * like one (at or above rsp, aligned, within MAX_FP_DISTANCE); with
- * strict, only a return address from a direct call of this function. */
+ * strict, only where own_frame proves it this function's. */
 static __always_inline int fp_step(struct unwind_scratch *s, __u64 at, bool strict)
 {
 	__u64 bp = s->bp, fr[2];
@@ -244,7 +304,7 @@ static __always_inline int fp_step(struct unwind_scratch *s, __u64 at, bool stri
 		s->reasons |= R_UNREADABLE;
 		return UNWIND_STOP;
 	}
-	if (strict && !called_from(fr[1], at))
+	if (strict && !own_frame(s, bp, fr[1], at))
 		return UNWIND_STOP;
 	s->sp = bp + 16;
 	s->bp = fr[0];
