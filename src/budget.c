@@ -3,11 +3,6 @@
 #include "budget.h"
 #include "clock.h"
 
-double budget__now(void)
-{
-	return clock__now();
-}
-
 bool budget__expired(const struct budget *b)
 {
 	sigset_t pending, both;

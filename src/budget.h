@@ -23,8 +23,6 @@ struct budget {
 	size_t max_bytes;     /* memory one file's read may hold; 0: no limit */
 };
 
-/* clock__now(), for usyms.c until it calls that itself (issue 13). */
-double budget__now(void);
 /* True once the deadline has passed or one of the signals is pending;
  * false for NULL.  Costs a clock read and a sigpending(2). */
 bool budget__expired(const struct budget *b);

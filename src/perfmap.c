@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "addr_search.h"
+#include "grow.h"
 #include "perfmap_int.h"
 
 static bool hex_u64(const char **pp, const char *end, uint64_t *out)
@@ -63,27 +64,9 @@ struct perfmap *pm_new(void)
 static int push_entry(struct perfmap *pm, uint64_t start, uint64_t end, const char *name,
 		      size_t len, uint32_t seq)
 {
-	if (pm->nr == pm->cap) {
-		size_t ncap = pm->cap ? pm->cap * 2 : 256;
-		struct pm_entry *e = realloc(pm->entries, ncap * sizeof(*e));
-
-		if (!e)
-			return -ENOMEM;
-		pm->entries = e;
-		pm->cap = ncap;
-	}
-	if (pm->names_cap - pm->names_used < len + 1) {
-		size_t ncap = pm->names_cap ? pm->names_cap : 4096;
-		char *n;
-
-		while (ncap - pm->names_used < len + 1)
-			ncap *= 2;
-		n = realloc(pm->names, ncap);
-		if (!n)
-			return -ENOMEM;
-		pm->names = n;
-		pm->names_cap = ncap;
-	}
+	if (GROW(pm->entries, pm->cap, pm->nr + 1, 256) ||
+	    GROW(pm->names, pm->names_cap, pm->names_used + len + 1, 4096))
+		return -ENOMEM;
 	memcpy(pm->names + pm->names_used, name, len);
 	pm->names[pm->names_used + len] = '\0';
 	pm->entries[pm->nr++] = (struct pm_entry){ start, end, pm->names_used, seq };

@@ -372,14 +372,14 @@ static void load_built(struct unwind_maps *um, struct ufile *uf, struct unwind_t
 
 	if (!t) {
 		publish_no_table(um, uf);
-		um->st.build_ms += (unwind_now_ns() - t0) / 1e6;
+		um->st.build_ms += (clock__now_ns() - t0) / 1e6;
 		return;
 	}
 	/* -E2BIG from the files map: full, as the shards can be */
 	while (((err = load_table(um, uf, t)) == -ENOSPC || err == -E2BIG) && evict_lru(um))
 		;
 	debug("unwind table of %s: %zu KiB, built and loaded in %.1f ms%s", name,
-	      unwind_table__bytes(t) / 1024, (unwind_now_ns() - t0) / 1e6, err ? ", did not fit" : "");
+	      unwind_table__bytes(t) / 1024, (clock__now_ns() - t0) / 1e6, err ? ", did not fit" : "");
 	if (err) {
 		struct unwind_file none = { 0 };
 
@@ -391,7 +391,7 @@ static void load_built(struct unwind_maps *um, struct ufile *uf, struct unwind_t
 			     " MiB): its frames fall back to frame pointers (raise --unwind-memory)",
 			     name, unwind_table__bytes(t) / 1024, um->st.budget >> 20);
 	}
-	um->st.build_ms += (unwind_now_ns() - t0) / 1e6;
+	um->st.build_ms += (clock__now_ns() - t0) / 1e6;
 }
 
 /* ---- the builder thread ------------------------------------------------- */
@@ -463,7 +463,7 @@ void *unwind_files_builder(void *arg)
 		}
 		um->building = true;
 		pthread_mutex_unlock(&um->lock);
-		t0 = unwind_now_ns();
+		t0 = clock__now_ns();
 		t = build_table(j->uf, j->fd, j->pid, j->path);
 		pthread_mutex_lock(&um->lock);
 		um->building = false;
@@ -494,7 +494,7 @@ struct ufile *unwind_files_resolve(struct unwind_maps *um, pid_t pid, const stru
 		inspect(uf, fd);
 	if (uf && uf->state == F_UNLOADED && !uf->failed && !uf->queued) {
 		if (sync) {
-			uint64_t t0 = unwind_now_ns();
+			uint64_t t0 = clock__now_ns();
 			struct unwind_table *t = build_table(uf, fd, pid, path);
 
 			load_built(um, uf, t, path ? path : "(deleted)", t0);

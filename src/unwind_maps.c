@@ -180,7 +180,7 @@ static bool proc_alive(struct unwind_maps *um, const struct uproc *p)
 /* Drops the mappings of images that are gone (but keep's, being updated). */
 static void sweep(struct unwind_maps *um, const struct uproc *keep)
 {
-	um->last_sweep = unwind_now_ns();
+	um->last_sweep = clock__now_ns();
 	for (size_t b = 0; b < PROC_BUCKETS; b++)
 		for (struct uproc **pp = &um->procs[b]; *pp;) {
 			if (*pp == keep || proc_alive(um, *pp))
@@ -303,7 +303,7 @@ static void update(struct unwind_maps *um, pid_t pid, uint32_t gen, const struct
 	size_t nr;
 
 	um->tick++;
-	if (unwind_now_ns() - um->last_sweep >= SWEEP_NS)
+	if (clock__now_ns() - um->last_sweep >= SWEEP_NS)
 		sweep(um, NULL);
 	pp = proc_slot(um, pid);
 	p = *pp;

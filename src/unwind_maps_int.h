@@ -15,6 +15,7 @@
 
 #include "filecache.h"
 #include "proc_maps.h"
+#include "clock.h"
 #include "unwind_maps.h"
 #include "unwind_shards.h"
 
@@ -75,14 +76,6 @@ struct unwind_maps {
 	struct job *jobs;
 	size_t nr_jobs;
 };
-
-static inline uint64_t unwind_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 /* unwind_files.c: the file cache, made and freed with um. */
 int unwind_files_init(struct unwind_maps *um);

@@ -23,6 +23,7 @@
 #include <sys/mman.h>
 #include <bpf/bpf.h>
 
+#include "grow.h"
 #include "log.h"
 #include "unwind_shards.h"
 
@@ -61,23 +62,6 @@ struct unwind_shards *unwind_shards__new(int outer_fd, uint32_t shard_bits, uint
 	return s;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t ncap = *cap ? *cap : 8;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	n = realloc(*p, ncap * size);
-	if (!n)
-		return -ENOMEM;
-	*p = n;
-	*cap = ncap;
-	return 0;
-}
-
 /* Puts e back in its shard's free runs, merged with its neighbours. */
 static int free_run(struct unwind_shards *s, struct unwind_extent e)
 {
@@ -100,7 +84,7 @@ static int free_run(struct unwind_shards *s, struct unwind_extent e)
 		sh->free[i].len += e.len;
 		return 0;
 	}
-	if (grow((void **)&sh->free, &sh->cap_free, sh->nr_free + 1, sizeof(e)))
+	if (GROW(sh->free, sh->cap_free, sh->nr_free + 1, 8))
 		return -ENOMEM; /* the slots stay lost until exit: rare and bounded */
 	memmove(&sh->free[i + 1], &sh->free[i], (sh->nr_free - i) * sizeof(e));
 	sh->free[i] = e;
@@ -233,7 +217,7 @@ void unwind_shards__put(struct unwind_shards *s, struct unwind_extent e)
 {
 	if (!e.len)
 		return;
-	if (grow((void **)&s->held, &s->cap_held, s->nr_held + 1, sizeof(e))) {
+	if (GROW(s->held, s->cap_held, s->nr_held + 1, 8)) {
 		/* cannot even remember it: leave it in use, never reused */
 		return;
 	}

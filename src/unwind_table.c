@@ -22,8 +22,10 @@
 #include <string.h>
 
 #include "elf_syms.h"
-#include "unwind_table_int.h"
+#include "grow.h"
+#include "hash.h"
 #include "unwind_table.h"
+#include "unwind_table_int.h"
 
 /* libLLVM-14, 105 MB: 0.95 Mi rows, a 4.9 MiB .eh_frame, 2.2 Mi instructions. */
 #define DEFAULT_MAX_ROWS (2u << 20)
@@ -108,7 +110,6 @@ static int emit_row(struct builder *b, uint64_t from, uint64_t to,
 		    struct unwind_row row)
 {
 	struct unwind_table *t = b->t;
-	struct unwind_row *rows;
 
 	row.pc = from - b->base;
 	if (t->nr && same_rule(&t->rows[t->nr - 1], &row)) {
@@ -119,18 +120,9 @@ static int emit_row(struct builder *b, uint64_t from, uint64_t to,
 		stop(b, UNWIND_STOP_ROWS);
 		return -E2BIG;
 	}
-	if (t->nr >= b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 4096;
-
-		if (cap > b->max_rows)
-			cap = b->max_rows;
-		rows = realloc(t->rows, cap * sizeof(*rows));
-		if (!rows) {
-			b->nomem = true;
-			return -ENOMEM;
-		}
-		t->rows = rows;
-		b->cap = cap;
+	if (GROW_MAX(t->rows, b->cap, t->nr + 1, 4096, b->max_rows)) {
+		b->nomem = true;
+		return -ENOMEM;
 	}
 	t->rows[t->nr++] = row;
 	b->covered = to;
@@ -254,26 +246,15 @@ static bool in_exec_segment(const struct builder *b, uint64_t lo, uint64_t hi)
 
 static int push_fde(struct builder *b, const struct fde_ref *e)
 {
-	struct fde_ref *fdes;
-
 	/* Every FDE takes a row at least: those listed so far are built. */
 	if (b->nr_fdes + 1 >= b->max_rows) {
 		note_stop(b, UNWIND_STOP_ROWS);
 		b->fdes_full = true;
 		return -E2BIG;
 	}
-	if (b->nr_fdes == b->fdes_cap) {
-		size_t cap = b->fdes_cap ? b->fdes_cap * 2 : 1024;
-
-		if (cap > b->max_rows)
-			cap = b->max_rows;
-		fdes = realloc(b->fdes, cap * sizeof(*fdes));
-		if (!fdes) {
-			b->nomem = true;
-			return -ENOMEM;
-		}
-		b->fdes = fdes;
-		b->fdes_cap = cap;
+	if (GROW_MAX(b->fdes, b->fdes_cap, b->nr_fdes + 1, 1024, b->max_rows)) {
+		b->nomem = true;
+		return -ENOMEM;
 	}
 	b->fdes[b->nr_fdes++] = *e;
 	return 0;
@@ -691,7 +672,7 @@ const struct unwind_stats *unwind_table__stats(const struct unwind_table *t)
  * whether it was new. */
 static bool set_add(uint32_t *set, size_t cap, uint32_t key)
 {
-	size_t i = (key * 2654435761u) & (cap - 1);
+	size_t i = hash_mix64(key) & (cap - 1);
 
 	while (set[i] && set[i] != key)
 		i = (i + 1) & (cap - 1);

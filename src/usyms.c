@@ -34,19 +34,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 #include "usyms_int.h"
 
 /* A miss in cached maps rereads them, at most this often per process. */
 #define MAPS_REFRESH_NS 1000000000ULL
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static size_t pid_hash(pid_t pid, size_t buckets)
 {
@@ -218,7 +211,7 @@ static bool load_maps(struct usyms *u, struct pid_ent *e)
 		return false; /* e->maps_tried says whether it ever was */
 	pm = proc_maps__load(e->pid);
 	e->maps_tried = true;
-	e->loaded_ns = now_ns();
+	e->loaded_ns = clock__now_ns();
 	if (pm && !read_is_image(u, e, &start)) {
 		debug("pid %d left image %u before its maps were read", (int)e->pid, e->gen);
 		proc_maps__free(pm);
@@ -490,7 +483,7 @@ static double reread_tokens(const struct pid_ent *e, double now)
 
 static void reread_spend(struct pid_ent *e)
 {
-	double now = budget__now();
+	double now = clock__now();
 
 	e->reread_tokens = reread_tokens(e, now) - 1;
 	e->preloaded_at = now;
@@ -527,7 +520,7 @@ double usyms__preload_due(struct usyms *u, pid_t pid, uint32_t gen)
 {
 	struct pid_ent *e = pid_find(u, pid, gen, false);
 
-	if (!e || reread_tokens(e, budget__now()) >= 1)
+	if (!e || reread_tokens(e, clock__now()) >= 1)
 		return 0;
 	return e->preloaded_at + (1 - e->reread_tokens) * USYMS_REREAD_INTERVAL;
 }
@@ -580,7 +573,7 @@ size_t usyms__name_frame(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr
 	e = u ? pid_get(u, pid, gen) : NULL;
 	if (e && e->pm) {
 		m = proc_maps__find(e->pm, addr);
-		if (!m && now_ns() - e->loaded_ns >= MAPS_REFRESH_NS) {
+		if (!m && clock__now_ns() - e->loaded_ns >= MAPS_REFRESH_NS) {
 			load_maps(u, e);
 			m = proc_maps__find(e->pm, addr);
 		}
