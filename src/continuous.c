@@ -98,7 +98,7 @@ static int write_interval(const struct env *env, struct sampler *s, const struct
 	out.path = path;
 	if (profile_dir__name(path, sizeof(path), env->output_dir, &iv->start, env->format))
 		err("output directory name too long: %s", env->output_dir);
-	else if ((f = report__fold(env, s->cap, ks, s->us, &st)))
+	else if ((f = report__fold(env, s->cap, NULL, ks, s->us, &st)))
 		rc = report__write(env, f, &out, 1);
 	for (int m = 0; f && m < USYMS_MISS__MAX; m++)
 		iv->unnamed[m] += st.unnamed[m];

@@ -20,6 +20,7 @@
 #include "continuous.h"
 #include "convert.h"
 #include "log.h"
+#include "recording.h"
 #include "report.h"
 #include "sampler.h"
 #include "targets.h"
@@ -36,7 +37,7 @@ static int report(const struct env *env, struct sampler *s, struct fold_stats *s
 
 	/* the naming budget starts now, kernel symbols read */
 	sampler__start_naming(s);
-	f = report__fold(env, s->cap, ks, s->us, st);
+	f = report__fold(env, s->cap, NULL, ks, s->us, st);
 	if (f && !report__write(env, f, env->outputs, env->nr_outputs))
 		rc = 0;
 	if (f) {
@@ -48,6 +49,37 @@ static int report(const struct env *env, struct sampler *s, struct fold_stats *s
 	     (sampler__now() - start) * 1000, ru.ru_maxrss);
 	fold__free(f);
 	ksyms__free(ks);
+	return rc;
+}
+
+/* SMOLDER_REPLAY=FILE, a developer's facility (recording.h): names and
+ * writes a recorded capture's samples instead of capturing. */
+static int cmd_replay(struct env *env, const char *path)
+{
+	struct recording *rec = recording__load(path);
+	struct usyms *us = rec ? usyms__new() : NULL;
+	struct ksyms *ks = NULL;
+	struct fold *f = NULL;
+	int rc = 1;
+
+	if (us) {
+		usyms__set_demangle(us, !env->no_demangle);
+		env->captured_ns = recording__captured_ns(rec);
+		snprintf(env->main_binary, sizeof(env->main_binary), "%s",
+			 recording__main_binary(rec));
+		snprintf(env->main_build_id, sizeof(env->main_build_id), "%s",
+			 recording__main_build_id(rec));
+		ks = report__load_ksyms(env);
+		f = report__fold(env, NULL, rec, ks, us, NULL);
+	}
+	if (f && !report__write(env, f, env->outputs, env->nr_outputs))
+		rc = 0;
+	if (f)
+		report__idle_table(env, f);
+	fold__free(f);
+	ksyms__free(ks);
+	usyms__free(us);
+	recording__free(rec);
 	return rc;
 }
 
@@ -185,6 +217,8 @@ static int cmd_capture(struct env *env)
 	double started;
 	int rc, sig;
 
+	if (getenv("SMOLDER_REPLAY"))
+		return cmd_replay(env, getenv("SMOLDER_REPLAY"));
 	block_stop_signals(env, &sigs);
 	if (!env->continuous && (env->command || env->nr_tgids)) {
 		t = targets__new(env->tgids, env->nr_tgids, env->command);
@@ -220,6 +254,9 @@ static int cmd_capture(struct env *env)
 	sig = sampler__wait(&s, &sigs, env->duration > 0 ? started + env->duration : 0);
 	capture__stop(s.cap);
 	env->captured_ns = (uint64_t)((sampler__now() - started) * 1e9);
+	if (getenv("SMOLDER_RECORD"))
+		recording__save(getenv("SMOLDER_RECORD"), s.cap, env->captured_ns,
+				env->main_binary, env->main_build_id);
 
 	rc = report(env, &s, &st);
 	capture__counters(s.cap, c);

@@ -9,6 +9,7 @@
 #include "log.h"
 #include "outputs.h"
 #include "profile.h"
+#include "recording.h"
 #include "report.h"
 #include "unwind_maps.h"
 
@@ -16,6 +17,7 @@
 
 struct fold_ctx {
 	struct capture *cap;
+	struct recording *rec; /* read instead of cap when set (SMOLDER_REPLAY) */
 	struct fold *fold;
 	struct fold_stats *stats;
 	uint32_t tgids[TGID_SET_SIZE]; /* seen tgids + 1 (0: empty slot) */
@@ -37,24 +39,31 @@ static void count_tgid(struct fold_ctx *c, uint32_t tgid)
 	}
 }
 
+static int read_stack(struct fold_ctx *c, uint64_t id, struct stack_trace *out)
+{
+	return c->rec ? recording__stack(c->rec, id, out) : capture__stack(c->cap, id, out);
+}
+
 static int fold_sample(const struct sample_key *key, uint64_t count, void *arg)
 {
 	struct fold_ctx *c = arg;
-	bool have_k = key->kstack && !capture__stack(c->cap, key->kstack, &c->kst);
-	bool have_u = key->ustack && !capture__stack(c->cap, key->ustack, &c->ust);
+	bool have_k = key->kstack && !read_stack(c, key->kstack, &c->kst);
+	bool have_u = key->ustack && !read_stack(c, key->ustack, &c->ust);
 
 	c->stats->samples += count;
 	count_tgid(c, key->tgid);
 	return fold__add(c->fold, key, count, have_k ? &c->kst : NULL, have_u ? &c->ust : NULL);
 }
 
-static int work_desc(void *cap, uint64_t id, struct work_desc *out)
+static int work_desc(void *arg, uint64_t id, struct work_desc *out)
 {
-	return capture__work_desc(cap, id, out);
+	struct fold_ctx *c = arg;
+
+	return c->rec ? recording__work_desc(c->rec, id, out) : capture__work_desc(c->cap, id, out);
 }
 
-struct fold *report__fold(const struct env *env, struct capture *cap, const struct ksyms *ks,
-			  struct usyms *us, struct fold_stats *stats)
+struct fold *report__fold(const struct env *env, struct capture *cap, struct recording *rec,
+			  const struct ksyms *ks, struct usyms *us, struct fold_stats *stats)
 {
 	struct fold_opts fo = {
 		.user = !env->kernel_only,
@@ -70,19 +79,23 @@ struct fold *report__fold(const struct env *env, struct capture *cap, const stru
 		.kworker_frames = env->kworker,
 		.idle_paths = env->idle == IDLE_ONLY,
 		.work_desc = work_desc,
-		.work_arg = cap,
 	};
 	struct fold_ctx *ctx = calloc(1, sizeof(*ctx));
-	struct fold *f = fold__new(&fo, ks, us);
 	struct fold_stats unused;
+	struct fold *f = NULL;
 	int e = -ENOMEM;
 
+	fo.work_arg = ctx;
+	if (ctx)
+		f = fold__new(&fo, ks, us);
 	if (ctx && f) {
 		ctx->cap = cap;
+		ctx->rec = rec;
 		ctx->fold = f;
 		ctx->stats = stats ? stats : &unused;
 		*ctx->stats = (struct fold_stats){ 0 };
-		e = capture__for_each_sample(cap, fold_sample, ctx);
+		e = rec ? recording__for_each_sample(rec, fold_sample, ctx)
+			: capture__for_each_sample(cap, fold_sample, ctx);
 		memcpy(ctx->stats->unnamed, fold__unnamed(f), sizeof(ctx->stats->unnamed));
 	}
 	free(ctx);

@@ -20,10 +20,12 @@ struct fold_stats {
 	uint64_t unnamed[USYMS_MISS__MAX];
 };
 
-/* Names and folds every sample the capture's readers see now.  NULL after
- * printing why.  stats may be NULL. */
-struct fold *report__fold(const struct env *env, struct capture *cap, const struct ksyms *ks,
-			  struct usyms *us, struct fold_stats *stats);
+struct recording;
+
+/* Names and folds every sample the capture's readers see now (or rec's,
+ * when not NULL: recording.h).  NULL after printing why.  stats may be NULL. */
+struct fold *report__fold(const struct env *env, struct capture *cap, struct recording *rec,
+			  const struct ksyms *ks, struct usyms *us, struct fold_stats *stats);
 /* Writes f to each of outs; pictures get a profile of the folded stacks.
  * 0, or -1 after printing why. */
 int report__write(const struct env *env, struct fold *f, const struct out_spec *outs,
