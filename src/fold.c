@@ -13,6 +13,7 @@
 #include "cpus.h"
 #include "ctxframes.h"
 #include "fold.h"
+#include "frame_name.h"
 #include "ksyms.h"
 #include "usyms.h"
 
@@ -37,16 +38,6 @@ struct fold {
 	uint64_t *idle; /* [cpu * IDLE_PATH__MAX + path], allocated when needed */
 	uint64_t unnamed[USYMS_MISS__MAX];
 };
-
-void fold__sanitize(char *name)
-{
-	for (unsigned char *p = (unsigned char *)name; *p; p++) {
-		if (*p == ';')
-			*p = ':';
-		else if (*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	}
-}
 
 static int sb_grow(struct strbuf *b, size_t more)
 {
@@ -171,7 +162,7 @@ static int add_head(struct fold *f, const struct sample_key *key, uint16_t *n)
 
 	memcpy(comm, key->comm, SMOLDER_COMM_LEN);
 	comm[SMOLDER_COMM_LEN] = 0;
-	fold__sanitize(comm);
+	frame_name__sanitize(comm);
 	/* grouping merges the threads: their PIDs would split them again */
 	grouped = f->o.group_threads && (key->flags & SAMPLE_KTHREAD) &&
 		  ctxframes__group_thread(comm, group, sizeof(group));
@@ -223,7 +214,7 @@ static int add_user(struct fold *f, const struct sample_key *key,
 			usyms__name_frame(f->usyms, key->tgid, key->gen, addr, name, sizeof(name), &fr);
 		if (fr.miss != USYMS_NAMED)
 			*miss = fr.miss;
-		fold__sanitize(name);
+		frame_name__sanitize(name);
 		if (sb_frame(&f->buf, name, fr.jit && f->o.annotate ? "_[j]" : ""))
 			return -ENOMEM;
 		(*n)++;
@@ -249,7 +240,7 @@ static void kernel_name(struct fold *f, uint64_t addr, char *name, size_t len)
 		snprintf(name, len, "%s [%s]", s->name, s->module);
 	else
 		snprintf(name, len, "%s", s->name);
-	fold__sanitize(name);
+	frame_name__sanitize(name);
 }
 
 /*
@@ -307,7 +298,7 @@ static int add_work(struct fold *f, const struct sample_key *key, uint16_t *n)
 		memset(&d, 0, sizeof(d));
 	d.wq[sizeof(d.wq) - 1] = 0;
 	snprintf(name, sizeof(name), "wq:%s", known && d.wq[0] ? d.wq : "[unknown]");
-	fold__sanitize(name);
+	frame_name__sanitize(name);
 	if (sb_frame(&f->buf, name, ""))
 		return -ENOMEM;
 	if (known)

@@ -74,7 +74,4 @@ const uint64_t *fold__idle_paths(const struct fold *f);
 const uint64_t *fold__unnamed(const struct fold *f);
 void fold__free(struct fold *f);
 
-/* Replaces bytes that would break the folded grammar (';', newline, control). */
-void fold__sanitize(char *name);
-
 #endif
