@@ -4,7 +4,9 @@
  * captures until the duration ends or a signal arrives, then reads the
  * counted samples, names their frames, folds them and writes the chosen
  * outputs.  Data flows one way:
- * capture -> stacks -> symbols -> folded stacks -> outputs.
+ * capture -> stacks -> symbols -> profile -> outputs.
+ * The stages get their own options, built here from the command line
+ * (finish_opts_of, continuous_opts_of).
  * --continuous writes a profile per interval instead (continuous.c);
  * `smolder flamegraph` and `smolder diff` (convert.c) draw folded files.
  */
@@ -21,33 +23,81 @@
 #include "convert.h"
 #include "log.h"
 #include "recording.h"
-#include "report.h"
+#include "finish.h"
 #include "sampler.h"
 #include "targets.h"
 
-/* Names, folds and writes what the capture counted. */
-static int report(const struct env *env, struct sampler *s, struct fold_stats *st)
+/* What the post-capture stage needs of the command line; after the
+ * capture (it fills env's duration and main binary). */
+static struct finish_opts finish_opts_of(const struct env *env)
+{
+	return (struct finish_opts){
+		.fold = {
+			.user = !env->kernel_only,
+			.kernel = !env->user_only,
+			.delimiter = env->delimited,
+			.annotate = env->annotate,
+			.module_names = !env->folded,
+			.per_cpu = env->per_cpu,
+			.proc = env->per_thread ? PROC_THREAD : env->per_pid ? PROC_PID : PROC_COMM,
+			.by_process = !env->folded,
+			.group_threads = env->group_threads,
+			.irq_frames = env->irq_frames,
+			.kworker_frames = env->kworker,
+			.idle_paths = env->idle == IDLE_ONLY,
+		},
+		.outputs = env->outputs,
+		.nr_outputs = env->nr_outputs,
+		.render = &env->render,
+		.hottest_last = !env->hottest_first,
+		.sample_ns = env->freq ? 1e9 / env->freq : (double)env->period,
+		.info = {
+			.duration_ns = env->captured_ns,
+			.main_binary = *env->main_binary ? env->main_binary : NULL,
+			.main_build_id = *env->main_build_id ? env->main_build_id : NULL,
+			.kernel = !env->user_only,
+		},
+		.kernel_symbols = !env->user_only,
+		/* continuous mode writes no idle table */
+		.idle_table = env->idle == IDLE_ONLY && !env->continuous,
+		.cpus = env->cpus,
+		.nr_cpus = env->nr_cpus,
+		.verbosity = env->verbosity,
+		.stack_entries = env->stack_entries,
+		.count_entries = env->count_entries,
+		.continuous = env->continuous,
+	};
+}
+
+static struct continuous_opts continuous_opts_of(const struct env *env)
+{
+	return (struct continuous_opts){
+		.interval = env->interval,
+		.duration = env->duration,
+		.output_dir = env->output_dir,
+		.format = env->format,
+		.keep = env->keep,
+		.max_bytes = env->max_bytes,
+		.verbosity = env->verbosity,
+	};
+}
+
+/* Names, folds and writes what src holds (s: the sampler it came from,
+ * whose naming budget starts once kernel symbols are read; or NULL). */
+static int report(const struct finish_opts *fo, struct sampler *s,
+		  const struct sample_source *src, struct usyms *us, struct finish_result *res)
 {
 	double start = sampler__now();
-	struct ksyms *ks = report__load_ksyms(env);
+	struct ksyms *ks = finish__load_ksyms(fo);
 	struct rusage ru;
-	struct fold *f;
-	size_t nr = 0;
-	int rc = 1;
+	int rc;
 
-	/* the naming budget starts now, kernel symbols read */
-	sampler__start_naming(s);
-	f = report__fold(env, s->cap, NULL, ks, s->us, st);
-	if (f && !report__write(env, f, env->outputs, env->nr_outputs))
-		rc = 0;
-	if (f) {
-		fold__sorted(f, &nr);
-		report__idle_table(env, f);
-	}
+	if (s)
+		sampler__start_naming(s);
+	rc = finish__write(fo, src, ks, us, fo->outputs, fo->nr_outputs, res) ? 1 : 0;
 	getrusage(RUSAGE_SELF, &ru);
-	info("%zu stacks named and written in %.0f ms; peak RSS %ld KiB", nr,
+	info("%zu stacks named and written in %.0f ms; peak RSS %ld KiB", res->stacks,
 	     (sampler__now() - start) * 1000, ru.ru_maxrss);
-	fold__free(f);
 	ksyms__free(ks);
 	return rc;
 }
@@ -58,8 +108,9 @@ static int cmd_replay(struct env *env, const char *path)
 {
 	struct recording *rec = recording__load(path);
 	struct usyms *us = rec ? usyms__new() : NULL;
-	struct ksyms *ks = NULL;
-	struct fold *f = NULL;
+	struct finish_result res;
+	struct finish_opts fo;
+	struct sample_source src;
 	int rc = 1;
 
 	if (us) {
@@ -69,15 +120,10 @@ static int cmd_replay(struct env *env, const char *path)
 			 recording__main_binary(rec));
 		snprintf(env->main_build_id, sizeof(env->main_build_id), "%s",
 			 recording__main_build_id(rec));
-		ks = report__load_ksyms(env);
-		f = report__fold(env, NULL, rec, ks, us, NULL);
+		fo = finish_opts_of(env);
+		src = recording__source(rec);
+		rc = report(&fo, NULL, &src, us, &res);
 	}
-	if (f && !report__write(env, f, env->outputs, env->nr_outputs))
-		rc = 0;
-	if (f)
-		report__idle_table(env, f);
-	fold__free(f);
-	ksyms__free(ks);
 	usyms__free(us);
 	recording__free(rec);
 	return rc;
@@ -209,7 +255,10 @@ static void block_stop_signals(const struct env *env, sigset_t *sigs)
 /* smolder [options] [duration] [-- COMMAND...]: sample, then name, fold and write. */
 static int cmd_capture(struct env *env)
 {
-	struct fold_stats st = { 0 };
+	struct finish_result res;
+	struct finish_opts fo;
+	struct continuous_opts co;
+	struct sample_source src;
 	uint64_t c[CNT__MAX];
 	struct targets *t = NULL;
 	struct sampler s;
@@ -236,8 +285,11 @@ static int cmd_capture(struct env *env)
 		targets__free(t);
 		return 1;
 	}
-	if (env->continuous)
-		return run_continuous(env, &s, &sigs);
+	if (env->continuous) {
+		fo = finish_opts_of(env);
+		co = continuous_opts_of(env);
+		return run_continuous(&co, &fo, &s, &sigs);
+	}
 	if (t && targets__go(t)) {
 		sampler__close(&s);
 		targets__free(t);
@@ -258,9 +310,11 @@ static int cmd_capture(struct env *env)
 		recording__save(getenv("SMOLDER_RECORD"), s.cap, env->captured_ns,
 				env->main_binary, env->main_build_id);
 
-	rc = report(env, &s, &st);
+	fo = finish_opts_of(env);
+	src = finish__capture_source(s.cap);
+	rc = report(&fo, &s, &src, s.us, &res);
 	capture__counters(s.cap, c);
-	report__summary(env, s.cap, c, 0, st.unnamed, s.us);
+	finish__summary(&fo, s.cap, c, 0, res.unnamed, s.us);
 	sampler__close(&s);
 	rc = exit_code(rc, targets__finish(t, sig));
 	targets__free(t);

@@ -156,21 +156,22 @@ struct recording *recording__load(const char *path)
 	return r;
 }
 
-int recording__for_each_sample(struct recording *r, sample_fn fn, void *arg)
+static int for_each_sample(void *arg, sample_fn fn, void *fn_arg)
 {
+	struct recording *r = arg;
 	int e = 0;
 
 	for (size_t i = 0; i < r->nr && !e; i++) {
 		r->cur = &r->s[i];
-		e = fn(&r->cur->key, r->cur->count, arg);
+		e = fn(&r->cur->key, r->cur->count, fn_arg);
 	}
 	r->cur = NULL;
 	return e;
 }
 
-int recording__stack(struct recording *r, uint64_t id, struct stack_trace *out)
+static int stack(void *arg, uint64_t id, struct stack_trace *out)
 {
-	const struct rec_sample *s = r->cur;
+	const struct rec_sample *s = ((struct recording *)arg)->cur;
 
 	if (s && id == s->key.kstack && !s->k_rc)
 		*out = s->kst;
@@ -181,14 +182,19 @@ int recording__stack(struct recording *r, uint64_t id, struct stack_trace *out)
 	return 0;
 }
 
-int recording__work_desc(struct recording *r, uint64_t id, struct work_desc *out)
+static int work_desc(void *arg, uint64_t id, struct work_desc *out)
 {
-	const struct rec_sample *s = r->cur;
+	const struct rec_sample *s = ((struct recording *)arg)->cur;
 
 	if (!s || id != s->key.work || s->w_rc)
 		return s && id == s->key.work ? s->w_rc : -ENOENT;
 	*out = s->work;
 	return 0;
+}
+
+struct sample_source recording__source(struct recording *r)
+{
+	return (struct sample_source){ for_each_sample, stack, work_desc, r };
 }
 
 const uint64_t *recording__counters(const struct recording *r)

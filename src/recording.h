@@ -15,6 +15,7 @@
 
 #include <stdint.h>
 #include "capture.h"
+#include "finish.h"
 
 struct recording;
 
@@ -24,11 +25,9 @@ int recording__save(const char *path, struct capture *cap, uint64_t captured_ns,
 		    const char *main_binary, const char *main_build_id);
 /* NULL after printing why. */
 struct recording *recording__load(const char *path);
-/* As capture__for_each_sample, capture__stack and capture__work_desc; the
- * stack and work item asked for are those of the sample being delivered. */
-int recording__for_each_sample(struct recording *r, sample_fn fn, void *arg);
-int recording__stack(struct recording *r, uint64_t id, struct stack_trace *out);
-int recording__work_desc(struct recording *r, uint64_t id, struct work_desc *out);
+/* The samples of r, read as a capture's are (the stack and work item asked
+ * for are those of the sample being delivered); r must outlive it. */
+struct sample_source recording__source(struct recording *r);
 /* The capture's counters[CNT__MAX], its length and main binary. */
 const uint64_t *recording__counters(const struct recording *r);
 uint64_t recording__captured_ns(const struct recording *r);
