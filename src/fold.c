@@ -41,13 +41,18 @@ struct fold {
 /* Appends the frame name + suffix to the sample being named. */
 static int push_frame(struct fold *f, const char *name, const char *suffix)
 {
+	size_t n = strnlen(name, NAME_MAX_LEN), m = strnlen(suffix, 8);
 	char buf[NAME_MAX_LEN + 8];
-	int n = snprintf(buf, sizeof(buf), "%s%s", name, suffix);
 	long id;
 
 	if (f->nr_ids == FOLD_MAX_FRAMES)
 		return -E2BIG;
-	id = profile__intern(f->p, buf, n < (int)sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+	if (m) {
+		memcpy(buf, name, n);
+		memcpy(buf + n, suffix, m);
+		name = buf;
+	}
+	id = profile__intern(f->p, name, n + m);
 	if (id < 0)
 		return -ENOMEM;
 	f->ids[f->nr_ids++] = (uint32_t)id;
