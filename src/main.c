@@ -84,8 +84,9 @@ static struct continuous_opts continuous_opts_of(const struct env *env)
 
 /* Names, folds and writes what src holds (s: the sampler it came from,
  * whose naming budget starts once kernel symbols are read; or NULL). */
-static int report(const struct finish_opts *fo, struct sampler *s,
-		  const struct sample_source *src, struct usyms *us, struct finish_result *res)
+static int finish_capture(const struct finish_opts *fo, struct sampler *s,
+			  const struct sample_source *src, struct usyms *us,
+			  struct finish_result *res)
 {
 	double start = sampler__now();
 	struct ksyms *ks = finish__load_ksyms(fo);
@@ -122,7 +123,7 @@ static int cmd_replay(struct env *env, const char *path)
 			 recording__main_build_id(rec));
 		fo = finish_opts_of(env);
 		src = recording__source(rec);
-		rc = report(&fo, NULL, &src, us, &res);
+		rc = finish_capture(&fo, NULL, &src, us, &res);
 	}
 	usyms__free(us);
 	recording__free(rec);
@@ -312,7 +313,7 @@ static int cmd_capture(struct env *env)
 
 	fo = finish_opts_of(env);
 	src = finish__capture_source(s.cap);
-	rc = report(&fo, &s, &src, s.us, &res);
+	rc = finish_capture(&fo, &s, &src, s.us, &res);
 	capture__counters(s.cap, c);
 	finish__summary(&fo, s.cap, c, 0, res.unnamed, s.us);
 	sampler__close(&s);

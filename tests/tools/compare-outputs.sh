@@ -156,8 +156,11 @@ echo "generated input: $cases cases, $differ differ"
 if [ "$(id -u)" != 0 ] || [ ! -x "$WL/many_stacks" ]; then
 	echo "captured input skipped (needs root and make workloads)"
 else
-	for w in cpu_split threads cxx_names deep_stack; do
-		"$WL/$w" 600 >/dev/null 2>&1 &
+	# cxx_names as tests/cli/sym_cxx.sh builds it (C++ names to demangle)
+	g++ -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls \
+		-o "$T/cxx_names" "$TOP/tests/workloads/cxx_names.cpp" || die "cannot build cxx_names"
+	for w in "$WL/cpu_split" "$WL/threads" "$T/cxx_names" "$WL/deep_stack"; do
+		"$w" 600 >/dev/null 2>&1 &
 		PIDS+=($!)
 	done
 	"$WL/many_stacks" 600 2 >/dev/null 2>&1 &
