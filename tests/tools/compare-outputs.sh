@@ -173,12 +173,16 @@ else
 	# names in the second.  Kernel-only views capture the whole machine.
 	WPIDS=$(IFS=,; echo "${PIDS[*]}")
 	R=0
-	for rec in "-p $WPIDS" "-p $WPIDS --per-cpu --irq-frames --kworker" "-p $WPIDS -I --per-cpu" \
-		"--idle-only" "-K --irq-frames --kworker" "-K --per-cpu" "-p $WPIDS -U"; do
+	# "p" first: captured with -p (the workloads alone); the rest are the
+	# options both the capture and the replays take
+	for rec in "p" "p --per-cpu --irq-frames --kworker" "p -I --per-cpu" "--idle-only" \
+		"-K --irq-frames --kworker" "-K --per-cpu" "p -U"; do
 		R=$((R + 1))
+		only=()
+		[ "${rec%% *}" = p ] && only=(-p "$WPIDS") && rec=${rec#p}
 		# shellcheck disable=SC2086
-		SMOLDER_RECORD="$T/rec$R" "$NEW" -F 199 $rec -q -o /dev/null "$SECONDS_CAP" ||
-			die "capture $R ($rec) failed"
+		SMOLDER_RECORD="$T/rec$R" "$NEW" -F 199 "${only[@]}" $rec -q -o /dev/null "$SECONDS_CAP" ||
+			die "capture $R (${only[*]} $rec) failed"
 		for view in "" "-f" "-d" "-a" "-d -a -f" "--per-pid" "--per-thread" "--per-cpu" \
 			"--per-thread --per-cpu -d" "-K" "-U" "--group-threads" "--hottest-first" \
 			"--title cap --colors kernel" "--no-demangle" "-f --per-pid"; do
@@ -186,6 +190,10 @@ else
 			# shellcheck disable=SC2086
 			run_both "cap$R-$G" "SMOLDER_REPLAY=$T/rec$R" -- -F 199 $rec $view
 		done
+	done
+	for p in "${PIDS[@]}"; do
+		kill -0 "$p" 2>/dev/null ||
+			echo "note: workload $p exited early: a difference in its names may be that"
 	done
 fi
 echo "$cases cases compared, $differ differ"
