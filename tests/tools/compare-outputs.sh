@@ -159,25 +159,28 @@ else
 	# cxx_names as tests/cli/sym_cxx.sh builds it (C++ names to demangle)
 	g++ -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls \
 		-o "$T/cxx_names" "$TOP/tests/workloads/cxx_names.cpp" || die "cannot build cxx_names"
-	for w in "$WL/cpu_split" "$WL/threads" "$T/cxx_names" "$WL/deep_stack"; do
-		"$w" 600 >/dev/null 2>&1 &
-		PIDS+=($!)
-	done
-	"$WL/many_stacks" 600 2 >/dev/null 2>&1 &
-	PIDS+=($!)
-	"$WL/net_pump" 600 >/dev/null 2>&1 &
-	PIDS+=($!)
-	sleep 1
-	# Views with user frames capture the workloads alone (-p): another
-	# process that exits between the two builds' replays would lose its
-	# names in the second.  Kernel-only views capture the whole machine.
-	WPIDS=$(IFS=,; echo "${PIDS[*]}")
+	WORKLOADS=("$WL/cpu_split 600" "$WL/threads 600" "$T/cxx_names 600" "$WL/deep_stack 600"
+		   "$WL/many_stacks 600 2" "$WL/net_pump 600")
+	# (re)starts the workloads not running: one may be ended by another
+	# user of a shared machine; each recording's replays follow it at once
+	workloads() {
+		for i in "${!WORKLOADS[@]}"; do
+			[ -n "${PIDS[$i]:-}" ] && kill -0 "${PIDS[$i]}" 2>/dev/null && continue
+			[ -n "${PIDS[$i]:-}" ] && echo "note: restarted ${WORKLOADS[$i]%% *}"
+			# shellcheck disable=SC2086
+			${WORKLOADS[$i]} >/dev/null 2>&1 &
+			PIDS[$i]=$!
+		done
+		sleep 1
+		WPIDS=$(IFS=,; echo "${PIDS[*]}")
+	}
 	R=0
 	# "p" first: captured with -p (the workloads alone); the rest are the
 	# options both the capture and the replays take
 	for rec in "p" "p --per-cpu --irq-frames --kworker" "p -I --per-cpu" "--idle-only" \
 		"-K --irq-frames --kworker" "-K --per-cpu" "p -U"; do
 		R=$((R + 1))
+		workloads
 		only=()
 		[ "${rec%% *}" = p ] && only=(-p "$WPIDS") && rec=${rec#p}
 		# shellcheck disable=SC2086
@@ -190,10 +193,6 @@ else
 			# shellcheck disable=SC2086
 			run_both "cap$R-$G" "SMOLDER_REPLAY=$T/rec$R" -- -F 199 $rec $view
 		done
-	done
-	for p in "${PIDS[@]}"; do
-		kill -0 "$p" 2>/dev/null ||
-			echo "note: workload $p exited early: a difference in its names may be that"
 	done
 fi
 echo "$cases cases compared, $differ differ"
