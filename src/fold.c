@@ -72,7 +72,7 @@ struct fold *fold__new(const struct fold_opts *opts, const struct ksyms *ksyms,
 	f->nslots = 1024;
 	f->slots = calloc(f->nslots, sizeof(*f->slots));
 	f->p = profile__new();
-	if (!f->slots || !f->p) {
+	if (!f->slots || !f->p || profile__with_origins(f->p)) {
 		fold__free(f);
 		return NULL;
 	}

@@ -139,6 +139,21 @@ int profile__add_ids(struct profile *p, const uint32_t *ids, uint32_t depth, dou
 	return 0;
 }
 
+int profile__with_origins(struct profile *p)
+{
+	size_t cap = p->cap ? p->cap : 1;
+	struct stack_origin *o;
+
+	if (p->origins)
+		return 0;
+	o = calloc(cap, sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	p->origins = o;
+	p->cap_origins = cap;
+	return 0;
+}
+
 /* Reads a stack's folded text a byte at a time, without joining it. */
 struct text_cursor {
 	const struct profile *p;

@@ -91,6 +91,9 @@ struct profile *profile__diff(const struct profile *before, const struct profile
 			      bool normalize);
 /* The id of name s[0..len), its bytes copied into p if new; -ENOMEM. */
 long profile__intern(struct profile *p, const char *s, size_t len);
+/* Says that every stack of p has an origin: a capture's profile has
+ * origins (and the exports say so) even without a stack.  -ENOMEM. */
+int profile__with_origins(struct profile *p);
 /* Appends the stack of name ids ids[0..depth) with count samples and, when
  * o is not NULL, its origin (every stack of p has one or none does).
  * -ENOMEM on failure. */

@@ -2,8 +2,9 @@
 # Proves that this working tree's smolder writes the same bytes as a base
 # revision's: SVG, folded, speedscope, pprof and the readable report.
 #
-#   tests/tools/compare-outputs.sh BASE [CAPTURE_SECONDS]
+#   tests/tools/compare-outputs.sh BASE [CAPTURE_SECONDS [captured]]
 #
+# ("captured": the captured input alone.)
 # BASE is built in a temporary git worktree (make -j2 smolder); ./smolder
 # must be built already (make -j2; make workloads for the captured part).
 #
@@ -120,6 +121,7 @@ run_both() {
 }
 
 # ---- generated input ----
+[ "${3:-}" = captured ] || {
 "$PY" - "$T" <<'EOF'
 import random, sys
 r = random.Random(13)
@@ -151,6 +153,7 @@ for opts in "" "--inverted" "--reverse" "--flamechart" "--colors kernel" "--colo
 	EXTS=$ALL_EXTS
 done
 echo "generated input: $cases cases, $differ differ"
+}
 
 # ---- captured input ----
 if [ "$(id -u)" != 0 ] || [ ! -x "$WL/many_stacks" ]; then
