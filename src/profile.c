@@ -212,35 +212,43 @@ static int by_count_then_text(const void *l, const void *r, void *arg)
 	return c ? c : (i > j) - (i < j);
 }
 
+/* Puts stack order[i] at i, for every i, in place (following each cycle
+ * of the permutation once): no second copy of the stacks at the peak. */
+static void permute(struct profile *p, size_t *order)
+{
+	for (size_t i = 0; i < p->nr; i++) {
+		struct pstack s = p->stacks[i];
+		struct stack_origin o = p->origins ? p->origins[i] : (struct stack_origin){ 0 };
+		size_t j = i, k;
+
+		if (order[i] == SIZE_MAX)
+			continue;
+		for (;; j = k) {
+			k = order[j];
+			order[j] = SIZE_MAX;
+			if (k == i)
+				break;
+			p->stacks[j] = p->stacks[k];
+			if (p->origins)
+				p->origins[j] = p->origins[k];
+		}
+		p->stacks[j] = s;
+		if (p->origins)
+			p->origins[j] = o;
+	}
+}
+
 int profile__sort_by_count(struct profile *p)
 {
-	size_t n = p->nr ? p->nr : 1, *order = malloc(n * sizeof(*order));
-	struct pstack *stacks = malloc(n * sizeof(*stacks));
-	struct stack_origin *origins = p->origins ? malloc(n * sizeof(*origins)) : NULL;
+	size_t *order = malloc((p->nr ? p->nr : 1) * sizeof(*order));
 
-	if (!order || !stacks || (p->origins && !origins)) {
-		free(order);
-		free(stacks);
-		free(origins);
+	if (!order)
 		return -ENOMEM;
-	}
 	for (size_t i = 0; i < p->nr; i++)
 		order[i] = i;
 	qsort_r(order, p->nr, sizeof(*order), by_count_then_text, p);
-	for (size_t i = 0; i < p->nr; i++) {
-		stacks[i] = p->stacks[order[i]];
-		if (origins)
-			origins[i] = p->origins[order[i]];
-	}
+	permute(p, order);
 	free(order);
-	free(p->stacks);
-	p->stacks = stacks;
-	p->cap = n;
-	if (origins) {
-		free(p->origins);
-		p->origins = origins;
-		p->cap_origins = n;
-	}
 	return 0;
 }
 

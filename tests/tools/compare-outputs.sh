@@ -121,6 +121,7 @@ run_both() {
 }
 
 # ---- generated input ----
+G=0
 [ "${3:-}" = captured ] || {
 "$PY" - "$T" <<'EOF'
 import random, sys
@@ -136,7 +137,6 @@ for f, n, frac in (("a", 3000, False), ("b", 2500, False), ("c", 400, True)):
             cnt = r.choice([1, 1, 2, 3, 7, 100]) if not frac else round(r.random() * 50, r.choice([0, 1, 3]))
             out.write(f"{st} {cnt}\n")
 EOF
-G=0
 for opts in "" "--inverted" "--reverse" "--flamechart" "--colors kernel" "--colors mem --width 800" \
 	"--title T<&> --subtitle s --countname ms" "--inverted --reverse --minwidth 0" "--minwidth 1%" \
 	"--flamechart --inverted --colors io"; do
