@@ -73,9 +73,8 @@ struct env {
 	const char *btf_path;   /* --btf */
 	bool unwind_fp;         /* --unwind fp: frame pointers only */
 	uint64_t unwind_bytes;  /* --unwind-memory, bytes */
-	int verbosity;          /* -v, -q as parsed; log_verbosity (log.h) is the setting,
-				 * set from it once (report.c and continuous.c still read
-				 * this copy) */
+	int verbosity;          /* -v, -q as parsed, then log_verbosity (log.h),
+				 * the one setting every stage reads */
 	/* Filled by the capture, for the exports: */
 	uint64_t captured_ns;    /* how long it sampled */
 	char main_binary[4096];  /* the command's or the one -p process's executable */

@@ -15,10 +15,11 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock.h"
 #include "continuous.h"
 #include "log.h"
 #include "profile_dir.h"
-#include "report.h"
+#include "sampler.h"
 #include "unwind_maps.h"
 
 struct interval {
@@ -45,15 +46,15 @@ static long rss_kib(void)
 
 /* One line per interval, on a terminal (or with -vv anywhere); an interval
  * that could not be written counts its samples as lost. */
-static void print_status(const struct env *env, struct sampler *s, const struct interval *iv,
-			 const uint64_t *c, size_t stacks, size_t processes, const char *path,
+static void print_status(struct sampler *s, const struct interval *iv, const uint64_t *c,
+			 size_t stacks, size_t processes, const char *path,
 			 const uint64_t *unwritten)
 {
 	struct unwind_maps_stats ut;
 	char tables[64] = "";
 	struct tm tm;
 
-	if (env->verbosity < 1 || (env->verbosity < 2 && !isatty(STDERR_FILENO)))
+	if (log_verbosity < 1 || (log_verbosity < 2 && !isatty(STDERR_FILENO)))
 		return;
 	gmtime_r(&iv->start.tv_sec, &tm);
 	unwind_maps__stats(capture__unwind_maps(s->cap), &ut);
@@ -62,7 +63,7 @@ static void print_status(const struct env *env, struct sampler *s, const struct 
 			 ut.files_loaded, ut.table_bytes / 1024);
 	fprintf(stderr, "smolder: %02d:%02d:%02dZ +%.0fs: %" PRIu64 " samples, %" PRIu64
 		" lost, %zu stacks, %zu processes%s, RSS %ld KiB %s %s\n", tm.tm_hour, tm.tm_min,
-		tm.tm_sec, sampler__now() - iv->start_mono, c[CNT_SAMPLES],
+		tm.tm_sec, clock__now() - iv->start_mono, c[CNT_SAMPLES],
 		c[CNT_STACK_MAP_FULL] + c[CNT_COUNT_MAP_FULL] + (unwritten ? *unwritten : 0), stacks, processes,
 		tables, rss_kib(), unwritten ? "-> not written:" : "->", strrchr(path, '/') + 1);
 }
@@ -83,54 +84,51 @@ static void debug_usyms(const struct usyms *us)
 
 /* Names, folds and writes the drained bank; 0, or -1 after printing why,
  * with the interval's samples counted in iv->unwritten. */
-static int write_interval(const struct env *env, struct sampler *s, const struct ksyms *ks,
-			  struct interval *iv)
+static int write_interval(const struct continuous_opts *o, const struct finish_opts *fo,
+			  struct sampler *s, const struct ksyms *ks, struct interval *iv)
 {
-	struct out_spec out = { .fmt = env->format };
-	struct fold_stats st = { 0 };
+	struct sample_source src = finish__capture_source(s->cap);
+	struct out_spec out = { .fmt = o->format };
+	struct finish_result res = { 0 };
 	uint64_t c[CNT__MAX], lost = 0;
 	char path[4096];
-	struct fold *f = NULL;
-	size_t nr = 0;
 	int rc = -1;
 
 	capture__counters(s->cap, c);
 	out.path = path;
-	if (profile_dir__name(path, sizeof(path), env->output_dir, &iv->start, env->format))
-		err("output directory name too long: %s", env->output_dir);
-	else if ((f = report__fold(env, s->cap, ks, s->us, &st)))
-		rc = report__write(env, f, &out, 1);
-	for (int m = 0; f && m < USYMS_MISS__MAX; m++)
-		iv->unnamed[m] += st.unnamed[m];
-	if (f)
-		fold__sorted(f, &nr);
+	if (profile_dir__name(path, sizeof(path), o->output_dir, &iv->start, o->format))
+		err("output directory name too long: %s", o->output_dir);
+	else
+		rc = finish__write(fo, &src, ks, s->us, &out, 1, &res);
+	for (int m = 0; res.named && m < USYMS_MISS__MAX; m++)
+		iv->unnamed[m] += res.unnamed[m];
 	if (rc) {
 		/* what the file would have held: the samples counted */
-		lost = f ? st.samples : c[CNT_SAMPLES] - c[CNT_STACK_MAP_FULL] - c[CNT_COUNT_MAP_FULL];
+		lost = res.named ? res.samples
+				 : c[CNT_SAMPLES] - c[CNT_STACK_MAP_FULL] - c[CNT_COUNT_MAP_FULL];
 		iv->unwritten += lost;
 		iv->failed++;
 	}
-	print_status(env, s, iv, c, nr, st.processes, path, rc ? &lost : NULL);
-	fold__free(f);
+	print_status(s, iv, c, res.stacks, res.processes, path, rc ? &lost : NULL);
 	return rc;
 }
 
 /* Old profiles beyond --keep and --max-size, and stale temporary files. */
-static void prune(const struct env *env)
+static void prune(const struct continuous_opts *o)
 {
-	int e = profile_dir__prune(env->output_dir, env->format, env->keep, env->max_bytes);
+	int e = profile_dir__prune(o->output_dir, o->format, o->keep, o->max_bytes);
 
 	if (e < 0)
-		warn("cannot prune %s: %s (old profiles stay)", env->output_dir, errstr(-e));
+		warn("cannot prune %s: %s (old profiles stay)", o->output_dir, errstr(-e));
 	else if (e)
-		debug("removed %d old profiles or stale temporary files from %s", e, env->output_dir);
+		debug("removed %d old profiles or stale temporary files from %s", e, o->output_dir);
 }
 
 /* Ends the interval: rotate, write, release, trim caches, prune files.
  * -1 only when the maps cannot be switched or cleared: a profile that
  * cannot be written (a full disk) is reported and the run goes on. */
-static int end_interval(const struct env *env, struct sampler *s, const struct ksyms *ks,
-			struct interval *iv)
+static int end_interval(const struct continuous_opts *o, const struct finish_opts *fo,
+			struct sampler *s, const struct ksyms *ks, struct interval *iv)
 {
 	int e, rc;
 
@@ -140,7 +138,7 @@ static int end_interval(const struct env *env, struct sampler *s, const struct k
 		err("cannot switch the sample maps: %s (run with -v)", errstr(-e));
 		return -1;
 	}
-	rc = write_interval(env, s, ks, iv);
+	rc = write_interval(o, fo, s, ks, iv);
 	if (rc)
 		warn("this interval's samples are lost; sampling goes on");
 	e = capture__release(s->cap);
@@ -153,7 +151,7 @@ static int end_interval(const struct env *env, struct sampler *s, const struct k
 	 * then follows what is live, not the busiest interval's peak. */
 	malloc_trim(0);
 	debug_usyms(s->us);
-	prune(env);
+	prune(o);
 	iv->nr += !rc;
 	return 0;
 }
@@ -161,7 +159,7 @@ static int end_interval(const struct env *env, struct sampler *s, const struct k
 static void start_interval(struct interval *iv)
 {
 	clock_gettime(CLOCK_REALTIME, &iv->start);
-	iv->start_mono = sampler__now();
+	iv->start_mono = clock__now();
 }
 
 /* SIGINT, SIGTERM and SIGHUP end the run, writing the last interval. */
@@ -170,36 +168,37 @@ static bool ends_run(int sig)
 	return sig == SIGINT || sig == SIGTERM || sig == SIGHUP;
 }
 
-int run_continuous(const struct env *env, struct sampler *s, const sigset_t *sigs)
+int run_continuous(const struct continuous_opts *o, const struct finish_opts *fo,
+		   struct sampler *s, const sigset_t *sigs)
 {
-	double end = env->duration > 0 ? sampler__now() + env->duration : 0;
-	struct ksyms *ks = report__load_ksyms(env);
+	double end = o->duration > 0 ? clock__now() + o->duration : 0;
+	struct ksyms *ks = finish__load_ksyms(fo);
 	struct interval iv = { 0 };
 	uint64_t c[CNT__MAX];
 	int sig = 0, rc = 0;
 
-	info("writing a profile every %g s to %s", env->interval, env->output_dir);
-	prune(env); /* what a killed run left behind */
+	info("writing a profile every %g s to %s", o->interval, o->output_dir);
+	prune(o); /* what a killed run left behind */
 	start_interval(&iv);
 	while (!rc && !ends_run(sig)) {
-		double until = iv.start_mono + env->interval;
+		double until = iv.start_mono + o->interval;
 
 		if (end && end < until)
 			until = end;
 		sig = sampler__wait(s, sigs, until);
-		if (!sig && end && sampler__now() >= end)
+		if (!sig && end && clock__now() >= end)
 			sig = SIGTERM; /* the duration is over: the last interval */
 		if (ends_run(sig))
 			capture__stop(s->cap);
-		rc = end_interval(env, s, ks, &iv) ? 1 : 0;
+		rc = end_interval(o, fo, s, ks, &iv) ? 1 : 0;
 		start_interval(&iv);
 	}
 	capture__counters_total(s->cap, c);
-	report__summary(env, s->cap, c, iv.unwritten, iv.unnamed, s->us);
+	finish__summary(fo, s->cap, c, iv.unwritten, iv.unnamed, s->us);
 	if (iv.failed)
 		warn("%u of %u intervals could not be written: their %" PRIu64 " samples are lost",
 		     iv.failed, iv.failed + iv.nr, iv.unwritten);
-	info("%u profiles written to %s", iv.nr, env->output_dir);
+	info("%u profiles written to %s", iv.nr, o->output_dir);
 	ksyms__free(ks);
 	return rc || iv.failed ? 1 : 0;
 }

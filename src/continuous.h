@@ -4,15 +4,29 @@
 #define SMOLDER_CONTINUOUS_H
 
 #include <signal.h>
-#include "cli.h"
-#include "sampler.h"
+#include <stdint.h>
+#include "finish.h"
+#include "outputs.h"
+
+struct sampler;
+
+struct continuous_opts {
+	double interval;        /* seconds between profiles (--interval) */
+	double duration;        /* seconds in all, 0: until a signal */
+	const char *output_dir; /* --output-dir */
+	enum out_format format; /* of every profile */
+	uint64_t keep;          /* --keep: profiles kept */
+	uint64_t max_bytes;     /* --max-size, 0: no limit */
+};
 
 /*
- * Runs the opened sampler s until SIGINT/SIGTERM (or env->duration), writing
- * each interval's samples to env->output_dir.  SIGUSR1 ends the current
- * interval at once.  sigs holds the three, blocked.  Returns the exit
- * code; s stays open (its opener closes it).
+ * Runs the opened sampler s until SIGINT/SIGTERM (or o->duration), writing
+ * each interval's samples to o->output_dir, named, folded and written as
+ * fo says.  SIGUSR1 ends the current interval at once.  sigs holds the
+ * three, blocked.  Returns the exit code; s stays open (its opener closes
+ * it).
  */
-int run_continuous(const struct env *env, struct sampler *s, const sigset_t *sigs);
+int run_continuous(const struct continuous_opts *o, const struct finish_opts *fo,
+		   struct sampler *s, const sigset_t *sigs);
 
 #endif

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "ctxframes.h"
-#include "fold.h"
+#include "frame_name.h"
 
 static const char *const softirq_names[] = {
 	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU",
@@ -72,7 +72,7 @@ void ctxframes__queuer(const struct work_desc *d, bool group, char *buf, size_t 
 	if (d->queued_from == QUEUED_BY_TASK || d->queued_from == QUEUED_BY_KTHREAD) {
 		memcpy(comm, d->queuer_comm, SMOLDER_COMM_LEN);
 		comm[SMOLDER_COMM_LEN] = 0;
-		fold__sanitize(comm);
+		frame_name__sanitize(comm);
 		if (group && d->queued_from == QUEUED_BY_KTHREAD &&
 		    ctxframes__group_thread(comm, grouped, sizeof(grouped)))
 			snprintf(buf, len, "queued-by:%s", grouped);

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Folding (see fold.h): names every frame of a counted sample through the
- * kernel and user symbolizers, builds the folded text and merges equal texts
- * in an open-addressing hash table.  Leaf frames are looked up at their
- * address; callers' return addresses at address - 1, so that a call that is
- * the last instruction of a function names that function, not the next.
+ * kernel and user symbolizers, interns each name into the profile, and
+ * merges equal runs of frame ids in an open-addressing hash table.  Leaf
+ * frames are looked up at their address; callers' return addresses at
+ * address - 1, so that a call that is the last instruction of a function
+ * names that function, not the next.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,72 +14,48 @@
 #include "cpus.h"
 #include "ctxframes.h"
 #include "fold.h"
+#include "frame_name.h"
 #include "ksyms.h"
 #include "usyms.h"
 
 #define NAME_MAX_LEN 1024
-
-struct strbuf {
-	char *s;
-	size_t len, cap;
-};
+/* The most frames a sample names: cpu_N, the process, [idle:...], [irq],
+ * three work item frames; user frames, "-", kernel frames. */
+#define FOLD_MAX_FRAMES (7 + SMOLDER_MAX_DEPTH + 1 + SMOLDER_MAX_DEPTH)
 
 struct fold {
 	struct fold_opts o;
 	const struct ksyms *ksyms;
 	struct usyms *usyms;
-	struct folded *items;
-	size_t nr, cap;
-	uint32_t *slots; /* index + 1 into items, 0 = empty */
+	struct profile *p;  /* the merged stacks, each with its origin */
+	uint32_t *slots;    /* index + 1 into p's stacks, 0 = empty */
 	size_t nslots;
 	uint64_t total;
-	bool sorted;
-	struct strbuf buf;
+	bool sorted;        /* p is sorted: the slots point at other stacks */
+	uint32_t ids[FOLD_MAX_FRAMES]; /* the sample being named */
+	uint32_t nr_ids;
 	uint64_t *idle; /* [cpu * IDLE_PATH__MAX + path], allocated when needed */
 	uint64_t unnamed[USYMS_MISS__MAX];
 };
 
-void fold__sanitize(char *name)
+/* Appends the frame name + suffix to the sample being named. */
+static int push_frame(struct fold *f, const char *name, const char *suffix)
 {
-	for (unsigned char *p = (unsigned char *)name; *p; p++) {
-		if (*p == ';')
-			*p = ':';
-		else if (*p < 0x20 || *p == 0x7f)
-			*p = '?';
+	size_t n = strnlen(name, NAME_MAX_LEN), m = strnlen(suffix, 8);
+	char buf[NAME_MAX_LEN + 8];
+	long id;
+
+	if (f->nr_ids == FOLD_MAX_FRAMES)
+		return -E2BIG;
+	if (m) {
+		memcpy(buf, name, n);
+		memcpy(buf + n, suffix, m);
+		name = buf;
 	}
-}
-
-static int sb_grow(struct strbuf *b, size_t more)
-{
-	char *n;
-	size_t cap;
-
-	if (b->len + more + 1 <= b->cap)
-		return 0;
-	cap = b->cap ? b->cap * 2 : 4096;
-	while (cap < b->len + more + 1)
-		cap *= 2;
-	n = realloc(b->s, cap);
-	if (!n)
+	id = profile__intern(f->p, name, n + m);
+	if (id < 0)
 		return -ENOMEM;
-	b->s = n;
-	b->cap = cap;
-	return 0;
-}
-
-/* Appends a frame (and the ';' before it unless it is the first). */
-static int sb_frame(struct strbuf *b, const char *name, const char *suffix)
-{
-	size_t n = strlen(name), m = strlen(suffix);
-
-	if (sb_grow(b, n + m + 1))
-		return -ENOMEM;
-	if (b->len)
-		b->s[b->len++] = ';';
-	memcpy(b->s + b->len, name, n);
-	memcpy(b->s + b->len + n, suffix, m);
-	b->len += n + m;
-	b->s[b->len] = 0;
+	f->ids[f->nr_ids++] = (uint32_t)id;
 	return 0;
 }
 
@@ -94,20 +71,29 @@ struct fold *fold__new(const struct fold_opts *opts, const struct ksyms *ksyms,
 	f->usyms = usyms;
 	f->nslots = 1024;
 	f->slots = calloc(f->nslots, sizeof(*f->slots));
-	if (!f->slots) {
-		free(f);
+	f->p = profile__new();
+	if (!f->slots || !f->p || profile__with_origins(f->p)) {
+		fold__free(f);
 		return NULL;
 	}
 	return f;
 }
 
-static uint64_t hash_text(const char *s, uint32_t tgid)
+static uint64_t hash_ids(const uint32_t *ids, uint32_t n, uint32_t tgid)
 {
 	uint64_t h = 0xcbf29ce484222325ULL ^ tgid;
 
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
+	for (uint32_t i = 0; i < n; i++)
+		h = (h ^ ids[i]) * 0x100000001b3ULL;
+	return h ^ h >> 29;
+}
+
+static uint64_t hash_stack(const struct fold *f, size_t i)
+{
+	const struct pstack *s = &f->p->stacks[i];
+
+	return hash_ids(profile__ids(f->p, s), s->depth,
+			f->o.by_process ? f->p->origins[i].tgid : 0);
 }
 
 /* Rebuilds the slot table with n slots (after growth or a sort). */
@@ -117,9 +103,8 @@ static int reindex(struct fold *f, size_t n)
 
 	if (!s)
 		return -ENOMEM;
-	for (size_t i = 0; i < f->nr; i++) {
-		struct folded *it = &f->items[i];
-		size_t j = hash_text(it->text, f->o.by_process ? it->tgid : 0) & (n - 1);
+	for (size_t i = 0; i < f->p->nr; i++) {
+		size_t j = hash_stack(f, i) & (n - 1);
 
 		while (s[j])
 			j = (j + 1) & (n - 1);
@@ -131,54 +116,49 @@ static int reindex(struct fold *f, size_t n)
 	return 0;
 }
 
-/* Finds the entry for text (and tgid when by process) or makes one. */
-static struct folded *intern(struct fold *f, const char *text, uint32_t tgid)
+/* The index of the stack the sample's frames (and tgid when by process)
+ * name, made with origin o if new; -ENOMEM. */
+static long find_or_add(struct fold *f, uint32_t tgid, const struct stack_origin *o)
 {
 	uint32_t key_tgid = f->o.by_process ? tgid : 0;
-	size_t j = hash_text(text, key_tgid) & (f->nslots - 1);
-	struct folded *it;
+	size_t j = hash_ids(f->ids, f->nr_ids, key_tgid) & (f->nslots - 1);
+	struct profile *p = f->p;
 
 	for (; f->slots[j]; j = (j + 1) & (f->nslots - 1)) {
-		it = &f->items[f->slots[j] - 1];
-		if ((!f->o.by_process || it->tgid == tgid) && !strcmp(it->text, text))
-			return it;
-	}
-	if (f->nr == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 1024;
-		struct folded *n = realloc(f->items, cap * sizeof(*n));
+		size_t i = f->slots[j] - 1;
+		const struct pstack *s = &p->stacks[i];
 
-		if (!n)
-			return NULL;
-		f->items = n;
-		f->cap = cap;
+		if ((!f->o.by_process || p->origins[i].tgid == tgid) && s->depth == f->nr_ids &&
+		    !memcmp(profile__ids(p, s), f->ids, f->nr_ids * sizeof(f->ids[0])))
+			return (long)i;
 	}
-	it = &f->items[f->nr];
-	memset(it, 0, sizeof(*it));
-	it->text = strdup(text);
-	if (!it->text)
-		return NULL;
-	it->tgid = tgid;
-	f->slots[j] = ++f->nr;
-	if (f->nr * 2 > f->nslots && reindex(f, f->nslots * 2))
-		return NULL;
-	return &f->items[f->nr - 1];
+	if (p->nr >= UINT32_MAX - 1 || profile__add_ids(p, f->ids, f->nr_ids, 0, o))
+		return -ENOMEM;
+	f->slots[j] = p->nr;
+	if (p->nr * 2 > f->nslots && reindex(f, f->nslots * 2))
+		return -ENOMEM;
+	return (long)p->nr - 1;
 }
 
-static int add_head(struct fold *f, const struct sample_key *key, uint16_t *n)
+/* cpu_N and the process frame; o gets the CPU and thread they name. */
+static int add_head(struct fold *f, const struct sample_key *key, uint16_t *n,
+		    struct stack_origin *o)
 {
 	char name[SMOLDER_COMM_LEN + 32], comm[SMOLDER_COMM_LEN + 1], group[SMOLDER_COMM_LEN + 1];
 	bool grouped;
 
 	memcpy(comm, key->comm, SMOLDER_COMM_LEN);
 	comm[SMOLDER_COMM_LEN] = 0;
-	fold__sanitize(comm);
+	frame_name__sanitize(comm);
 	/* grouping merges the threads: their PIDs would split them again */
 	grouped = f->o.group_threads && (key->flags & SAMPLE_KTHREAD) &&
 		  ctxframes__group_thread(comm, group, sizeof(group));
 	*n = 0;
+	o->cpu = f->o.per_cpu ? (int32_t)key->cpu : -1;
+	o->tid = f->o.proc == PROC_THREAD && !grouped ? key->pid : 0;
 	if (f->o.per_cpu) {
 		snprintf(name, sizeof(name), "cpu_%u", key->cpu);
-		if (sb_frame(&f->buf, name, ""))
+		if (push_frame(f, name, ""))
 			return -ENOMEM;
 		(*n)++;
 	}
@@ -191,7 +171,7 @@ static int add_head(struct fold *f, const struct sample_key *key, uint16_t *n)
 	else
 		snprintf(name, sizeof(name), "%s", comm);
 	(*n)++;
-	return sb_frame(&f->buf, name, "");
+	return push_frame(f, name, "");
 }
 
 /* Frame i's address to name: the leaf's own, a caller's return address - 1. */
@@ -211,7 +191,7 @@ static int add_user(struct fold *f, const struct sample_key *key,
 	*miss = USYMS_NAMED;
 	if (key->flags & (SAMPLE_USTACK_LOST | SAMPLE_USTACK_ERR)) {
 		*n = 1;
-		return sb_frame(&f->buf, key->flags & SAMPLE_USTACK_LOST ?
+		return push_frame(f, key->flags & SAMPLE_USTACK_LOST ?
 				"[lost user stack]" : "[missed user stack]", "");
 	}
 	for (int i = st ? (int)st->nr - 1 : -1; i >= 0; i--) {
@@ -223,8 +203,8 @@ static int add_user(struct fold *f, const struct sample_key *key,
 			usyms__name_frame(f->usyms, key->tgid, key->gen, addr, name, sizeof(name), &fr);
 		if (fr.miss != USYMS_NAMED)
 			*miss = fr.miss;
-		fold__sanitize(name);
-		if (sb_frame(&f->buf, name, fr.jit && f->o.annotate ? "_[j]" : ""))
+		frame_name__sanitize(name);
+		if (push_frame(f, name, fr.jit && f->o.annotate ? "_[j]" : ""))
 			return -ENOMEM;
 		(*n)++;
 	}
@@ -249,7 +229,7 @@ static void kernel_name(struct fold *f, uint64_t addr, char *name, size_t len)
 		snprintf(name, len, "%s [%s]", s->name, s->module);
 	else
 		snprintf(name, len, "%s", s->name);
-	fold__sanitize(name);
+	frame_name__sanitize(name);
 }
 
 /*
@@ -307,18 +287,18 @@ static int add_work(struct fold *f, const struct sample_key *key, uint16_t *n)
 		memset(&d, 0, sizeof(d));
 	d.wq[sizeof(d.wq) - 1] = 0;
 	snprintf(name, sizeof(name), "wq:%s", known && d.wq[0] ? d.wq : "[unknown]");
-	fold__sanitize(name);
-	if (sb_frame(&f->buf, name, ""))
+	frame_name__sanitize(name);
+	if (push_frame(f, name, ""))
 		return -ENOMEM;
 	if (known)
 		kernel_name(f, d.func, name, sizeof(name));
 	else
 		snprintf(name, sizeof(name), "[unknown]");
-	if (sb_frame(&f->buf, name, f->o.annotate ? "_[k]" : ""))
+	if (push_frame(f, name, f->o.annotate ? "_[k]" : ""))
 		return -ENOMEM;
 	ctxframes__queuer(&d, f->o.group_threads, name, sizeof(name));
 	*n += 3;
-	return sb_frame(&f->buf, name, "");
+	return push_frame(f, name, "");
 }
 
 /* The context frames above the process frame (see ctxframes.h). */
@@ -331,14 +311,14 @@ static int add_context(struct fold *f, const struct sample_key *key,
 	if (f->o.idle_paths && (key->flags & (SAMPLE_IDLE | SAMPLE_IDLE_INJECT))) {
 		*idle = idle_path(f, key, kst);
 		snprintf(name, sizeof(name), "[idle:%s]", ctxframes__idle_path_name(*idle));
-		if (sb_frame(&f->buf, name, ""))
+		if (push_frame(f, name, ""))
 			return -ENOMEM;
 		(*n)++;
 	}
 	if (f->o.irq_frames &&
 	    ctxframes__irq(key->ctx, key->ctx == CTX_IRQ_STACK && in_softirq_loop(f, kst), name,
 			   sizeof(name))) {
-		if (sb_frame(&f->buf, name, ""))
+		if (push_frame(f, name, ""))
 			return -ENOMEM;
 		(*n)++;
 	}
@@ -356,60 +336,64 @@ static int add_kernel(struct fold *f, const struct sample_key *key,
 	*n = 0;
 	if (key->flags & (SAMPLE_KSTACK_LOST | SAMPLE_KSTACK_ERR)) {
 		*n = 1;
-		return sb_frame(&f->buf, key->flags & SAMPLE_KSTACK_LOST ?
+		return push_frame(f, key->flags & SAMPLE_KSTACK_LOST ?
 				"[lost kernel stack]" : "[missed kernel stack]", suffix);
 	}
 	for (int i = st ? (int)st->nr - 1 : -1; i >= 0; i--) {
 		kernel_name(f, frame_addr(st, i), name, sizeof(name));
-		if (sb_frame(&f->buf, name, suffix))
+		if (push_frame(f, name, suffix))
 			return -ENOMEM;
 		(*n)++;
 	}
 	return 0;
 }
 
+/* Puts "-" between the user frames (ending at user_end) and the kernel's. */
+static int add_delimiter(struct fold *f, uint32_t user_end)
+{
+	long id = profile__intern(f->p, "-", 1);
+
+	if (id < 0)
+		return -ENOMEM;
+	if (f->nr_ids == FOLD_MAX_FRAMES)
+		return -E2BIG;
+	memmove(&f->ids[user_end + 1], &f->ids[user_end], (f->nr_ids - user_end) * sizeof(f->ids[0]));
+	f->ids[user_end] = (uint32_t)id;
+	f->nr_ids++;
+	return 0;
+}
+
 int fold__add(struct fold *f, const struct sample_key *key, uint64_t count,
 	      const struct stack_trace *kst, const struct stack_trace *ust)
 {
-	struct folded *it;
-	uint16_t head, nu = 0, nk = 0, nd = 0;
+	struct stack_origin o = { .tgid = key->tgid };
 	enum usyms_miss miss = USYMS_NAMED;
 	enum idle_path idle;
-	size_t user_end;
+	uint32_t user_end;
+	long i;
 
 	if (f->sorted && reindex(f, f->nslots))
 		return -ENOMEM;
 	f->sorted = false;
-	f->buf.len = 0;
-	if (f->buf.s)
-		f->buf.s[0] = 0;
-	if (add_head(f, key, &head) || add_context(f, key, kst, &head, &idle))
+	f->nr_ids = 0;
+	if (add_head(f, key, &o.n_head, &o) || add_context(f, key, kst, &o.n_head, &idle))
 		return -ENOMEM;
-	if (f->o.user && add_user(f, key, ust, &nu, &miss))
+	if (f->o.user && add_user(f, key, ust, &o.n_user, &miss))
 		return -ENOMEM;
-	user_end = f->buf.len;
-	if (f->o.kernel && add_kernel(f, key, kst, &nk))
+	user_end = f->nr_ids;
+	if (f->o.kernel && add_kernel(f, key, kst, &o.n_kernel))
 		return -ENOMEM;
-	if (f->o.delimiter && nu && nk) {
-		/* insert "-" between the user and kernel parts */
-		if (sb_grow(&f->buf, 2))
+	if (f->o.delimiter && o.n_user && o.n_kernel) {
+		if (add_delimiter(f, user_end))
 			return -ENOMEM;
-		memmove(f->buf.s + user_end + 2, f->buf.s + user_end, f->buf.len - user_end + 1);
-		memcpy(f->buf.s + user_end, ";-", 2);
-		f->buf.len += 2;
-		nd = 1;
+		o.n_delim = 1;
 	}
-	it = intern(f, f->buf.s, key->tgid);
-	if (!it)
+	memcpy(o.comm, key->comm, sizeof(o.comm));
+	o.comm[sizeof(o.comm) - 1] = '\0';
+	i = find_or_add(f, key->tgid, &o);
+	if (i < 0)
 		return -ENOMEM;
-	if (!it->count) {
-		memcpy(it->comm, key->comm, sizeof(it->comm));
-		it->n_head = head;
-		it->n_user = nu;
-		it->n_delim = nd;
-		it->n_kernel = nk;
-	}
-	it->count += count;
+	f->p->stacks[i].count += count;
 	f->total += count;
 	if (miss != USYMS_NAMED)
 		f->unnamed[miss] += count;
@@ -418,24 +402,13 @@ int fold__add(struct fold *f, const struct sample_key *key, uint64_t count,
 	return 0;
 }
 
-static int by_count_then_text(const void *a, const void *b)
+struct profile *fold__profile(struct fold *f)
 {
-	const struct folded *x = a, *y = b;
-
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
-	return strcmp(x->text, y->text);
-}
-
-const struct folded *fold__sorted(struct fold *f, size_t *nr)
-{
-	if (!f->sorted) {
-		/* the slots now point at the wrong items: fold__add reindexes */
-		qsort(f->items, f->nr, sizeof(*f->items), by_count_then_text);
-		f->sorted = true;
-	}
-	*nr = f->nr;
-	return f->items;
+	/* the slots then point at the wrong stacks: fold__add reindexes */
+	if (!f->sorted && profile__sort_by_count(f->p))
+		return NULL;
+	f->sorted = true;
+	return f->p;
 }
 
 uint64_t fold__total(const struct fold *f)
@@ -458,10 +431,7 @@ void fold__free(struct fold *f)
 	if (!f)
 		return;
 	free(f->idle);
-	for (size_t i = 0; i < f->nr; i++)
-		free(f->items[i].text);
-	free(f->items);
 	free(f->slots);
-	free(f->buf.s);
+	profile__free(f->p);
 	free(f);
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Folding: turns counted samples (key + kernel and user stacks) into named
- * stacks, "proc;user_root;...;user_leaf;-;kernel_root;...;kernel_leaf", and
- * merges the ones that name the same text.  Every output format reads the
- * result.
+ * stacks, proc, user_root ... user_leaf, "-", kernel_root ... kernel_leaf,
+ * and merges the ones that name the same frames.  Frames are interned into
+ * a profile (profile.h) as they are named, and stacks merge by their frame
+ * ids: no text is built.  Every output format reads the profile.
  */
 #ifndef SMOLDER_FOLD_H
 #define SMOLDER_FOLD_H
@@ -12,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
+#include "profile.h"
 #include "smolder.h"
 #include "usyms.h"
 
@@ -43,18 +45,6 @@ struct fold_opts {
 	void *work_arg;
 };
 
-/* One named stack.  Frames are ';'-separated in text, root first. */
-struct folded {
-	char *text;
-	uint64_t count;
-	uint32_t tgid;
-	char comm[SMOLDER_COMM_LEN];
-	uint16_t n_head;   /* leading frames: cpu_N, the process, context frames */
-	uint16_t n_user;   /* then user frames, root first */
-	uint16_t n_delim;  /* then 0 or 1 "-" */
-	uint16_t n_kernel; /* then kernel frames, root first */
-};
-
 struct fold;
 
 struct fold *fold__new(const struct fold_opts *opts, const struct ksyms *ksyms,
@@ -62,9 +52,12 @@ struct fold *fold__new(const struct fold_opts *opts, const struct ksyms *ksyms,
 /* Adds count samples; kst/ust are NULL where the sample has no such stack. */
 int fold__add(struct fold *f, const struct sample_key *key, uint64_t count,
 	      const struct stack_trace *kst, const struct stack_trace *ust);
-/* The merged stacks, most samples first (ties by text); owned by f.  Never
- * fails; NULL when there are none. */
-const struct folded *fold__sorted(struct fold *f, size_t *nr);
+/*
+ * The merged stacks, most samples first (ties by their folded text), each
+ * with its origin (profile.h: process, thread, CPU, sections); owned by f,
+ * which may add to it again after.  NULL on -ENOMEM.
+ */
+struct profile *fold__profile(struct fold *f);
 uint64_t fold__total(const struct fold *f);
 /* With idle_paths: samples by CPU and idle path, [cpu * IDLE_PATH__MAX +
  * path] for cpu < MAX_CPUS; NULL when no idle sample was added. */
@@ -73,8 +66,5 @@ const uint64_t *fold__idle_paths(const struct fold *f);
  * leaf-most one: USYMS_MISS__MAX counts (USYMS_NAMED stays 0). */
 const uint64_t *fold__unnamed(const struct fold *f);
 void fold__free(struct fold *f);
-
-/* Replaces bytes that would break the folded grammar (';', newline, control). */
-void fold__sanitize(char *name);
 
 #endif

@@ -4,11 +4,12 @@
  * captures until the duration ends or a signal arrives, then reads the
  * counted samples, names their frames, folds them and writes the chosen
  * outputs.  Data flows one way:
- * capture -> stacks -> symbols -> folded stacks -> outputs.
+ * capture -> stacks -> symbols -> profile -> outputs.
  * --continuous writes a profile per interval instead (continuous.c);
  * `smolder flamegraph` and `smolder diff` (convert.c) draw folded files.
- * Each stage gets its own options, built here from the command line in
- * one place (stage_opts): no stage sees struct env.
+ * Each stage gets its own options, built here from the command line
+ * (stage_opts, and after the capture finish_opts_of): no stage sees
+ * struct env.
  */
 #include <inttypes.h>
 #include <signal.h>
@@ -19,37 +20,113 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include "cli.h"
+#include "clock.h"
 #include "continuous.h"
 #include "convert.h"
 #include "log.h"
-#include "report.h"
+#include "recording.h"
+#include "finish.h"
 #include "sampler.h"
 #include "targets.h"
 
-/* Names, folds and writes what the capture counted. */
-static int report(const struct env *env, struct sampler *s, struct fold_stats *st)
+/* What the post-capture stage needs of the command line; after the
+ * capture (it fills env's duration and main binary). */
+static struct finish_opts finish_opts_of(const struct env *env)
 {
-	double start = sampler__now();
-	struct ksyms *ks = report__load_ksyms(env);
+	return (struct finish_opts){
+		.fold = {
+			.user = !env->kernel_only,
+			.kernel = !env->user_only,
+			.delimiter = env->delimited,
+			.annotate = env->annotate,
+			.module_names = !env->folded,
+			.per_cpu = env->per_cpu,
+			.proc = env->per_thread ? PROC_THREAD : env->per_pid ? PROC_PID : PROC_COMM,
+			.by_process = !env->folded,
+			.group_threads = env->group_threads,
+			.irq_frames = env->irq_frames,
+			.kworker_frames = env->kworker,
+			.idle_paths = env->idle == IDLE_ONLY,
+		},
+		.outputs = env->outputs,
+		.nr_outputs = env->nr_outputs,
+		.render = &env->render,
+		.hottest_last = !env->hottest_first,
+		.sample_ns = sample_period_ns(env->freq, env->period),
+		.info = {
+			.duration_ns = env->captured_ns,
+			.main_binary = *env->main_binary ? env->main_binary : NULL,
+			.main_build_id = *env->main_build_id ? env->main_build_id : NULL,
+			.kernel = !env->user_only,
+		},
+		.kernel_symbols = !env->user_only,
+		/* continuous mode writes no idle table */
+		.idle_table = env->idle == IDLE_ONLY && !env->continuous,
+		.cpus = env->cpus,
+		.nr_cpus = env->nr_cpus,
+		.stack_entries = env->stack_entries,
+		.count_entries = env->count_entries,
+		.continuous = env->continuous,
+	};
+}
+
+static struct continuous_opts continuous_opts_of(const struct env *env)
+{
+	return (struct continuous_opts){
+		.interval = env->interval,
+		.duration = env->duration,
+		.output_dir = env->output_dir,
+		.format = env->format,
+		.keep = env->keep,
+		.max_bytes = env->max_bytes,
+	};
+}
+
+/* Names, folds and writes what src holds (s: the sampler it came from,
+ * whose naming budget starts once kernel symbols are read; or NULL). */
+static int finish_capture(const struct finish_opts *fo, struct sampler *s,
+			  const struct sample_source *src, struct usyms *us,
+			  struct finish_result *res)
+{
+	double start = clock__now();
+	struct ksyms *ks = finish__load_ksyms(fo);
 	struct rusage ru;
-	struct fold *f;
-	size_t nr = 0;
+	int rc;
+
+	if (s)
+		sampler__start_naming(s);
+	rc = finish__write(fo, src, ks, us, fo->outputs, fo->nr_outputs, res) ? 1 : 0;
+	getrusage(RUSAGE_SELF, &ru);
+	info("%zu stacks named and written in %.0f ms; peak RSS %ld KiB", res->stacks,
+	     (clock__now() - start) * 1000, ru.ru_maxrss);
+	ksyms__free(ks);
+	return rc;
+}
+
+/* SMOLDER_REPLAY=FILE, a developer's facility (recording.h): names and
+ * writes a recorded capture's samples instead of capturing. */
+static int cmd_replay(struct env *env, const char *path)
+{
+	struct recording *rec = recording__load(path);
+	struct usyms *us = rec ? usyms__new() : NULL;
+	struct finish_result res;
+	struct finish_opts fo;
+	struct sample_source src;
 	int rc = 1;
 
-	/* the naming budget starts now, kernel symbols read */
-	sampler__start_naming(s);
-	f = report__fold(env, s->cap, ks, s->us, st);
-	if (f && !report__write(env, f, env->outputs, env->nr_outputs))
-		rc = 0;
-	if (f) {
-		fold__sorted(f, &nr);
-		report__idle_table(env, f);
+	if (us) {
+		usyms__set_demangle(us, !env->no_demangle);
+		env->captured_ns = recording__captured_ns(rec);
+		snprintf(env->main_binary, sizeof(env->main_binary), "%s",
+			 recording__main_binary(rec));
+		snprintf(env->main_build_id, sizeof(env->main_build_id), "%s",
+			 recording__main_build_id(rec));
+		fo = finish_opts_of(env);
+		src = recording__source(rec);
+		rc = finish_capture(&fo, NULL, &src, us, &res);
 	}
-	getrusage(RUSAGE_SELF, &ru);
-	info("%zu stacks named and written in %.0f ms; peak RSS %ld KiB", nr,
-	     (sampler__now() - start) * 1000, ru.ru_maxrss);
-	fold__free(f);
-	ksyms__free(ks);
+	usyms__free(us);
+	recording__free(rec);
 	return rc;
 }
 
@@ -230,7 +307,9 @@ static void stage_opts(const struct env *env, pid_t command, struct stage_opts *
 static int capture_once(struct env *env, struct sampler *s, struct targets *t,
 			const sigset_t *sigs, int *sig)
 {
-	struct fold_stats st = { 0 };
+	struct finish_result res;
+	struct finish_opts fo;
+	struct sample_source src;
 	uint64_t c[CNT__MAX];
 	double started;
 	int rc;
@@ -242,14 +321,19 @@ static int capture_once(struct env *env, struct sampler *s, struct targets *t,
 		targets__main_binary(t, env->main_binary, sizeof(env->main_binary),
 				     env->main_build_id, sizeof(env->main_build_id));
 	}
-	started = sampler__now();
+	started = clock__now();
 	*sig = sampler__wait(s, sigs, env->duration > 0 ? started + env->duration : 0);
 	capture__stop(s->cap);
-	env->captured_ns = (uint64_t)((sampler__now() - started) * 1e9);
+	env->captured_ns = (uint64_t)((clock__now() - started) * 1e9);
+	if (getenv("SMOLDER_RECORD"))
+		recording__save(getenv("SMOLDER_RECORD"), s->cap, env->captured_ns,
+				env->main_binary, env->main_build_id);
 
-	rc = report(env, s, &st);
+	fo = finish_opts_of(env);
+	src = finish__capture_source(s->cap);
+	rc = finish_capture(&fo, s, &src, s->us, &res);
 	capture__counters(s->cap, c);
-	report__summary(env, s->cap, c, 0, st.unnamed, s->us);
+	finish__summary(&fo, s->cap, c, 0, res.unnamed, s->us);
 	return rc;
 }
 
@@ -260,12 +344,16 @@ static int capture_once(struct env *env, struct sampler *s, struct targets *t,
  */
 static int cmd_capture(struct env *env)
 {
+	struct continuous_opts co;
+	struct finish_opts fo;
 	struct targets *t = NULL;
 	struct stage_opts o;
 	struct sampler s;
 	sigset_t sigs;
 	int rc, sig = -1;
 
+	if (getenv("SMOLDER_REPLAY"))
+		return cmd_replay(env, getenv("SMOLDER_REPLAY"));
 	block_stop_signals(env, &sigs);
 	if (!env->continuous && (env->command || env->nr_tgids)) {
 		t = targets__new(env->tgids, env->nr_tgids, env->command);
@@ -277,14 +365,17 @@ static int cmd_capture(struct env *env)
 		targets__free(t);
 		return 1;
 	}
-	if (stopped_during_start(&sigs))
+	if (stopped_during_start(&sigs)) {
 		rc = 1;
-	else if (env->continuous)
-		rc = run_continuous(env, &s, &sigs);
-	else if (t && targets__go(t))
+	} else if (env->continuous) {
+		fo = finish_opts_of(env);
+		co = continuous_opts_of(env);
+		rc = run_continuous(&co, &fo, &s, &sigs);
+	} else if (t && targets__go(t)) {
 		rc = 127;
-	else
+	} else {
 		rc = capture_once(env, &s, t, &sigs, &sig);
+	}
 	sampler__close(&s);
 	if (sig >= 0) /* a capture ran: the command's exit code */
 		rc = exit_code(rc, targets__finish(t, sig));

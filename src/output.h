@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Output formats.  Folded text and the readable report write a capture's
- * folded stacks; the pictures (SVG flame graph, speedscope, pprof) write a
- * profile, from a capture or from folded files.  Each writes to an open
- * stream and returns 0, or -1 when the stream failed (errno set) or -ENOMEM.
+ * Output formats, each written from a profile (profile.h), a capture's or
+ * folded files': folded text, the readable report (a capture's only: it
+ * needs the stacks' origins), the SVG flame graph, speedscope, pprof.  Each
+ * writes to an open stream and returns 0, or -1 when the stream failed
+ * (errno set) or -ENOMEM.
  */
 #ifndef SMOLDER_OUTPUT_H
 #define SMOLDER_OUTPUT_H
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "fold.h"
 #include "profile.h"
 
 enum out_format {
@@ -51,13 +51,13 @@ static inline const char *profile_name(const struct render_opts *o)
 	return o && o->name ? o->name : o && o->title && *o->title ? o->title : "smolder";
 }
 
-/* flamegraph.pl's input: "frame;frame;... COUNT" per line. */
-int output_folded(FILE *out, const struct folded *stacks, size_t nr);
-/* The same from a profile (counts with decimals kept as given). */
-int output_folded_profile(FILE *out, const struct profile *p);
+/* flamegraph.pl's input: "frame;frame;... COUNT" per line (a diff's
+ * "frame;... BEFORE AFTER"; counts with decimals kept as given). */
+int output_folded(FILE *out, const struct profile *p);
 /* bcc profile's readable report: leaf first, a stack per paragraph; the
- * hottest stack last (bcc's order: the answer stays on screen) or first. */
-int output_report(FILE *out, const struct folded *stacks, size_t nr, bool hottest_last);
+ * hottest stack last (bcc's order: the answer stays on screen) or first.
+ * -1 with EINVAL for a profile without origins. */
+int output_report(FILE *out, const struct profile *p, bool hottest_last);
 /* A self-contained interactive flame graph (no network, no external file). */
 int output_svg(FILE *out, const struct profile *p, const struct render_opts *o);
 /* speedscope's file format, one "sampled" profile. */

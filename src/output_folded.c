@@ -1,16 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Folded stacks output: the text flamegraph.pl, speedscope and others read. */
+/* Folded stacks output: the text flamegraph.pl, speedscope and others read,
+ * the only place a profile becomes text (folded_read.c reads it back). */
 #include <inttypes.h>
 #include <string.h>
 #include "folded_read.h"
 #include "output.h"
-
-int output_folded(FILE *out, const struct folded *stacks, size_t nr)
-{
-	for (size_t i = 0; i < nr; i++)
-		fprintf(out, "%s %" PRIu64 "\n", stacks[i].text, stacks[i].count);
-	return ferror(out) ? -1 : 0;
-}
 
 static void put_frames(FILE *out, const struct profile *p, const struct pstack *s)
 {
@@ -57,7 +51,7 @@ static void put_count(FILE *out, double v)
 	fprintf(out, " %s", buf);
 }
 
-int output_folded_profile(FILE *out, const struct profile *p)
+int output_folded(FILE *out, const struct profile *p)
 {
 	for (size_t i = 0; i < p->nr; i++) {
 		const struct pstack *s = &p->stacks[i];

@@ -276,7 +276,7 @@ static int pw_stack_ids(struct pprof_writer *w, const struct profile *p, const s
 	for (uint32_t i = 0; i < s->depth; i++) {
 		if (pw_push_id(w, w->used.number[ids[i]]))
 			return -ENOMEM;
-		if (o && w->in_kernel && i >= o->kernel_from)
+		if (o && w->in_kernel && i >= stack_origin__kernel_from(o))
 			w->in_kernel[w->used.number[ids[i]] - 1] = 1;
 	}
 	return 0;

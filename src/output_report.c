@@ -3,61 +3,59 @@
  * The readable report, in bcc profile's layout: each stack leaf first, one
  * frame per line, kernel frames above user frames ("--" between them when
  * delimited), then the process line and the count; hottest last, as bcc
- * prints it, or first.
+ * prints it, or first.  The sections are the stacks' origins (profile.h).
  */
+#include <errno.h>
 #include <inttypes.h>
-#include <stdlib.h>
-#include <string.h>
 #include "output.h"
 
-/* Splits a folded text in place into at most max frames; returns the count. */
-static size_t split_frames(char *text, char **frames, size_t max)
+static void put_name(FILE *out, const struct profile *p, uint32_t id)
 {
-	size_t n = 0;
+	uint32_t len;
+	const char *name = profile__name(p, id, &len);
 
-	for (char *p = text; p && n < max; n++) {
-		frames[n] = p;
-		p = strchr(p, ';');
-		if (p)
-			*p++ = 0;
-	}
-	return n;
+	fwrite(name, 1, len, out);
 }
 
-static void print_stack(FILE *out, const struct folded *s, char **fr, size_t n)
+/* Frames [from, to) of the stack, leaf-most first, one per line. */
+static void put_lines(FILE *out, const struct profile *p, const uint32_t *ids, size_t from,
+		      size_t to)
 {
-	size_t user = s->n_head, kernel = user + s->n_user + s->n_delim;
+	for (size_t i = to; i-- > from;) {
+		fputs("    ", out);
+		put_name(out, p, ids[i]);
+		putc('\n', out);
+	}
+}
 
-	if (n < kernel + s->n_kernel)
+static void print_stack(FILE *out, const struct profile *p, size_t i)
+{
+	const struct pstack *s = &p->stacks[i];
+	const struct stack_origin *o = &p->origins[i];
+	const uint32_t *ids = profile__ids(p, s);
+	size_t user = o->n_head, kernel = stack_origin__kernel_from(o);
+
+	if (s->depth < kernel + o->n_kernel)
 		return; /* inconsistent counts: nothing sane to print */
-	for (size_t i = kernel + s->n_kernel; i-- > kernel;)
-		fprintf(out, "    %s\n", fr[i]);
-	if (s->n_delim)
+	put_lines(out, p, ids, kernel, kernel + o->n_kernel);
+	if (o->n_delim)
 		fprintf(out, "    --\n");
-	for (size_t i = user + s->n_user; i-- > user;)
-		fprintf(out, "    %s\n", fr[i]);
+	put_lines(out, p, ids, user, user + o->n_user);
 	fprintf(out, "    %-16s", "-");
-	for (size_t i = 0; i < s->n_head; i++)
-		fprintf(out, " %s", fr[i]);
-	fprintf(out, " (%u)\n        %" PRIu64 "\n\n", s->tgid, s->count);
+	for (size_t k = 0; k < o->n_head; k++) {
+		putc(' ', out);
+		put_name(out, p, ids[k]);
+	}
+	fprintf(out, " (%u)\n        %" PRIu64 "\n\n", o->tgid, (uint64_t)s->count);
 }
 
-int output_report(FILE *out, const struct folded *stacks, size_t nr, bool hottest_last)
+int output_report(FILE *out, const struct profile *p, bool hottest_last)
 {
-	size_t max = 2 + 5 + 2 * 127 + 1; /* cpu, process, context frames, stacks, "-" */
-	char **frames = calloc(max, sizeof(*frames));
-
-	if (!frames)
+	if (!p->origins && p->nr) {
+		errno = EINVAL;
 		return -1;
-	for (size_t n = 0; n < nr; n++) {
-		size_t i = hottest_last ? nr - 1 - n : n;
-		char *copy = strdup(stacks[i].text);
-
-		if (!copy)
-			break;
-		print_stack(out, &stacks[i], frames, split_frames(copy, frames, max));
-		free(copy);
 	}
-	free(frames);
+	for (size_t n = 0; n < p->nr; n++)
+		print_stack(out, p, hottest_last ? p->nr - 1 - n : n);
 	return ferror(out) ? -1 : 0;
 }

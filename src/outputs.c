@@ -57,10 +57,9 @@ static int write_format(FILE *out, const struct out_spec *o, const struct out_da
 {
 	switch (o->fmt) {
 	case FMT_REPORT:
-		return output_report(out, d->stacks, d->nr, d->hottest_last);
+		return output_report(out, d->prof, d->hottest_last);
 	case FMT_FOLDED:
-		return d->capture ? output_folded(out, d->stacks, d->nr)
-				 : output_folded_profile(out, d->prof);
+		return output_folded(out, d->prof);
 	case FMT_SVG:
 		return output_svg(out, d->prof, d->render);
 	case FMT_SPEEDSCOPE:

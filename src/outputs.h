@@ -27,13 +27,8 @@ enum out_format outputs__format_of(const char *path);
 int outputs__parse_format(const char *name, enum out_format *out);
 const char *outputs__format_name(enum out_format fmt);
 
-/* What one run has to write: a capture's folded stacks (needed by the
- * folded and report formats of a capture), and the profile (needed by the
- * pictures, and by folded output of converted files). */
+/* What one run has to write: the profile every format reads. */
 struct out_data {
-	bool capture;              /* stacks/nr are a capture's */
-	const struct folded *stacks;
-	size_t nr;
 	const struct profile *prof;
 	const struct render_opts *render;
 	bool hottest_last;         /* the report: as bcc prints it */

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "fold.h"
 #include "profile.h"
 
 #define BLOCK_BYTES (64 * 1024)
@@ -42,9 +41,8 @@ static const char *keep_bytes(struct profile *p, const char *s, size_t len)
 	return b->bytes + b->used - len;
 }
 
-/* The id of name s[0..len), its bytes copied into the profile if new;
- * -ENOMEM.  (Repeated names, the common case, are hashed once.) */
-static long intern(struct profile *p, const char *s, size_t len)
+/* (Repeated names, the common case, are hashed once.) */
+long profile__intern(struct profile *p, const char *s, size_t len)
 {
 	long id = strtab__find(&p->names, s, len);
 	const char *kept;
@@ -70,7 +68,8 @@ static int push_id(struct profile *p, uint32_t id)
 	return 0;
 }
 
-static struct pstack *new_stack(struct profile *p)
+/* Room for one more stack (and its origin, with_origin). */
+static struct pstack *new_stack(struct profile *p, bool with_origin)
 {
 	if (p->nr == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 256;
@@ -81,13 +80,21 @@ static struct pstack *new_stack(struct profile *p)
 		p->stacks = s;
 		p->cap = cap;
 	}
+	if (with_origin && p->cap_origins < p->cap) {
+		struct stack_origin *o = realloc(p->origins, p->cap * sizeof(*o));
+
+		if (!o)
+			return NULL;
+		p->origins = o;
+		p->cap_origins = p->cap;
+	}
 	return &p->stacks[p->nr];
 }
 
 int profile__add(struct profile *p, const char *text, size_t len,
 		 double count, double before)
 {
-	struct pstack *s = new_stack(p);
+	struct pstack *s = new_stack(p, false);
 	const char *t = text, *end = text + len;
 
 	if (!s)
@@ -96,7 +103,7 @@ int profile__add(struct profile *p, const char *text, size_t len,
 	while (len && t <= end) {
 		const char *e = memchr(t, ';', end - t);
 		size_t n = e ? (size_t)(e - t) : (size_t)(end - t);
-		long id = intern(p, t, n);
+		long id = profile__intern(p, t, n);
 
 		if (id < 0 || push_id(p, (uint32_t)id)) {
 			p->nr_ids = s->first;
@@ -111,53 +118,138 @@ int profile__add(struct profile *p, const char *text, size_t len,
 	return 0;
 }
 
-/* The thread and CPU of a folded stack, from its leading frames ("cpu_3",
- * "comm-PID/TID"), when the view put them there. */
-static void origin_of(const struct folded *f, struct stack_origin *o)
+int profile__add_ids(struct profile *p, const uint32_t *ids, uint32_t depth, double count,
+		     const struct stack_origin *o)
 {
-	const char *s = f->text;
-	unsigned int tgid, tid;
-	int cpu, n;
+	struct pstack *s = new_stack(p, o);
 
-	*o = (struct stack_origin){ .tgid = f->tgid, .cpu = -1,
-				    .kernel_from = f->n_head + f->n_user + f->n_delim };
-	memcpy(o->comm, f->comm, sizeof(o->comm) < sizeof(f->comm) ? sizeof(o->comm) : sizeof(f->comm));
-	o->comm[sizeof(o->comm) - 1] = '\0';
-	for (uint16_t i = 0; i < f->n_head && s; i++) {
-		const char *end = strchr(s, ';'), *dash;
-		size_t len = end ? (size_t)(end - s) : strlen(s);
+	if (!s)
+		return -ENOMEM;
+	*s = (struct pstack){ .first = p->nr_ids, .depth = depth, .count = count };
+	for (uint32_t i = 0; i < depth; i++)
+		if (push_id(p, ids[i])) {
+			p->nr_ids = s->first;
+			return -ENOMEM;
+		}
+	if (o)
+		p->origins[p->nr] = *o;
+	if (count != floor(count))
+		p->fractional = true;
+	p->nr++;
+	return 0;
+}
 
-		if (sscanf(s, "cpu_%d%n", &cpu, &n) == 1 && (size_t)n == len)
-			o->cpu = cpu;
-		dash = memrchr(s, '-', len);
-		if (dash && sscanf(dash, "-%u/%u%n", &tgid, &tid, &n) == 2 &&
-		    (size_t)(dash - s) + n == len && tgid == f->tgid)
-			o->tid = tid;
-		s = end ? end + 1 : NULL;
+int profile__with_origins(struct profile *p)
+{
+	size_t cap = p->cap ? p->cap : 1;
+	struct stack_origin *o;
+
+	if (p->origins)
+		return 0;
+	o = calloc(cap, sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	p->origins = o;
+	p->cap_origins = cap;
+	return 0;
+}
+
+/* Reads a stack's folded text a byte at a time, without joining it. */
+struct text_cursor {
+	const struct profile *p;
+	const uint32_t *ids;
+	uint32_t depth, frame, at;
+};
+
+/* The next byte of the text, 0 at its end. */
+static unsigned char next_byte(struct text_cursor *c)
+{
+	uint32_t len;
+	const char *name;
+
+	while (c->frame < c->depth) {
+		name = profile__name(c->p, c->ids[c->frame], &len);
+		if (c->at < len)
+			return (unsigned char)name[c->at++];
+		c->at = 0;
+		if (++c->frame < c->depth)
+			return ';';
+	}
+	return 0;
+}
+
+/* strcmp of the two stacks' folded texts.  Equal leading frames are equal
+ * text (and the ';' after them, when both go on): skipped by id. */
+static int text_cmp(const struct profile *p, const struct pstack *a, const struct pstack *b)
+{
+	const uint32_t *x = profile__ids(p, a), *y = profile__ids(p, b);
+	uint32_t i = 0, n = a->depth < b->depth ? a->depth : b->depth;
+	struct text_cursor ca = { p, x, a->depth, 0, 0 }, cb = { p, y, b->depth, 0, 0 };
+	unsigned char u, v;
+
+	while (i < n && x[i] == y[i])
+		i++;
+	if (i == a->depth || i == b->depth) /* one ends: '\0' against ';' */
+		return (i < a->depth) - (i < b->depth);
+	ca.frame = cb.frame = i;
+	do {
+		u = next_byte(&ca);
+		v = next_byte(&cb);
+	} while (u == v && u);
+	return (int)u - (int)v;
+}
+
+static int by_count_then_text(const void *l, const void *r, void *arg)
+{
+	const struct profile *p = arg;
+	size_t i = *(const size_t *)l, j = *(const size_t *)r;
+	const struct pstack *a = &p->stacks[i], *b = &p->stacks[j];
+	int c;
+
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	c = text_cmp(p, a, b);
+	return c ? c : (i > j) - (i < j);
+}
+
+/* Puts stack order[i] at i, for every i, in place (following each cycle
+ * of the permutation once): no second copy of the stacks at the peak. */
+static void permute(struct profile *p, size_t *order)
+{
+	for (size_t i = 0; i < p->nr; i++) {
+		struct pstack s = p->stacks[i];
+		struct stack_origin o = p->origins ? p->origins[i] : (struct stack_origin){ 0 };
+		size_t j = i, k;
+
+		if (order[i] == SIZE_MAX)
+			continue;
+		for (;; j = k) {
+			k = order[j];
+			order[j] = SIZE_MAX;
+			if (k == i)
+				break;
+			p->stacks[j] = p->stacks[k];
+			if (p->origins)
+				p->origins[j] = p->origins[k];
+		}
+		p->stacks[j] = s;
+		if (p->origins)
+			p->origins[j] = o;
 	}
 }
 
-struct profile *profile__from_folded(const struct folded *st, size_t nr,
-				     uint64_t period_ns)
+int profile__sort_by_count(struct profile *p)
 {
-	struct profile *p = profile__new();
+	size_t *order = malloc((p->nr ? p->nr : 1) * sizeof(*order));
 
-	if (!p)
-		return NULL;
-	p->period_ns = period_ns;
-	p->origins = calloc(nr ? nr : 1, sizeof(*p->origins));
-	if (!p->origins) {
-		profile__free(p);
-		return NULL;
-	}
-	for (size_t i = 0; i < nr; i++) {
-		if (profile__add(p, st[i].text, strlen(st[i].text), st[i].count, 0)) {
-			profile__free(p);
-			return NULL;
-		}
-		origin_of(&st[i], &p->origins[i]);
-	}
-	return p;
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nr; i++)
+		order[i] = i;
+	qsort_r(order, p->nr, sizeof(*order), by_count_then_text, p);
+	permute(p, order);
+	free(order);
+	return 0;
 }
 
 /* Appends a copy of src's stack s (names interned anew) with these counts. */
@@ -165,7 +257,7 @@ static int add_copy(struct profile *p, const struct profile *src, const struct p
 		    double count, double before)
 {
 	const uint32_t *ids = profile__ids(src, s);
-	struct pstack *n = new_stack(p);
+	struct pstack *n = new_stack(p, false);
 
 	if (!n)
 		return -ENOMEM;
@@ -174,7 +266,7 @@ static int add_copy(struct profile *p, const struct profile *src, const struct p
 	for (uint32_t i = 0; i < s->depth; i++) {
 		uint32_t len;
 		const char *name = profile__name(src, ids[i], &len);
-		long id = intern(p, name, len);
+		long id = profile__intern(p, name, len);
 
 		if (id < 0 || push_id(p, (uint32_t)id)) {
 			p->nr_ids = n->first;

@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * A profile: named stacks with sample counts, from a capture (fold's output)
- * or from folded files (folded_read), in the one shape every picture format
- * reads: the SVG flame graph, speedscope and pprof.  A differential profile
- * (smolder diff) also carries each stack's BEFORE count.
+ * A profile: named stacks with sample counts, from a capture (folding
+ * builds it as it names frames: fold.h) or from folded files
+ * (folded_read), in the one shape every output format reads: folded text,
+ * the readable report, the SVG flame graph, speedscope and pprof.  A
+ * differential profile (smolder diff) also carries each stack's BEFORE
+ * count.
  *
  * Frame names are kept once each (interned) and a stack is a run of name
  * ids, root first: a 100,000-line folded file of deep stacks costs its
- * distinct names plus 4 bytes a frame, not its 86 MB of text.
+ * distinct names plus 4 bytes a frame, not its 86 MB of text.  (A frame's
+ * address, for pprof locations, would be a second array beside ids,
+ * indexed the same way: stacks would then merge by both.)
  */
 #ifndef SMOLDER_PROFILE_H
 #define SMOLDER_PROFILE_H
@@ -16,8 +20,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "strtab.h"
-
-struct folded;
 
 struct pstack {
 	size_t first;   /* its frames: profile ids[first .. first + depth) */
@@ -29,18 +31,27 @@ struct pstack {
 struct name_block;
 
 /*
- * Where a capture's stack came from, for the exports that say it apart
- * from the frames (pprof labels, speedscope's profile per process): the
- * process, and the thread and CPU when the view kept them (--per-thread,
- * --per-cpu; else 0 and -1).
+ * Where a capture's stack came from, for the outputs that say it apart
+ * from the frames (the readable report, pprof labels, speedscope's profile
+ * per process): the process, the thread and CPU when the view kept them
+ * (--per-thread, --per-cpu; else 0 and -1), and which of its frames are
+ * which.  Its frames, root first, are n_head head frames (cpu_N, the
+ * process, context frames), n_user user frames, n_delim (0 or 1) "-",
+ * then n_kernel kernel frames.
  */
 struct stack_origin {
 	uint32_t tgid;
 	uint32_t tid;
 	int32_t cpu;
 	char comm[16];
-	uint16_t kernel_from; /* its frames from here on are the kernel's */
+	uint16_t n_head, n_user, n_delim, n_kernel;
 };
+
+/* The index of the stack's first kernel frame. */
+static inline uint32_t stack_origin__kernel_from(const struct stack_origin *o)
+{
+	return (uint32_t)o->n_head + o->n_user + o->n_delim;
+}
 
 /* What a capture knows of itself; zero for folded files. */
 struct capture_info {
@@ -60,6 +71,7 @@ struct profile {
 	bool fractional;       /* some count is not a whole number */
 	uint64_t period_ns;    /* time one sample stands for; 0 when unknown */
 	struct stack_origin *origins; /* per stack, a capture's; NULL for files */
+	size_t cap_origins;
 	struct capture_info info;
 	struct name_block *blocks; /* the names' bytes */
 };
@@ -77,9 +89,22 @@ int profile__add(struct profile *p, const char *text, size_t len,
  */
 struct profile *profile__diff(const struct profile *before, const struct profile *after,
 			      bool normalize);
-/* A capture's folded stacks, as a profile. */
-struct profile *profile__from_folded(const struct folded *st, size_t nr,
-				     uint64_t period_ns);
+/* The id of name s[0..len), its bytes copied into p if new; -ENOMEM. */
+long profile__intern(struct profile *p, const char *s, size_t len);
+/* Says that every stack of p has an origin: a capture's profile has
+ * origins (and the exports say so) even without a stack.  -ENOMEM. */
+int profile__with_origins(struct profile *p);
+/* Appends the stack of name ids ids[0..depth) with count samples and, when
+ * o is not NULL, its origin (every stack of p has one or none does).
+ * -ENOMEM on failure. */
+int profile__add_ids(struct profile *p, const uint32_t *ids, uint32_t depth, double count,
+		     const struct stack_origin *o);
+/*
+ * Orders the stacks most samples first; ties by their folded text (the
+ * frames joined by ';', compared as strcmp would, without joining them),
+ * then in the order they were added.  -ENOMEM.
+ */
+int profile__sort_by_count(struct profile *p);
 
 static inline const uint32_t *profile__ids(const struct profile *p, const struct pstack *s)
 {

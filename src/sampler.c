@@ -4,17 +4,10 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <time.h>
+#include "clock.h"
 #include "log.h"
 #include "sampler.h"
 #include "unwind_maps.h"
-
-double sampler__now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /*
  * A process image had its first sample, or its mappings changed: its maps
@@ -66,7 +59,7 @@ int sampler__open(struct sampler *s, const struct sampler_opts *opts)
 /* How long to wait for events: until the deadline, the next image due, at most 100 ms. */
 static int wait_ms(double until, double due)
 {
-	double now = sampler__now(), t = now + 0.1;
+	double now = clock__now(), t = now + 0.1;
 
 	if (until > 0 && until < t)
 		t = until;
@@ -86,7 +79,7 @@ int sampler__wait(struct sampler *s, const sigset_t *sigs, double until)
 	sigdelset(&s->stop_sigs, SIGUSR1);
 	usyms__set_budget(s->us, &s->budget);
 	for (;;) {
-		if (until > 0 && sampler__now() >= until)
+		if (until > 0 && clock__now() >= until)
 			return 0;
 		if (s->done && s->done(s->done_arg))
 			return 0;
@@ -116,7 +109,7 @@ void sampler__start_naming(struct sampler *s)
 	capture__poll(s->cap, 0); /* images that started just before the end */
 	preload__mark_waiting(s->pending);
 	s->budget = (struct budget){
-		.until = sampler__now() + SAMPLER_NAMING_SECONDS,
+		.until = clock__now() + SAMPLER_NAMING_SECONDS,
 		.sigs = &s->stop_sigs,
 	};
 	usyms__set_budget(s->us, &s->budget);

@@ -57,7 +57,5 @@ int sampler__wait(struct sampler *s, const sigset_t *sigs, double until);
  */
 void sampler__start_naming(struct sampler *s);
 void sampler__close(struct sampler *s);
-/* CLOCK_MONOTONIC in seconds. */
-double sampler__now(void);
 
 #endif

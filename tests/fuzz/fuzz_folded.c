@@ -40,7 +40,7 @@ static char *write_buf(const struct profile *p, size_t *len)
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
 
-	if (!f || output_folded_profile(f, p))
+	if (!f || output_folded(f, p))
 		abort();
 	fclose(f);
 	return buf;

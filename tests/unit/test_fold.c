@@ -11,6 +11,7 @@
 #include "fold.h"
 #include "ksyms.h"
 #include "output.h"
+#include "profile.h"
 #include "usyms.h"
 
 static const char kallsyms_fixture[] =
@@ -69,19 +70,33 @@ static struct stack_trace kernel_stack(void)
 	return st;
 }
 
+/* Stack i of p as folded text (one of four buffers, reused in turn). */
+static const char *text_of(const struct profile *p, size_t i)
+{
+	static char buf[4][1024];
+	static int next;
+	char *b = buf[next++ % 4];
+
+	if (i >= p->nr)
+		return "?";
+	profile__text(p, &p->stacks[i], b, sizeof(buf[0]));
+	return b;
+}
+
 static const char *fold_one(const struct fold_opts *o, uint32_t flags, bool k, bool u,
 			    char *buf, size_t len)
 {
 	struct fold *f = fold__new(o, ks, us);
 	struct sample_key key = make_key(flags);
 	struct stack_trace kst = kernel_stack(), ust = user_stack();
-	const struct folded *out;
+	const struct profile *out;
 	size_t nr;
 
 	fold__add(f, &key, 5, k ? &kst : NULL, u ? &ust : NULL);
-	out = fold__sorted(f, &nr);
-	snprintf(buf, len, "%s %llu", nr == 1 ? out[0].text : "?",
-		 nr == 1 ? (unsigned long long)out[0].count : 0ULL);
+	out = fold__profile(f);
+	nr = out->nr;
+	snprintf(buf, len, "%s %llu", nr == 1 ? text_of(out, 0) : "?",
+		 nr == 1 ? (unsigned long long)out->stacks[0].count : 0ULL);
 	fold__free(f);
 	return buf;
 }
@@ -145,13 +160,14 @@ TEST(module_names_and_unknown_kernel_frames)
 	struct fold *f = fold__new(&o, ks, us);
 	struct sample_key key = make_key(SAMPLE_KTHREAD);
 	struct stack_trace kst = { .nr = 2, .ip = { 0xffffffffc0000010, 0x1000 } };
-	const struct folded *out;
+	const struct profile *out;
 	size_t nr;
 
 	fold__add(f, &key, 1, &kst, NULL);
-	out = fold__sorted(f, &nr);
+	out = fold__profile(f);
+	nr = out->nr;
 	CHECK(nr == 1);
-	CHECK_STR(out[0].text, "app;[unknown];ipt_do_table [ip_tables]");
+	CHECK_STR(text_of(out, 0), "app;[unknown];ipt_do_table [ip_tables]");
 	fold__free(f);
 }
 
@@ -161,21 +177,23 @@ TEST(equal_texts_merge_and_sort_by_count)
 	struct fold *f = fold__new(&o, ks, us);
 	struct sample_key a = make_key(0), b = make_key(0);
 	struct stack_trace kst = kernel_stack(), ust = user_stack();
-	const struct folded *out;
+	const struct profile *out;
 	size_t nr;
 
 	b.pid++; /* another thread, same text: merged without by_process */
 	fold__add(f, &a, 2, &kst, &ust);
 	fold__add(f, &b, 3, &kst, &ust);
 	fold__add(f, &a, 7, NULL, &ust);
-	out = fold__sorted(f, &nr);
+	out = fold__profile(f);
+	nr = out->nr;
 	CHECK(nr == 2);
-	CHECK(out[0].count == 7 && out[1].count == 5);
+	CHECK(out->stacks[0].count == 7 && out->stacks[1].count == 5);
 	CHECK(fold__total(f) == 12);
 	/* adding after a sort still merges into the existing entries */
 	fold__add(f, &a, 10, &kst, &ust);
-	out = fold__sorted(f, &nr);
-	CHECK(nr == 2 && out[0].count == 15 && out[1].count == 7);
+	out = fold__profile(f);
+	nr = out->nr;
+	CHECK(nr == 2 && out->stacks[0].count == 15 && out->stacks[1].count == 7);
 	fold__free(f);
 }
 
@@ -183,11 +201,11 @@ TEST(empty_fold_sorts_to_nothing)
 {
 	struct fold_opts o = { .user = true };
 	struct fold *f = fold__new(&o, ks, us);
-	size_t nr = 99;
+	const struct profile *out = fold__profile(f);
 
-	fold__sorted(f, &nr);
-	CHECK(nr == 0);
-	CHECK(output_folded(stdout, NULL, 0) == 0);
+	CHECK(out && out->nr == 0);
+	CHECK(out && out->origins); /* a capture's, if empty: pprof says kernel frames may come */
+	CHECK(out && output_folded(stdout, out) == 0);
 	fold__free(f);
 }
 
@@ -196,14 +214,16 @@ TEST(hostile_comm_is_sanitized)
 	struct fold_opts o = { .user = true };
 	struct fold *f = fold__new(&o, ks, us);
 	struct sample_key k = make_key(0);
-	const struct folded *out;
+	const struct profile *out;
 	size_t nr;
 
 	memcpy(k.comm, "a;b\nc\td", 8);
 	k.comm[8] = 0;
 	fold__add(f, &k, 1, NULL, NULL);
-	out = fold__sorted(f, &nr);
-	CHECK_STR(out[0].text, "a:b?c?d");
+	out = fold__profile(f);
+	nr = out->nr;
+	CHECK(nr == 1);
+	CHECK_STR(text_of(out, 0), "a:b?c?d");
 	fold__free(f);
 }
 
@@ -214,14 +234,16 @@ TEST(report_is_leaf_first)
 	struct fold *f = fold__new(&o, ks, us);
 	struct sample_key key = make_key(0);
 	struct stack_trace kst = kernel_stack(), ust = user_stack();
-	const struct folded *out;
+	const struct profile *out;
 	char *text = NULL, want[512];
 	size_t nr, len = 0;
 	FILE *mem = open_memstream(&text, &len);
 
 	fold__add(f, &key, 4, &kst, &ust);
-	out = fold__sorted(f, &nr);
-	output_report(mem, out, nr, true);
+	out = fold__profile(f);
+	nr = out->nr;
+	CHECK(nr == 1);
+	output_report(mem, out, true);
 	fclose(mem);
 	snprintf(want, sizeof(want),
 		 "    ksys_read\n    do_syscall_64\n    entry_SYSCALL_64\n    --\n"
@@ -230,6 +252,78 @@ TEST(report_is_leaf_first)
 	CHECK_STR(text, want);
 	free(text);
 	fold__free(f);
+}
+
+/* Each stack's origin: the process, and the thread and CPU the view kept. */
+TEST(origins_from_the_sample)
+{
+	struct fold_opts o = { .user = true, .kernel = true, .delimiter = true, .per_cpu = true,
+			       .proc = PROC_THREAD, .by_process = true };
+	struct fold *f = fold__new(&o, ks, us);
+	struct sample_key key = make_key(0);
+	struct stack_trace kst = kernel_stack(), ust = user_stack();
+	const struct profile *out;
+
+	fold__add(f, &key, 4, &kst, &ust);
+	out = fold__profile(f);
+	CHECK(out && out->nr == 1 && out->origins);
+	if (out && out->nr == 1 && out->origins) {
+		const struct stack_origin *g = &out->origins[0];
+
+		CHECK(g->tgid == (uint32_t)getpid() && g->tid == (uint32_t)getpid() + 1 && g->cpu == 1);
+		CHECK_STR(g->comm, "app");
+		CHECK(g->n_head == 2 && g->n_user == 2 && g->n_delim == 1 && g->n_kernel == 3);
+		CHECK(stack_origin__kernel_from(g) == 5 && out->stacks[0].depth == 8);
+	}
+	fold__free(f);
+	o.per_cpu = false;
+	o.proc = PROC_PID;
+	f = fold__new(&o, ks, us);
+	fold__add(f, &key, 4, NULL, &ust);
+	out = fold__profile(f);
+	CHECK(out && out->nr == 1 && out->origins[0].tid == 0 && out->origins[0].cpu == -1 &&
+	      out->origins[0].n_delim == 0 && out->origins[0].n_kernel == 0);
+	fold__free(f);
+}
+
+/*
+ * Stacks of equal counts sort as their folded texts do under strcmp, names
+ * that begin others included ("a;b" before "ab": ';' is below 'b'), and
+ * equal texts in the order they were added; more samples first.
+ */
+TEST(ties_sort_by_folded_text)
+{
+	static const char *const names[] = { "a", "ab", "b", "", "a b", "a:", "~" };
+	struct profile *p = profile__new();
+	uint32_t ids[6];
+	unsigned seed = 7;
+	char x[256], y[256];
+	bool ordered = true;
+
+	for (int n = 0; n < 400 && p; n++) {
+		uint32_t depth = 1 + (seed = seed * 1103515245 + 12345) % 5;
+		struct stack_origin o = { .tgid = n };
+
+		for (uint32_t i = 0; i < depth; i++) {
+			seed = seed * 1103515245 + 12345;
+			ids[i] = profile__intern(p, names[(seed >> 8) % 7], strlen(names[(seed >> 8) % 7]));
+		}
+		profile__add_ids(p, ids, depth, 1 + (seed >> 4) % 2, &o);
+	}
+	CHECK(p && p->nr == 400 && !profile__sort_by_count(p));
+	for (size_t i = 1; p && i < p->nr; i++) {
+		const struct pstack *s = &p->stacks[i - 1], *t = &p->stacks[i];
+		int c;
+
+		profile__text(p, s, x, sizeof(x));
+		profile__text(p, t, y, sizeof(y));
+		c = strcmp(x, y);
+		if (s->count < t->count || (s->count == t->count && c > 0) ||
+		    (s->count == t->count && !c && p->origins[i - 1].tgid > p->origins[i].tgid))
+			ordered = false;
+	}
+	CHECK(ordered);
+	profile__free(p);
 }
 
 static int fixture_work(void *arg, uint64_t id, struct work_desc *out)
@@ -256,7 +350,7 @@ TEST(context_frames_above_process)
 	struct fold *f = fold__new(&o, ks, us);
 	struct sample_key key = make_key(SAMPLE_KTHREAD);
 	struct stack_trace kst = kernel_stack();
-	const struct folded *out;
+	const struct profile *out;
 	size_t nr;
 
 	memcpy(key.comm, "kworker/u8:2", 13);
@@ -267,17 +361,18 @@ TEST(context_frames_above_process)
 	key.work = 0;
 	key.ctx = CTX_SOFTIRQ + 3;
 	fold__add(f, &key, 1, &kst, NULL);
-	out = fold__sorted(f, &nr);
+	out = fold__profile(f);
+	nr = out->nr;
 	CHECK(nr == 3);
 	if (nr == 3) {
-		CHECK_STR(out[0].text, "cpu_1;kworker;wq:writeback;ksys_read;queued-by:sync-77;"
+		CHECK_STR(text_of(out, 0), "cpu_1;kworker;wq:writeback;ksys_read;queued-by:sync-77;"
 				       "entry_SYSCALL_64;do_syscall_64;ksys_read");
-		CHECK(out[0].n_head == 5 && out[0].n_kernel == 3);
-		CHECK_STR(out[1].text, "cpu_1;kworker;wq:[unknown];[unknown];queued-by:[unknown];"
+		CHECK(out->origins[0].n_head == 5 && out->origins[0].n_kernel == 3);
+		CHECK_STR(text_of(out, 1), "cpu_1;kworker;wq:[unknown];[unknown];queued-by:[unknown];"
 				       "entry_SYSCALL_64;do_syscall_64;ksys_read");
-		CHECK_STR(out[2].text, "cpu_1;kworker;[softirq:NET_RX];"
+		CHECK_STR(text_of(out, 2), "cpu_1;kworker;[softirq:NET_RX];"
 				       "entry_SYSCALL_64;do_syscall_64;ksys_read");
-		CHECK(out[2].n_head == 3);
+		CHECK(out->origins[2].n_head == 3);
 	}
 	fold__free(f);
 }
@@ -288,13 +383,14 @@ TEST(grouping_only_for_kernel_threads)
 	struct fold_opts o = { .kernel = true, .group_threads = true };
 	struct fold *f = fold__new(&o, ks, us);
 	struct sample_key key = make_key(0);
-	const struct folded *out;
+	const struct profile *out;
 	size_t nr;
 
 	memcpy(key.comm, "pump/1", 7);
 	fold__add(f, &key, 1, NULL, NULL);
-	out = fold__sorted(f, &nr);
-	CHECK(nr == 1 && !strcmp(out[0].text, "pump/1"));
+	out = fold__profile(f);
+	nr = out->nr;
+	CHECK(nr == 1 && !strcmp(text_of(out, 0), "pump/1"));
 	fold__free(f);
 }
 
@@ -331,6 +427,8 @@ int main(void)
 	RUN(empty_fold_sorts_to_nothing);
 	RUN(hostile_comm_is_sanitized);
 	RUN(report_is_leaf_first);
+	RUN(origins_from_the_sample);
+	RUN(ties_sort_by_folded_text);
 	RUN(context_frames_above_process);
 	RUN(grouping_only_for_kernel_threads);
 	RUN(cpu_lists);

@@ -288,7 +288,7 @@ static struct profile *round_trip(const struct profile *p)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	output_folded_profile(f, p);
+	output_folded(f, p);
 	fclose(f);
 	if (read_text(buf, q)) {
 		printf("  not read back: %s\n", errbuf);

@@ -1,26 +1,44 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Naming, folding and writing what a capture counted (see report.h). */
+/* Naming, folding and writing what a capture counted (see finish.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cpus.h"
 #include "ctxframes.h"
+#include "finish.h"
 #include "log.h"
-#include "outputs.h"
-#include "profile.h"
-#include "report.h"
 #include "unwind_maps.h"
 
 #define TGID_SET_SIZE 4096 /* open addressing; more processes are capped */
 
 struct fold_ctx {
-	struct capture *cap;
+	const struct sample_source *src;
 	struct fold *fold;
-	struct fold_stats *stats;
+	struct finish_result *res;
 	uint32_t tgids[TGID_SET_SIZE]; /* seen tgids + 1 (0: empty slot) */
 	struct stack_trace kst, ust;
 };
+
+static int capture_for_each(void *cap, sample_fn fn, void *arg)
+{
+	return capture__for_each_sample(cap, fn, arg);
+}
+
+static int capture_stack(void *cap, uint64_t id, struct stack_trace *out)
+{
+	return capture__stack(cap, id, out);
+}
+
+static int capture_work_desc(void *cap, uint64_t id, struct work_desc *out)
+{
+	return capture__work_desc(cap, id, out);
+}
+
+struct sample_source finish__capture_source(struct capture *cap)
+{
+	return (struct sample_source){ capture_for_each, capture_stack, capture_work_desc, cap };
+}
 
 static void count_tgid(struct fold_ctx *c, uint32_t tgid)
 {
@@ -31,7 +49,7 @@ static void count_tgid(struct fold_ctx *c, uint32_t tgid)
 			return;
 		if (!c->tgids[j]) {
 			c->tgids[j] = tgid + 1;
-			c->stats->processes++;
+			c->res->processes++;
 			return;
 		}
 	}
@@ -40,50 +58,34 @@ static void count_tgid(struct fold_ctx *c, uint32_t tgid)
 static int fold_sample(const struct sample_key *key, uint64_t count, void *arg)
 {
 	struct fold_ctx *c = arg;
-	bool have_k = key->kstack && !capture__stack(c->cap, key->kstack, &c->kst);
-	bool have_u = key->ustack && !capture__stack(c->cap, key->ustack, &c->ust);
+	const struct sample_source *src = c->src;
+	bool have_k = key->kstack && !src->stack(src->arg, key->kstack, &c->kst);
+	bool have_u = key->ustack && !src->stack(src->arg, key->ustack, &c->ust);
 
-	c->stats->samples += count;
+	c->res->samples += count;
 	count_tgid(c, key->tgid);
 	return fold__add(c->fold, key, count, have_k ? &c->kst : NULL, have_u ? &c->ust : NULL);
 }
 
-static int work_desc(void *cap, uint64_t id, struct work_desc *out)
+/* Names and folds every sample src holds; NULL after printing why. */
+static struct fold *fold_all(const struct finish_opts *o, const struct sample_source *src,
+			     const struct ksyms *ks, struct usyms *us, struct finish_result *res)
 {
-	return capture__work_desc(cap, id, out);
-}
-
-struct fold *report__fold(const struct env *env, struct capture *cap, const struct ksyms *ks,
-			  struct usyms *us, struct fold_stats *stats)
-{
-	struct fold_opts fo = {
-		.user = !env->kernel_only,
-		.kernel = !env->user_only,
-		.delimiter = env->delimited,
-		.annotate = env->annotate,
-		.module_names = !env->folded,
-		.per_cpu = env->per_cpu,
-		.proc = env->per_thread ? PROC_THREAD : env->per_pid ? PROC_PID : PROC_COMM,
-		.by_process = !env->folded,
-		.group_threads = env->group_threads,
-		.irq_frames = env->irq_frames,
-		.kworker_frames = env->kworker,
-		.idle_paths = env->idle == IDLE_ONLY,
-		.work_desc = work_desc,
-		.work_arg = cap,
-	};
+	struct fold_opts fo = o->fold;
 	struct fold_ctx *ctx = calloc(1, sizeof(*ctx));
-	struct fold *f = fold__new(&fo, ks, us);
-	struct fold_stats unused;
+	struct fold *f = NULL;
 	int e = -ENOMEM;
 
-	if (ctx && f) {
-		ctx->cap = cap;
+	fo.work_desc = src->work_desc;
+	fo.work_arg = src->arg;
+	if (ctx)
+		f = fold__new(&fo, ks, us);
+	if (f) {
+		ctx->src = src;
 		ctx->fold = f;
-		ctx->stats = stats ? stats : &unused;
-		*ctx->stats = (struct fold_stats){ 0 };
-		e = capture__for_each_sample(cap, fold_sample, ctx);
-		memcpy(ctx->stats->unnamed, fold__unnamed(f), sizeof(ctx->stats->unnamed));
+		ctx->res = res;
+		e = src->for_each(src->arg, fold_sample, ctx);
+		memcpy(res->unnamed, fold__unnamed(f), sizeof(res->unnamed));
 	}
 	free(ctx);
 	if (e) {
@@ -94,44 +96,56 @@ struct fold *report__fold(const struct env *env, struct capture *cap, const stru
 	return f;
 }
 
-int report__write(const struct env *env, struct fold *f, const struct out_spec *outs,
-		  size_t nr_outs)
+/* Writes p to each of outs, whatever failed before; 0, or -1. */
+static int write_outputs(const struct finish_opts *o, struct profile *p,
+			 const struct out_spec *outs, size_t nr_outs)
 {
-	struct out_data d = { .capture = true, .render = &env->render,
-			      .hottest_last = !env->hottest_first };
-	uint64_t period = env->freq ? 1000000000 / env->freq : env->period;
-	struct profile *prof = NULL;
+	struct out_data d = { .prof = p, .render = o->render, .hottest_last = o->hottest_last };
 	int rc = 0;
 
-	d.stacks = fold__sorted(f, &d.nr);
-	/* every output that can be written is, whatever failed before */
-	for (size_t i = 0; i < nr_outs; i++) {
-		if (outs[i].fmt > FMT_FOLDED && !prof) {
-			prof = profile__from_folded(d.stacks, d.nr, period);
-			if (!prof) {
-				err("out of memory");
-				return -1;
-			}
-			prof->info = (struct capture_info){
-				.duration_ns = env->captured_ns,
-				.main_binary = *env->main_binary ? env->main_binary : NULL,
-				.main_build_id = *env->main_build_id ? env->main_build_id : NULL,
-				.kernel = !env->user_only,
-			};
-			d.prof = prof;
-		}
+	/* whole nanoseconds, as 1000000000 / -F gives them (the quotient of
+	 * two integers below 2^53 truncates alike in double) */
+	p->period_ns = (uint64_t)o->sample_ns;
+	p->info = o->info;
+	for (size_t i = 0; i < nr_outs; i++)
 		if (outputs__write(&outs[i], &d))
 			rc = -1;
-	}
-	profile__free(prof);
 	return rc;
 }
 
-struct ksyms *report__load_ksyms(const struct env *env)
+static void idle_table(const struct finish_opts *o, const struct fold *f);
+
+int finish__write(const struct finish_opts *o, const struct sample_source *src,
+		  const struct ksyms *ks, struct usyms *us, const struct out_spec *outs,
+		  size_t nr_outs, struct finish_result *res)
+{
+	struct fold *f;
+	struct profile *p;
+	int rc = -1;
+
+	*res = (struct finish_result){ 0 };
+	f = fold_all(o, src, ks, us, res);
+	if (!f)
+		return -1;
+	res->named = true;
+	p = fold__profile(f);
+	if (!p) {
+		err("out of memory");
+	} else {
+		res->stacks = p->nr;
+		rc = write_outputs(o, p, outs, nr_outs);
+	}
+	if (o->idle_table)
+		idle_table(o, f);
+	fold__free(f);
+	return rc;
+}
+
+struct ksyms *finish__load_ksyms(const struct finish_opts *o)
 {
 	struct ksyms *ks;
 
-	if (env->user_only)
+	if (!o->kernel_symbols)
 		return NULL;
 	ks = ksyms__load();
 	if (!ks)
@@ -140,6 +154,7 @@ struct ksyms *report__load_ksyms(const struct env *env)
 		warn("kernel addresses are hidden (set sysctl kernel.kptr_restrict=0)");
 	return ks;
 }
+
 /* --unwind dwarf, with -v: how user stacks were walked, what the tables hold. */
 static void report_unwind(struct capture *cap, const uint64_t *c)
 {
@@ -171,21 +186,21 @@ static void report_unwind(struct capture *cap, const uint64_t *c)
  * sizes it: the count map holds 3/8 as many sample keys as the stack map
  * holds stacks, or in continuous mode the samples of one interval.
  */
-static void loss_hints(const struct env *env, const uint64_t *c)
+static void loss_hints(const struct finish_opts *o, const uint64_t *c)
 {
 	if (c[CNT_STACK_MAP_FULL])
 		warn("the stack map was full for %" PRIu64 " stacks (it holds %u): raise "
-		     "--stack-storage-size", c[CNT_STACK_MAP_FULL], env->stack_entries);
+		     "--stack-storage-size", c[CNT_STACK_MAP_FULL], o->stack_entries);
 	if (!c[CNT_COUNT_MAP_FULL])
 		return;
-	if (env->continuous)
+	if (o->continuous)
 		warn("the count map was full for %" PRIu64 " samples (it holds %u sample keys: "
 		     "the samples one interval takes at this rate, at most 65536): shorten "
-		     "--interval or lower -F", c[CNT_COUNT_MAP_FULL], env->count_entries);
+		     "--interval or lower -F", c[CNT_COUNT_MAP_FULL], o->count_entries);
 	else
 		warn("the count map was full for %" PRIu64 " samples (it holds %u sample keys, one "
 		     "per process, thread and stack): raise --stack-storage-size, which sizes it too "
-		     "(3/8 as many keys, at least 1024)", c[CNT_COUNT_MAP_FULL], env->count_entries);
+		     "(3/8 as many keys, at least 1024)", c[CNT_COUNT_MAP_FULL], o->count_entries);
 }
 
 /*
@@ -219,21 +234,21 @@ static void naming_losses(const uint64_t *unnamed, const struct usyms *us)
 		     st.jit_maps_cut);
 }
 
-void report__summary(const struct env *env, struct capture *cap, const uint64_t *c,
+void finish__summary(const struct finish_opts *o, struct capture *cap, const uint64_t *c,
 		     uint64_t unwritten, const uint64_t *unnamed, const struct usyms *us)
 {
 	uint64_t lost, run_ns, runs;
 	char more[64] = "";
 
 	lost = c[CNT_STACK_MAP_FULL] + c[CNT_COUNT_MAP_FULL];
-	if (env->verbosity < 1)
+	if (log_verbosity < 1)
 		return;
 	if (unwritten)
 		snprintf(more, sizeof(more), ", not written %" PRIu64, unwritten);
 	fprintf(stderr, "smolder: %" PRIu64 " samples, %" PRIu64 " lost (stack map full %" PRIu64
 		", count map full %" PRIu64 "%s)\n", c[CNT_SAMPLES], lost + unwritten,
 		c[CNT_STACK_MAP_FULL], c[CNT_COUNT_MAP_FULL], more);
-	loss_hints(env, c);
+	loss_hints(o, c);
 	naming_losses(unnamed, us);
 	info("%" PRIu64 " idle-loop samples left out, %" PRIu64 " kernel and %" PRIu64
 	     " user stacks unreadable, %" PRIu64 " samples of tasks outside our pid namespace",
@@ -286,25 +301,27 @@ static void idle_row_unknown(const char *label, char *none, size_t len)
 	snprintf(none + n, len - n, "%s%s", n ? "," : "", label);
 }
 
-static bool sampled_cpu(const struct env *env, int cpu)
+static bool sampled_cpu(const struct finish_opts *o, int cpu)
 {
-	for (size_t i = 0; i < env->nr_cpus; i++)
-		if (env->cpus[i] == cpu)
+	for (size_t i = 0; i < o->nr_cpus; i++)
+		if (o->cpus[i] == cpu)
 			return true;
 	return false;
 }
 
-void report__idle_table(const struct env *env, const struct fold *f)
+/* The --idle-only table on stderr (unless -q): idle time per CPU and idle
+ * path. */
+static void idle_table(const struct finish_opts *o, const struct fold *f)
 {
 	const uint64_t *idle = fold__idle_paths(f);
-	double ms = (env->freq ? 1e9 / env->freq : (double)env->period) / 1e6;
+	double ms = o->sample_ns / 1e6;
 	uint64_t all[IDLE_PATH__MAX] = { 0 }, any;
 	char driver[64], label[16], none[256] = "";
 
 	/* --idle-only without a single idle sample still says so, CPU by CPU */
 	static const uint64_t no_samples[(size_t)MAX_CPUS * IDLE_PATH__MAX];
 
-	if (env->idle != IDLE_ONLY || env->verbosity < 1)
+	if (log_verbosity < 1)
 		return;
 	if (!idle)
 		idle = no_samples;
@@ -324,7 +341,7 @@ void report__idle_table(const struct env *env, const struct fold *f)
 		snprintf(label, sizeof(label), "%d", cpu);
 		if (any)
 			idle_row(label, row, ms);
-		else if (sampled_cpu(env, cpu))
+		else if (sampled_cpu(o, cpu))
 			idle_row_unknown(label, none, sizeof(none));
 	}
 	idle_row("all", all, ms);
