@@ -7,6 +7,7 @@
 #include "cpus.h"
 #include "ctxframes.h"
 #include "finish.h"
+#include "hash.h"
 #include "log.h"
 #include "unwind_maps.h"
 
@@ -42,7 +43,7 @@ struct sample_source finish__capture_source(struct capture *cap)
 
 static void count_tgid(struct fold_ctx *c, uint32_t tgid)
 {
-	size_t j = (tgid * 2654435761u) % TGID_SET_SIZE;
+	size_t j = hash_mix64(tgid) % TGID_SET_SIZE;
 
 	for (size_t n = 0; n < TGID_SET_SIZE; n++, j = (j + 1) % TGID_SET_SIZE) {
 		if (c->tgids[j] == tgid + 1)

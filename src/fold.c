@@ -15,6 +15,7 @@
 #include "ctxframes.h"
 #include "fold.h"
 #include "frame_name.h"
+#include "hash.h"
 #include "ksyms.h"
 #include "usyms.h"
 
@@ -81,11 +82,7 @@ struct fold *fold__new(const struct fold_opts *opts, const struct ksyms *ksyms,
 
 static uint64_t hash_ids(const uint32_t *ids, uint32_t n, uint32_t tgid)
 {
-	uint64_t h = 0xcbf29ce484222325ULL ^ tgid;
-
-	for (uint32_t i = 0; i < n; i++)
-		h = (h ^ ids[i]) * 0x100000001b3ULL;
-	return h ^ h >> 29;
+	return hash_mix64(hash_fnv1a_words(HASH_FNV_OFFSET ^ tgid, ids, n));
 }
 
 static uint64_t hash_stack(const struct fold *f, size_t i)

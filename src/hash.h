@@ -33,4 +33,12 @@ static inline uint64_t hash_fnv1a(uint64_t h, const void *p, size_t len)
 	return h;
 }
 
+/* h with n more 32-bit words (FNV-1a a word at a time: frame ids). */
+static inline uint64_t hash_fnv1a_words(uint64_t h, const uint32_t *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ w[i]) * 0x100000001b3ULL;
+	return h;
+}
+
 #endif

@@ -20,6 +20,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "grow.h"
 #include "kctx.h"
 #include "log.h"
 #include "probe.h"
@@ -206,21 +207,16 @@ int kctx__work_desc(struct kctx *k, uint64_t id, struct work_desc *out)
 /* The ids in the work_names map now (its keys, before any is deleted). */
 static struct named_work *list_work_names(int fd, size_t *nr)
 {
-	struct named_work *list = NULL, *grown;
+	struct named_work *list = NULL;
 	size_t cap = 0;
 	uint64_t key, next;
 	void *prev = NULL;
 
 	*nr = 0;
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		if (*nr == cap) {
-			cap = cap ? cap * 2 : 256;
-			grown = realloc(list, cap * sizeof(*list));
-			if (!grown) {
-				free(list);
-				return NULL;
-			}
-			list = grown;
+		if (GROW(list, cap, *nr + 1, 256)) {
+			free(list);
+			return NULL;
 		}
 		list[(*nr)++].id = key = next;
 		prev = &key;

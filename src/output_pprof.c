@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 #include <zlib.h>
+#include "grow.h"
 #include "output.h"
 #include "pb.h"
 
@@ -252,15 +253,8 @@ static void pw_header(struct pprof_writer *w)
 
 static int pw_push_id(struct pprof_writer *w, uint64_t id)
 {
-	if (w->nids == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 64;
-		uint64_t *n = realloc(w->ids, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		w->ids = n;
-		w->cap = cap;
-	}
+	if (GROW(w->ids, w->cap, w->nids + 1, 64))
+		return -ENOMEM;
 	w->ids[w->nids++] = id;
 	return 0;
 }

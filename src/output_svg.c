@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "flame.h"
+#include "hash.h"
 #include "output.h"
 #include "flamegraph_js.h" /* build/: src/flamegraph.js as bytes */
 
@@ -270,10 +271,8 @@ static const char *fmt_count(char *buf, size_t size, double v)
  * same colour in every graph. */
 static uint64_t name_hash(const char *s, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = hash_fnv1a(HASH_FNV_OFFSET, s, len);
 
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdULL;
 	h ^= h >> 33;

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "grow.h"
+#include "hash.h"
 #include "profile.h"
 
 #define BLOCK_BYTES (64 * 1024)
@@ -71,15 +73,8 @@ static int push_id(struct profile *p, uint32_t id)
 /* Room for one more stack (and its origin, with_origin). */
 static struct pstack *new_stack(struct profile *p, bool with_origin)
 {
-	if (p->nr == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 256;
-		struct pstack *s = realloc(p->stacks, cap * sizeof(*s));
-
-		if (!s)
-			return NULL;
-		p->stacks = s;
-		p->cap = cap;
-	}
+	if (GROW(p->stacks, p->cap, p->nr + 1, 256))
+		return NULL;
 	if (with_origin && p->cap_origins < p->cap) {
 		struct stack_origin *o = realloc(p->origins, p->cap * sizeof(*o));
 
@@ -285,11 +280,7 @@ struct stack_map {
 
 static uint64_t hash_ids(const uint32_t *ids, uint32_t n)
 {
-	uint64_t h = 1469598103934665603ull ^ n;
-
-	for (uint32_t i = 0; i < n; i++)
-		h = (h ^ ids[i]) * 1099511628211ull;
-	return h ^ h >> 29;
+	return hash_mix64(hash_fnv1a_words(HASH_FNV_OFFSET ^ n, ids, n));
 }
 
 /* Adds src's stack to the diff d, or its counts to the equal one there. */

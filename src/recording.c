@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "grow.h"
 #include "log.h"
 #include "recording.h"
 
@@ -115,15 +116,8 @@ static int read_samples(FILE *f, struct recording *r)
 	struct rec_sample s;
 
 	while (get_sample(f, &s)) {
-		if (r->nr == r->cap) {
-			size_t cap = r->cap ? r->cap * 2 : 1024;
-			struct rec_sample *n = realloc(r->s, cap * sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			r->s = n;
-			r->cap = cap;
-		}
+		if (GROW(r->s, r->cap, r->nr + 1, 1024))
+			return -ENOMEM;
 		r->s[r->nr++] = s;
 	}
 	return feof(f) ? 0 : -EINVAL;

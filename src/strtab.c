@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "grow.h"
 #include "strtab.h"
 
 /* Eight bytes a step, mixed by multiplication: every frame of every
@@ -51,15 +52,8 @@ static int strtab_rehash(struct strtab *t)
 static long strtab_append(struct strtab *t, const char *s, size_t len,
 			  uint32_t h)
 {
-	if (t->nr == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		struct strtab_ent *e = realloc(t->ent, cap * sizeof(*e));
-
-		if (!e)
-			return -ENOMEM;
-		t->ent = e;
-		t->cap = cap;
-	}
+	if (GROW(t->ent, t->cap, t->nr + 1, 256))
+		return -ENOMEM;
 	t->ent[t->nr] = (struct strtab_ent){ s, (uint32_t)len, h };
 	return (long)t->nr++;
 }
