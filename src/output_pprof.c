@@ -169,15 +169,8 @@ static int64_t pw_comm(struct pprof_writer *w, const char *c)
 	for (i = 0; i < m->nr && strncmp(m->name[i], c, 16); i++)
 		;
 	if (i == m->nr) {
-		if (m->nr == m->cap) {
-			size_t cap = m->cap ? 2 * m->cap : 64;
-			char (*n)[16] = realloc(m->name, cap * sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			m->name = n;
-			m->cap = cap;
-		}
+		if (GROW(m->name, m->cap, m->nr + 1, 64))
+			return -ENOMEM;
 		memcpy(m->name[m->nr], c, 16);
 		m->name[m->nr++][15] = '\0';
 	}

@@ -57,15 +57,8 @@ long profile__intern(struct profile *p, const char *s, size_t len)
 
 static int push_id(struct profile *p, uint32_t id)
 {
-	if (p->nr_ids == p->cap_ids) {
-		size_t cap = p->cap_ids ? p->cap_ids * 2 : 4096;
-		uint32_t *n = realloc(p->ids, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		p->ids = n;
-		p->cap_ids = cap;
-	}
+	if (GROW(p->ids, p->cap_ids, p->nr_ids + 1, 4096))
+		return -ENOMEM;
 	p->ids[p->nr_ids++] = id;
 	return 0;
 }
