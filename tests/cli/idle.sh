@@ -55,10 +55,10 @@ sum() { awk -v m="$2" -v x="${3:-^\$NEVER}" '$0 ~ m && $0 !~ x { t += $NF } END 
 # interrupts, so that sample lands in handle_softirqs.  Each capture has its
 # own timers, so how many idle samples each view gets varies from capture
 # to capture: the views are not compared by count.  The captures are
-# repeated, up to 4 times, until all three views were sampled while CPU 0
+# repeated, up to 6 times, until all three views were sampled while CPU 0
 # was idle; the checks below then run on that attempt (and fail if none got
 # there).
-for attempt in 1 2 3 4; do
+for attempt in 1 2 3 4 5 6; do
 	read -r i0 a0 < <(cpu0)
 	"$SMOLDER" -f -F 999 4 >"$TMP/def" 2>"$TMP/def.err" &
 	"$SMOLDER" -f -F 999 -I 4 >"$TMP/inc" 2>"$TMP/inc.err" &
