@@ -121,7 +121,7 @@ read -r same differ < <(awk '{ n = $NF; sub(/ [^ ]*$/, ""); k = split($0, f, ";"
 		if (f[i + 1] == f[3]) s += n
 		else if (f[4] == "queued-by:[unknown]" && f[i + 1] == "_raw_spin_unlock_irq") s += 0
 		else if (f[3] == "bpf_prog_free_deferred" && f[i + 1] ~ /^vfree/) s += 0
-		else if (index(f[3], f[i + 1]) == 1) s += 0
+		else if (length(f[i + 1]) >= 8 && index(f[3], f[i + 1]) == 1) s += 0
 		else if (f[i + 1] !~ /^((__)?bpf_|__rcu_read_(un)?lock|(__pi_)?__x86_indirect_thunk)/) { d += n; print > "/dev/stderr" }
 		break }
 	} END { print s + 0, d + 0 }' "$TMP/kw" 2>"$TMP/kw.differ")
