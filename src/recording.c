@@ -114,13 +114,16 @@ static bool get_sample(FILE *f, struct rec_sample *s)
 static int read_samples(FILE *f, struct recording *r)
 {
 	struct rec_sample s;
+	long at = ftell(f);
 
 	while (get_sample(f, &s)) {
 		if (GROW(r->s, r->cap, r->nr + 1, 1024))
 			return -ENOMEM;
 		r->s[r->nr++] = s;
+		at = ftell(f);
 	}
-	return feof(f) ? 0 : -EINVAL;
+	/* the end of the file, between two samples: not a truncated one */
+	return feof(f) && ftell(f) == at ? 0 : -EINVAL;
 }
 
 struct recording *recording__load(const char *path)

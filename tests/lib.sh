@@ -228,3 +228,18 @@ no_unnamed_in() {
 	echo "unnamed frame in $bad" | head -c 400
 	return 1
 }
+# unwind_counter ERRFILE NAME: a number from -v's "smolder: user stacks:"
+# line (walked, whole, no_table, depth, unsupported, unreadable, not_loaded).
+unwind_counter() {
+	local l
+	l=$(grep '^smolder: user stacks:' "$1")
+	case $2 in
+	walked) sed -nE 's/.* ([0-9]+) walked with unwind tables.*/\1/p' <<<"$l" ;;
+	whole) sed -nE 's/.* ([0-9]+) of them whole.*/\1/p' <<<"$l" ;;
+	no_table) sed -nE 's/.*without a table in ([0-9]+),.*/\1/p' <<<"$l" ;;
+	depth) sed -nE 's/.*at 127 frames ([0-9]+).*/\1/p' <<<"$l" ;;
+	unsupported) sed -nE 's/.*with an unsupported rule in ([0-9]+);.*/\1/p' <<<"$l" ;;
+	unreadable) sed -nE 's/.*cut at unreadable memory ([0-9]+),.*/\1/p' <<<"$l" ;;
+	not_loaded) sed -nE 's/.*, not loaded yet in ([0-9]+),.*/\1/p' <<<"$l" ;;
+	esac
+}

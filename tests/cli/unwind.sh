@@ -34,17 +34,6 @@ unwound() {
 	RES=$(classify "$TMP/$name.out")
 }
 
-# counter ERRFILE NAME: a number from -v's "user stacks: ..." line.
-counter() {
-	local l
-	l=$(grep '^smolder: user stacks:' "$1")
-	case $2 in
-	walked) sed -nE 's/.* ([0-9]+) walked with unwind tables.*/\1/p' <<<"$l" ;;
-	whole) sed -nE 's/.* ([0-9]+) of them whole.*/\1/p' <<<"$l" ;;
-	no_table) sed -nE 's/.*without a table in ([0-9]+),.*/\1/p' <<<"$l" ;;
-	depth) sed -nE 's/.*at 127 frames ([0-9]+).*/\1/p' <<<"$l" ;;
-	esac
-}
 
 MODES=${UNWIND_MODES:-leaf bigframe recurse plt signal threads dlopen jit}
 for cc in ${UNWIND_CCS:-gcc clang}; do
@@ -60,11 +49,11 @@ for cc in ${UNWIND_CCS:-gcc clang}; do
 			fail "${cc}_${mode}_exact_99" "exact $pct% of $tot samples; top stacks: $(top_stacks "$TMP/$cc-$mode.out" 2 | cut -c1-400)"
 		fi
 		if [ "$mode" = recurse ]; then
-			check "${cc}_recurse_depth_limit_counted" within "$(counter "$ERR" depth)" $((tot * 9 / 10)) "$tot"
+			check "${cc}_recurse_depth_limit_counted" within "$(unwind_counter "$ERR" depth)" $((tot * 9 / 10)) "$tot"
 		fi
 		if [ "$mode" = jit ]; then
 			# the JIT frame is walked by frame pointer, and counted so
-			check "${cc}_jit_counted_no_table" within "$(counter "$ERR" no_table)" $((tot * 9 / 10)) "$tot"
+			check "${cc}_jit_counted_no_table" within "$(unwind_counter "$ERR" no_table)" $((tot * 9 / 10)) "$tot"
 		fi
 	done
 done
@@ -86,8 +75,8 @@ for cc in gcc clang; do
 	cp "$WL/$bin" "$TMP/${p}nodebug/"
 	unwound "${p}nodebug" "$TMP/${p}nodebug/$bin" leaf
 	read -r tot ex trunc wrong pct example <<<"$RES"
-	echo "# unwind: $cc noasync without debug file: $tot samples, exact $ex ($pct%), truncated $trunc, wrong $wrong, counted no table $(counter "$ERR" no_table)"
-	check "${p}nodebug_fallback_counted" within "$(counter "$ERR" no_table)" $((tot * 9 / 10)) "$tot"
+	echo "# unwind: $cc noasync without debug file: $tot samples, exact $ex ($pct%), truncated $trunc, wrong $wrong, counted no table $(unwind_counter "$ERR" no_table)"
+	check "${p}nodebug_fallback_counted" within "$(unwind_counter "$ERR" no_table)" $((tot * 9 / 10)) "$tot"
 	check "${p}nodebug_not_exact" within "$pct" 0 10
 done
 
@@ -101,8 +90,8 @@ check fp_no_unwinder_line no_line "$ERR" '^smolder: user stacks:'
 # The counters agree with the stacks: a leaf run is whole but for the first
 # samples (before the tables are in).
 unwound counters "$WL/unwind_paths-clang" leaf
-check counters_walked equals "$(counter "$ERR" walked)" "$(summary_samples "$ERR")"
-check counters_whole within "$(counter "$ERR" whole)" $(($(summary_samples "$ERR") * 99 / 100)) "$(summary_samples "$ERR")"
+check counters_walked equals "$(unwind_counter "$ERR" walked)" "$(summary_samples "$ERR")"
+check counters_whole within "$(unwind_counter "$ERR" whole)" $(($(summary_samples "$ERR") * 99 / 100)) "$(summary_samples "$ERR")"
 check counters_tables_line some_line "$ERR" '^smolder: unwind tables: [0-9]+ files \([0-9]+ KiB\), .* KiB of kernel memory \(at most 64 MiB\)'
 
 # Samples in the kernel: the user registers saved on kernel entry start the

@@ -16,18 +16,6 @@ source "$(dirname "$0")/../lib.sh"
 SECONDS_PER_RUN=${UNWIND_SECONDS:-2}
 [ "$(uname -m)" = x86_64 ] || { echo "# unwind_fallbacks: x86_64 only, skipped"; exit 0; }
 
-# counter ERRFILE NAME: a number from -v's "user stacks: ..." line.
-counter() {
-	local l
-	l=$(grep '^smolder: user stacks:' "$1")
-	case $2 in
-	walked) sed -nE 's/.* ([0-9]+) walked with unwind tables.*/\1/p' <<<"$l" ;;
-	whole) sed -nE 's/.* ([0-9]+) of them whole.*/\1/p' <<<"$l" ;;
-	unsupported) sed -nE 's/.*with an unsupported rule in ([0-9]+);.*/\1/p' <<<"$l" ;;
-	unreadable) sed -nE 's/.*cut at unreadable memory ([0-9]+),.*/\1/p' <<<"$l" ;;
-	not_loaded) sed -nE 's/.*, not loaded yet in ([0-9]+),.*/\1/p' <<<"$l" ;;
-	esac
-}
 
 # unwound NAME BINARY MODE: runs BINARY MODE, profiles it (-v, user stacks,
 # 999 Hz) into $TMP/NAME.out/.err; sets RES to the classification
@@ -54,7 +42,7 @@ for cc in gcc clang; do
 		n=$cc-$mode
 		unwound "$n" "$WL/unwind_fallbacks-$cc" "$mode"
 		read -r tot ex trunc wrong pct example <<<"$RES"
-		unsup=$(counter "$TMP/$n.err" unsupported)
+		unsup=$(unwind_counter "$TMP/$n.err" unsupported)
 		echo "# unwind_fallbacks: $cc $mode: $tot samples, exact $ex ($pct%), truncated $trunc, wrong caller $wrong${wrong:+ (e.g. $example)}, counted unsupported $unsup"
 		check "${n}_exit_0" equals "$RC" 0
 		check "${n}_workload_exit_0" equals "$WL_RC" 0
@@ -62,7 +50,7 @@ for cc in gcc clang; do
 		# The first samples come before the program's table is in (on a
 		# loaded machine, tens of ms): exact >= 99% of the samples after
 		# it, and those before it few.
-		nl=$(counter "$TMP/$n.err" not_loaded)
+		nl=$(unwind_counter "$TMP/$n.err" not_loaded)
 		loaded_pct=$(awk -v e="$ex" -v t="$tot" -v n="$nl" 'BEGIN { if (t - n > 0) printf "%.1f\n", 100 * e / (t - n); else print 0 }')
 		if [ "$tot" -gt 200 ] && between "$loaded_pct" 99 100; then
 			pass "${n}_exact_99_once_loaded"
@@ -73,13 +61,13 @@ for cc in gcc clang; do
 		# nearly every sample is in the hand-written leaf, whole
 		share_is "${n}_whole_through_leaf" "$TMP/$n.out" "^unwind_fallback;_start;([^;]+;)*${CHAIN[$mode]} [0-9]+\$" 95 100
 		check "${n}_counted_unsupported" within "$unsup" $((tot * 9 / 10)) "$tot"
-		check "${n}_counted_whole" equals "$(counter "$TMP/$n.err" whole)" "$ex"
+		check "${n}_counted_whole" equals "$(unwind_counter "$TMP/$n.err" whole)" "$ex"
 	done
 
 	n=$cc-unreadable
 	unwound "$n" "$WL/unwind_fallbacks-$cc" unreadable
 	read -r tot ex trunc wrong pct example <<<"$RES"
-	unr=$(counter "$TMP/$n.err" unreadable)
+	unr=$(unwind_counter "$TMP/$n.err" unreadable)
 	echo "# unwind_fallbacks: $cc unreadable: $tot samples, exact $ex, truncated $trunc, wrong caller $wrong${wrong:+ (e.g. $example)}, counted unreadable $unr"
 	check "${n}_exit_0" equals "$RC" 0
 	check "${n}_summary" some_line "$TMP/$n.err" '^smolder: [0-9]+ samples, [0-9]+ lost'
