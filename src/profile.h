@@ -70,6 +70,12 @@ struct profile {
 	bool diff;             /* before counts are meaningful */
 	bool fractional;       /* some count is not a whole number */
 	uint64_t period_ns;    /* time one sample stands for; 0 when unknown */
+	/*
+	 * --off-cpu: counts are microseconds of time, not samples (CPU samples
+	 * weighted by period_ns, off-CPU stacks by how long they waited); the
+	 * outputs name their unit from it.
+	 */
+	bool time_weighted;
 	struct stack_origin *origins; /* per stack, a capture's; NULL for files */
 	size_t cap_origins;
 	struct capture_info info;
