@@ -34,6 +34,7 @@ struct fold {
 	uint64_t total;
 	bool sorted;        /* p is sorted: the slots point at other stacks */
 	uint32_t ids[FOLD_MAX_FRAMES]; /* the sample being named */
+	struct paddr_frame at[FOLD_MAX_FRAMES]; /* where its frames were */
 	uint32_t nr_ids;
 	uint64_t *idle; /* [cpu * IDLE_PATH__MAX + path], allocated when needed */
 	uint64_t unnamed[USYMS_MISS__MAX];
@@ -56,7 +57,24 @@ static int push_frame(struct fold *f, const char *name, const char *suffix)
 	id = profile__intern(f->p, name, n + m);
 	if (id < 0)
 		return -ENOMEM;
+	f->at[f->nr_ids] = (struct paddr_frame){ 0 };
 	f->ids[f->nr_ids++] = (uint32_t)id;
+	return 0;
+}
+
+/* The last frame pushed was in user file fr (if in one) at its offset. */
+static int user_frame_at(struct fold *f, const struct usyms_frame *fr)
+{
+	struct paddr_file file = { .path = fr->file, .build_id = fr->build_id, .dev = fr->dev,
+				   .ino = fr->ino, .start = fr->map_start, .end = fr->map_end,
+				   .pgoff = fr->map_pgoff, .off = fr->off, .vaddr = fr->vaddr };
+	long map;
+
+	if (!fr->file)
+		return 0;
+	if ((map = paddrs__mapping(f->p->addrs, &file)) < 0)
+		return -ENOMEM;
+	f->at[f->nr_ids - 1] = (struct paddr_frame){ .map = (uint32_t)map, .addr = fr->off };
 	return 0;
 }
 
@@ -73,7 +91,9 @@ struct fold *fold__new(const struct fold_opts *opts, const struct ksyms *ksyms,
 	f->nslots = 1024;
 	f->slots = calloc(f->nslots, sizeof(*f->slots));
 	f->p = profile__new();
-	if (!f->slots || !f->p || profile__with_origins(f->p)) {
+	if (f->p)
+		f->p->addrs = paddrs__new();
+	if (!f->slots || !f->p || !f->p->addrs || profile__with_origins(f->p)) {
 		fold__free(f);
 		return NULL;
 	}
@@ -201,7 +221,8 @@ static int add_user(struct fold *f, const struct sample_key *key,
 		if (fr.miss != USYMS_NAMED)
 			*miss = fr.miss;
 		frame_name__sanitize(name);
-		if (push_frame(f, name, fr.jit && f->o.annotate ? "_[j]" : ""))
+		if (push_frame(f, name, fr.jit && f->o.annotate ? "_[j]" : "") ||
+		    user_frame_at(f, &fr))
 			return -ENOMEM;
 		(*n)++;
 	}
@@ -340,6 +361,7 @@ static int add_kernel(struct fold *f, const struct sample_key *key,
 		kernel_name(f, frame_addr(st, i), name, sizeof(name));
 		if (push_frame(f, name, suffix))
 			return -ENOMEM;
+		f->at[f->nr_ids - 1] = (struct paddr_frame){ PADDR_KERNEL, frame_addr(st, i) };
 		(*n)++;
 	}
 	return 0;
@@ -355,7 +377,9 @@ static int add_delimiter(struct fold *f, uint32_t user_end)
 	if (f->nr_ids == FOLD_MAX_FRAMES)
 		return -E2BIG;
 	memmove(&f->ids[user_end + 1], &f->ids[user_end], (f->nr_ids - user_end) * sizeof(f->ids[0]));
+	memmove(&f->at[user_end + 1], &f->at[user_end], (f->nr_ids - user_end) * sizeof(f->at[0]));
 	f->ids[user_end] = (uint32_t)id;
+	f->at[user_end] = (struct paddr_frame){ 0 };
 	f->nr_ids++;
 	return 0;
 }
@@ -391,6 +415,8 @@ int fold__add(struct fold *f, const struct sample_key *key, uint64_t count,
 	if (i < 0)
 		return -ENOMEM;
 	f->p->stacks[i].count += count;
+	if (paddrs__add_sample(f->p->addrs, (uint32_t)i, f->ids, f->at, f->nr_ids, count))
+		return -ENOMEM;
 	f->total += count;
 	if (miss != USYMS_NAMED)
 		f->unnamed[miss] += count;

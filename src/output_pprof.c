@@ -48,11 +48,15 @@ enum {
 	LABEL_STR = 2,
 	LABEL_NUM = 3,
 	MAPPING_ID = 1,
+	MAPPING_MEMORY_START = 2,
+	MAPPING_MEMORY_LIMIT = 3,
+	MAPPING_FILE_OFFSET = 4,
 	MAPPING_FILENAME = 5,
 	MAPPING_BUILD_ID = 6,
 	MAPPING_HAS_FUNCTIONS = 7,
 	LOCATION_ID = 1,
 	LOCATION_MAPPING_ID = 2,
+	LOCATION_ADDRESS = 3,
 	LOCATION_LINE = 4,
 	LINE_FUNCTION_ID = 1,
 	FUNCTION_ID = 1,
@@ -90,6 +94,15 @@ struct pprof_writer {
 	struct pb label;
 	uint8_t *in_kernel;  /* per used name: a kernel frame (location -> [kernel.kallsyms]) */
 	uint64_t kernel_mapping; /* its mapping id, 0 without */
+	/* A capture's samples by address (profile_addr.h), else NULL: */
+	const struct paddrs *addrs;
+	const struct psite *site;   /* the one being written */
+	uint32_t *loc_number;       /* per location: its Location id, 0 when unused */
+	uint32_t *loc_order;        /* Location k + 1 is location loc_order[k] */
+	size_t nr_locs;
+	uint64_t *map_id;           /* per mapping: its Mapping id */
+	uint64_t *map_start;        /* per mapping: where it is placed */
+	size_t *placed;             /* the mappings placed so far, in order */
 };
 
 /* Compresses top's bytes (all of them, and the gzip trailer when finishing)
@@ -149,6 +162,8 @@ static void pw_mappings(struct pprof_writer *w)
 	const struct capture_info *ci = &w->p->info;
 	uint64_t id = 1;
 
+	if (w->addrs)
+		return; /* pw_addr_mappings, once the strings before theirs are known */
 	if (ci->main_binary)
 		pw_mapping(w, id++, S_MAIN, ci->main_build_id ? S_BUILD_ID : S_EMPTY);
 	if (ci->kernel && w->p->origins) {
@@ -252,6 +267,222 @@ static int pw_push_id(struct pprof_writer *w, uint64_t id)
 	return 0;
 }
 
+/*
+ * A capture's profile knows where its frames were (profile_addr.h): one
+ * Sample per site, one Location per distinct (name, file, address), and a
+ * Mapping per file with its range and build id, the main binary first.
+ */
+
+/* The Location ids of the site being written, root first, in w->ids;
+ * locations are numbered as first used. */
+static int pw_site_ids(struct pprof_writer *w, uint32_t depth)
+{
+	const uint32_t *locs = paddrs__site_locs(w->addrs, w->site);
+
+	w->nids = 0;
+	for (uint32_t i = 0; i < depth; i++) {
+		uint32_t l = locs[i];
+
+		if (!w->loc_number[l]) {
+			w->loc_order[w->nr_locs] = l;
+			w->loc_number[l] = (uint32_t)++w->nr_locs;
+		}
+		if (pw_push_id(w, w->loc_number[l]))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The string index of mapping k's file (its build id is the next one):
+ * after the frame names and the labels' values. */
+static uint64_t pw_map_string(const struct pprof_writer *w, size_t k)
+{
+	return S_FRAMES + w->used.nr + w->comms.nr + 2 * k;
+}
+
+/* Mapping id for the range [start, limit) at file offset offset. */
+static void pw_addr_mapping(struct pprof_writer *w, uint64_t id, uint64_t start, uint64_t limit,
+			    uint64_t offset, uint64_t file, uint64_t build_id)
+{
+	w->msg.len = 0;
+	pb__uint(&w->msg, MAPPING_ID, id);
+	pb__uint(&w->msg, MAPPING_MEMORY_START, start);
+	pb__uint(&w->msg, MAPPING_MEMORY_LIMIT, limit);
+	pb__uint(&w->msg, MAPPING_FILE_OFFSET, offset);
+	pb__uint(&w->msg, MAPPING_FILENAME, file);
+	if (build_id != S_EMPTY)
+		pb__uint(&w->msg, MAPPING_BUILD_ID, build_id);
+	pb__uint(&w->msg, MAPPING_HAS_FUNCTIONS, 1);
+	pb__bytes(&w->top, PROFILE_MAPPING, w->msg.buf, w->msg.len);
+}
+
+/* Which of the files is the main binary (its path, its build id when
+ * both have one); SIZE_MAX when none. */
+static size_t pw_main_file(const struct pprof_writer *w)
+{
+	const struct capture_info *ci = &w->p->info;
+
+	for (size_t k = 0; ci->main_binary && k < w->addrs->nr_maps; k++) {
+		const struct pmapping *m = &w->addrs->maps[k];
+
+		if (!strcmp(m->file, ci->main_binary) &&
+		    (!*m->build_id || !ci->main_build_id || !*ci->main_build_id ||
+		     !strcmp(m->build_id, ci->main_build_id)))
+			return k;
+	}
+	return SIZE_MAX;
+}
+
+/* The kernel's mapping, over the addresses of its frames. */
+static void pw_kernel_mapping(struct pprof_writer *w, uint64_t id)
+{
+	uint64_t start = UINT64_MAX, limit = 0;
+
+	for (size_t i = 0; i < w->addrs->nr_locs; i++) {
+		const struct ploc *l = &w->addrs->locs[i];
+
+		if (l->map != PADDR_KERNEL || !l->addr)
+			continue;
+		start = l->addr < start ? l->addr : start;
+		limit = l->addr + 1 > limit ? l->addr + 1 : limit;
+	}
+	w->kernel_mapping = id;
+	pw_addr_mapping(w, id, limit ? start : 0, limit, 0, S_KERNEL, S_EMPTY);
+}
+
+#define PAGE 4096ULL
+
+/* Whether [start, start + size) is free of the n ranges placed so far. */
+static bool pw_free(const struct pprof_writer *w, size_t n, uint64_t start, uint64_t size)
+{
+	if (start > UINT64_MAX - size)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = w->placed[i];
+
+		if (start < w->map_start[k] + w->addrs->maps[k].size && w->map_start[k] < start + size)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Places file segment k, after the n placed so far, in the profile's one
+ * address space: at its ELF virtual addresses when free (go tool pprof,
+ * which relocates nothing, then finds the instructions of -disasm there),
+ * else where the first process seen had it, else past every range.  pprof
+ * maps an address back into its file by (address - start + offset),
+ * wherever the range is.
+ */
+static void pw_place(struct pprof_writer *w, size_t n, size_t k)
+{
+	const struct pmapping *m = &w->addrs->maps[k];
+	uint64_t end = 0;
+
+	w->placed[n] = k;
+	if (m->vaddr != UINT64_MAX && pw_free(w, n, m->vaddr, m->size)) {
+		w->map_start[k] = m->vaddr;
+		return;
+	}
+	if (pw_free(w, n, m->seen_at, m->size)) {
+		w->map_start[k] = m->seen_at;
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (w->map_start[w->placed[i]] + w->addrs->maps[w->placed[i]].size > end)
+			end = w->map_start[w->placed[i]] + w->addrs->maps[w->placed[i]].size;
+	w->map_start[k] = (end + PAGE - 1) & ~(PAGE - 1);
+}
+
+static void pw_addr_mappings(struct pprof_writer *w)
+{
+	const struct capture_info *ci = &w->p->info;
+	const struct pmapping *m = w->addrs->maps;
+	size_t main = pw_main_file(w), n = 0;
+	uint64_t id = 1;
+
+	if (main != SIZE_MAX)
+		pw_place(w, n++, main);
+	else if (ci->main_binary)
+		pw_mapping(w, id++, S_MAIN, ci->main_build_id ? S_BUILD_ID : S_EMPTY);
+	for (size_t k = 0; k < w->addrs->nr_maps; k++)
+		if (k != main)
+			pw_place(w, n++, k);
+	for (size_t i = 0; i < n; i++) {
+		size_t k = w->placed[i];
+
+		w->map_id[k] = id;
+		pw_addr_mapping(w, id++, w->map_start[k], w->map_start[k] + m[k].size, m[k].offset,
+				pw_map_string(w, k),
+				*m[k].build_id ? pw_map_string(w, k) + 1 : S_EMPTY);
+	}
+	if (ci->kernel && w->p->origins)
+		pw_kernel_mapping(w, id);
+}
+
+/* Location k + 1 {mapping, address, line: its name's Function}. */
+static int pw_addr_locations(struct pprof_writer *w)
+{
+	for (size_t k = 0; k < w->nr_locs; k++) {
+		const struct ploc *l = &w->addrs->locs[w->loc_order[k]];
+		uint64_t map = l->map == PADDR_KERNEL ? w->kernel_mapping :
+			       l->map ? w->map_id[l->map - 1] : 0;
+		uint64_t addr = l->addr;
+
+		if (l->map && l->map != PADDR_KERNEL) /* a file offset */
+			addr += w->map_start[l->map - 1] - w->addrs->maps[l->map - 1].offset;
+
+		w->line.len = 0;
+		pb__uint(&w->line, LINE_FUNCTION_ID, w->used.number[l->name]);
+		w->msg.len = 0;
+		pb__uint(&w->msg, LOCATION_ID, k + 1);
+		if (map)
+			pb__uint(&w->msg, LOCATION_MAPPING_ID, map);
+		if (addr)
+			pb__uint(&w->msg, LOCATION_ADDRESS, addr);
+		pb__bytes(&w->msg, LOCATION_LINE, w->line.buf, w->line.len);
+		pb__bytes(&w->top, PROFILE_LOCATION, w->msg.buf, w->msg.len);
+		if (w->msg.err || w->line.err || w->top.err)
+			return -ENOMEM;
+		if (w->top.len >= FLUSH_AT && pw_deflate(w, Z_NO_FLUSH))
+			return -1;
+	}
+	return 0;
+}
+
+/* The mappings' files and build ids, after every other string. */
+static int pw_addr_strings(struct pprof_writer *w)
+{
+	for (size_t k = 0; k < w->addrs->nr_maps; k++) {
+		const struct pmapping *m = &w->addrs->maps[k];
+
+		pb__string(&w->top, PROFILE_STRING_TABLE, m->file, strlen(m->file));
+		pb__string(&w->top, PROFILE_STRING_TABLE, m->build_id, strlen(m->build_id));
+	}
+	return w->top.err;
+}
+
+static int pw_addr_init(struct pprof_writer *w, const struct paddrs *a)
+{
+	w->addrs = a;
+	w->loc_number = calloc(a->nr_locs + 1, sizeof(*w->loc_number));
+	w->loc_order = malloc((a->nr_locs + 1) * sizeof(*w->loc_order));
+	w->map_id = calloc(a->nr_maps + 1, sizeof(*w->map_id));
+	w->map_start = calloc(a->nr_maps + 1, sizeof(*w->map_start));
+	w->placed = calloc(a->nr_maps + 1, sizeof(*w->placed));
+	return w->loc_number && w->loc_order && w->map_id && w->map_start && w->placed ?
+	       0 : -ENOMEM;
+}
+
+static void pw_addr_free(struct pprof_writer *w)
+{
+	free(w->loc_number);
+	free(w->loc_order);
+	free(w->map_id);
+	free(w->map_start);
+	free(w->placed);
+}
+
 /* The location ids of stack s, root first, in w->ids. */
 static int pw_stack_ids(struct pprof_writer *w, const struct profile *p, const struct pstack *s)
 {
@@ -259,6 +490,8 @@ static int pw_stack_ids(struct pprof_writer *w, const struct profile *p, const s
 
 	const struct stack_origin *o = p->origins ? &p->origins[s - p->stacks] : NULL;
 
+	if (w->site)
+		return pw_site_ids(w, s->depth);
 	w->nids = 0;
 	for (uint32_t i = 0; i < s->depth; i++) {
 		if (pw_push_id(w, w->used.number[ids[i]]))
@@ -291,6 +524,25 @@ static bool kept(const struct pstack *s)
 	return rounded(s) > 0;
 }
 
+static int pw_sample(struct pprof_writer *w, const struct profile *p, const struct pstack *s);
+
+/* A Sample per site: its stack's, with the site's count. */
+static int pw_sites(struct pprof_writer *w, const struct profile *p)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < w->addrs->nr_sites; i++) {
+		struct pstack s;
+
+		w->site = &w->addrs->sites[i];
+		s = p->stacks[w->site->stack];
+		s.count = w->site->count;
+		err = pw_sample(w, p, &s);
+	}
+	w->site = NULL;
+	return err;
+}
+
 static int pw_sample(struct pprof_writer *w, const struct profile *p, const struct pstack *s)
 {
 	int e;
@@ -306,7 +558,7 @@ static int pw_sample(struct pprof_writer *w, const struct profile *p, const stru
 	w->msg.len = 0;
 	pb__packed(&w->msg, SAMPLE_LOCATION_ID, w->ids, w->nids, 1);
 	pb__packed(&w->msg, SAMPLE_VALUE, values, w->period_ns ? 2 : 1, 0);
-	if ((e = pw_labels(w, (size_t)(s - p->stacks))))
+	if ((e = pw_labels(w, w->site ? w->site->stack : (size_t)(s - p->stacks))))
 		return e;
 	pb__bytes(&w->top, PROFILE_SAMPLE, w->msg.buf, w->msg.len);
 	if (w->top.err)
@@ -328,7 +580,8 @@ static int pw_functions(struct pprof_writer *w)
 		if (w->kernel_mapping && w->in_kernel && w->in_kernel[i])
 			pb__uint(&w->msg, LOCATION_MAPPING_ID, w->kernel_mapping);
 		pb__bytes(&w->msg, LOCATION_LINE, w->line.buf, w->line.len);
-		pb__bytes(&w->top, PROFILE_LOCATION, w->msg.buf, w->msg.len);
+		if (!w->addrs)
+			pb__bytes(&w->top, PROFILE_LOCATION, w->msg.buf, w->msg.len);
 		w->msg.len = 0;
 		pb__uint(&w->msg, FUNCTION_ID, id);
 		pb__uint(&w->msg, FUNCTION_NAME, S_FRAMES + i);
@@ -375,14 +628,23 @@ static int pw_body(struct pprof_writer *w, const struct profile *p, const char *
 	int err;
 
 	pw_header(w);
-	for (size_t i = 0; i < p->nr; i++) {
+	for (size_t i = 0; !w->addrs && i < p->nr; i++) {
 		err = pw_sample(w, p, &p->stacks[i]);
 		if (err)
+			return err;
+	}
+	if (w->addrs) {
+		if ((err = pw_sites(w, p)))
+			return err;
+		pw_addr_mappings(w);
+		if ((err = pw_addr_locations(w)))
 			return err;
 	}
 	err = pw_functions(w);
 	if (!err)
 		err = pw_strings(w, name);
+	if (!err && w->addrs)
+		err = pw_addr_strings(w);
 	if (!err)
 		err = w->top.err ? w->top.err : w->msg.err;
 	return err ? err : pw_deflate(w, Z_FINISH);
@@ -404,9 +666,12 @@ int output_pprof(FILE *out, const struct profile *p, const struct render_opts *o
 	err = profile__used_names(p, kept, &w.used) ? -ENOMEM : 0;
 	if (!err && p->origins && !(w.in_kernel = calloc(w.used.nr + 1, 1)))
 		err = -ENOMEM;
+	if (!err && p->addrs && p->addrs->nr_sites)
+		err = pw_addr_init(&w, p->addrs);
 	if (!err)
 		err = pw_body(&w, p, name);
 	free(w.in_kernel);
+	pw_addr_free(&w);
 	used_names__free(&w.used);
 	deflateEnd(&w.z);
 	pb__free(&w.top);

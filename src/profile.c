@@ -226,6 +226,20 @@ static void permute(struct profile *p, size_t *order)
 	}
 }
 
+/* The sites of p's stacks follow them to where order puts them. */
+static int renumber_sites(struct profile *p, const size_t *order)
+{
+	uint32_t *to = malloc(p->nr * sizeof(*to));
+
+	if (!to)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nr; i++)
+		to[order[i]] = (uint32_t)i;
+	paddrs__renumber(p->addrs, to);
+	free(to);
+	return 0;
+}
+
 int profile__sort_by_count(struct profile *p)
 {
 	size_t *order = malloc((p->nr ? p->nr : 1) * sizeof(*order));
@@ -235,6 +249,10 @@ int profile__sort_by_count(struct profile *p)
 	for (size_t i = 0; i < p->nr; i++)
 		order[i] = i;
 	qsort_r(order, p->nr, sizeof(*order), by_count_then_text, p);
+	if (p->addrs && p->addrs->nr_sites && renumber_sites(p, order)) {
+		free(order);
+		return -ENOMEM;
+	}
 	permute(p, order);
 	free(order);
 	return 0;
@@ -416,6 +434,7 @@ void profile__free(struct profile *p)
 		free(b);
 	}
 	strtab__free(&p->names);
+	paddrs__free(p->addrs);
 	free(p->ids);
 	free(p->stacks);
 	free(p->origins);

@@ -9,9 +9,10 @@
  *
  * Frame names are kept once each (interned) and a stack is a run of name
  * ids, root first: a 100,000-line folded file of deep stacks costs its
- * distinct names plus 4 bytes a frame, not its 86 MB of text.  (A frame's
- * address, for pprof locations, would be a second array beside ids,
- * indexed the same way: stacks would then merge by both.)
+ * distinct names plus 4 bytes a frame, not its 86 MB of text.  A
+ * capture's profile also says where its frames were (profile_addr.h), for
+ * pprof: stacks merge by names only, their samples are kept apart by
+ * address there.
  */
 #ifndef SMOLDER_PROFILE_H
 #define SMOLDER_PROFILE_H
@@ -19,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "profile_addr.h"
 #include "strtab.h"
 
 struct pstack {
@@ -79,6 +81,7 @@ struct profile {
 	struct stack_origin *origins; /* per stack, a capture's; NULL for files */
 	size_t cap_origins;
 	struct capture_info info;
+	struct paddrs *addrs;  /* a capture's frames' addresses; NULL for files */
 	struct name_block *blocks; /* the names' bytes */
 };
 

@@ -58,6 +58,7 @@ struct symfile {
 	struct filecache_ent ent; /* first (the cache's pointer is ours); refs:
 				   * mappings of held images */
 	struct elf_syms *es;      /* NULL: see state */
+	char build_id[81];        /* GNU build id in hex; "" when none */
 	enum file_state state;
 	uint64_t failed_phase; /* the budget FILE_LATE was given up in */
 	/*
@@ -176,6 +177,19 @@ static void read_table(struct symcache *sc, struct symfile *f, int fd, pid_t pid
 	      errno == E2BIG ? "symbol memory full" : "out of time");
 }
 
+/* f's build id, for pprof's mappings (the note is read whatever its
+ * symbol table's fate). */
+static void read_build_id(struct symfile *f, int fd)
+{
+	struct elf_file *ef = elf_file__open_fd(fd);
+	unsigned char id[40];
+	size_t n = ef ? elf_file__build_id(ef, id, sizeof(id)) : 0;
+
+	for (size_t i = 0; i < n; i++)
+		snprintf(f->build_id + 2 * i, 3, "%02x", id[i]);
+	elf_file__close(ef);
+}
+
 static struct symfile *file_get(struct symcache *sc, const struct stat *st, int fd,
 				pid_t pid, const struct proc_map *m,
 				const struct symcache_read *rd)
@@ -198,6 +212,7 @@ static struct symfile *file_get(struct symcache *sc, const struct stat *st, int 
 	if (!f)
 		return &sc->no_file;
 	f->ent.id = id;
+	read_build_id(f, fd);
 	read_table(sc, f, fd, pid, m, rd);
 	f->ent.bytes = sizeof(*f) + elf_syms__bytes(f->es);
 	filecache__add(sc->files, &f->ent);
@@ -298,11 +313,17 @@ static const char *demangled(struct symcache *sc, struct symfile *f, const char 
 }
 
 
-const char *symcache__name(struct symcache *sc, struct symfile *f, uint64_t off)
+const char *symcache__name(struct symcache *sc, struct symfile *f, uint64_t off,
+			   uint64_t *vaddr)
 {
-	const char *name = elf_syms__map_offset(f->es, off, NULL, NULL);
+	const char *name = elf_syms__map_offset(f->es, off, NULL, vaddr);
 
 	return name ? demangled(sc, f, name) : NULL;
+}
+
+const char *symcache__build_id(const struct symfile *f)
+{
+	return f->build_id;
 }
 
 void symcache__trim(struct symcache *sc, const struct filecache_trim *t)

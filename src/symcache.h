@@ -52,8 +52,12 @@ bool symfile__retry(const struct symfile *f, uint64_t phase);
 /* f was used in interval (the clock of trimming's LRU). */
 void symfile__touch(struct symfile *f, uint64_t interval);
 /* The name of f's symbol covering file offset off, demangled if asked; NULL
- * if none. */
-const char *symcache__name(struct symcache *sc, struct symfile *f, uint64_t off);
+ * if none.  *vaddr (if not NULL) gets off's ELF virtual address when f has a
+ * table, else is left alone. */
+const char *symcache__name(struct symcache *sc, struct symfile *f, uint64_t off,
+			   uint64_t *vaddr);
+/* f's GNU build id in hex, "" when it has none (or its file would not open). */
+const char *symcache__build_id(const struct symfile *f);
 /* Frees tables no mapping holds, with t's others, oldest first (filecache.h). */
 void symcache__trim(struct symcache *sc, const struct filecache_trim *t);
 

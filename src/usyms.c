@@ -407,11 +407,17 @@ void usyms__set_demangle(struct usyms *u, bool on)
 
 static size_t name_file(struct usyms *u, struct pid_ent *e,
 			const struct proc_map *m, uint64_t addr, char *buf,
-			size_t len)
+			size_t len, struct usyms_frame *out)
 {
 	struct symfile *f = slot_file(u, e, m - e->pm->maps);
 	uint64_t off = addr - m->start + m->pgoff;
-	const char *name = symcache__name(u->syms, f, off);
+	uint64_t vaddr = UINT64_MAX;
+	const char *name = symcache__name(u->syms, f, off, &vaddr);
+
+	*out = (struct usyms_frame){ .file = m->path, .build_id = symcache__build_id(f),
+				     .dev = m->dev, .ino = m->ino, .map_start = m->start,
+				     .map_end = m->end, .map_pgoff = m->pgoff, .off = off,
+				     .vaddr = vaddr };
 
 	if (name) {
 		/* "memcpy@@GLIBC_2.14" names the same function as "memcpy" */
@@ -568,8 +574,7 @@ size_t usyms__name_frame(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr
 	const struct proc_map *m = NULL;
 	struct pid_ent *e;
 
-	out->jit = false;
-	out->miss = USYMS_NAMED;
+	*out = (struct usyms_frame){ .miss = USYMS_NAMED };
 	e = u ? pid_get(u, pid, gen) : NULL;
 	if (e && e->pm) {
 		m = proc_maps__find(e->pm, addr);
@@ -584,7 +589,7 @@ size_t usyms__name_frame(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr
 	}
 	switch (m->kind) {
 	case PROC_MAP_FILE:
-		return name_file(u, e, m, addr, buf, len);
+		return name_file(u, e, m, addr, buf, len, out);
 	case PROC_MAP_VDSO:
 		return name_vdso(u, m, addr, buf, len);
 	case PROC_MAP_STACK:

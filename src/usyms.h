@@ -118,6 +118,14 @@ enum usyms_miss {
 struct usyms_frame {
 	bool jit;             /* named from a perf map */
 	enum usyms_miss miss; /* why it is "[unknown]" */
+	/*
+	 * A frame in a mapped file (else file is NULL): the file's path as its
+	 * process maps it and its build id (hex, "" when none), both valid
+	 * until the next usyms call; the mapping; addr's file offset and its
+	 * ELF virtual address (UINT64_MAX when the file's table was not read).
+	 */
+	const char *file, *build_id;
+	uint64_t dev, ino, map_start, map_end, map_pgoff, off, vaddr;
 };
 
 /* usyms__name, telling why a frame is "[unknown]". */
