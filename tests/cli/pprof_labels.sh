@@ -20,7 +20,7 @@ check capture_exit_0 equals "$RC" 0
 P=$(sed -n 's/^cpu_[0-9]*;cpu_split-\([0-9]*\)\/.*/\1/p' "$TMP/c.folded" | sort -u)
 pp -raw "$TMP/c.pb.gz" >"$TMP/raw"
 BID=$(readelf -n "$WL/cpu_split" | sed -n 's/.*Build ID: //p')
-check main_binary_mapping some_line "$TMP/raw" "^1: 0x0/0x0/0x0 $(re_escape "$WL/cpu_split") $BID \[FN\]$"
+check main_binary_mapping some_line "$TMP/raw" "^1: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ $(re_escape "$WL/cpu_split") $BID \[FN\]$"
 pp -top "$TMP/c.pb.gz" >"$TMP/top"
 check top_names_file some_line "$TMP/top" '^File: cpu_split$'
 check top_names_build_id some_line "$TMP/top" "^Build ID: $BID$"
@@ -62,7 +62,7 @@ pp -raw "$TMP/k.pb.gz" >"$TMP/kraw"
 check machine_first_mapping_kernel some_line "$TMP/kraw" '^1: .* \[kernel\.kallsyms\] '
 sed 's/ [0-9.]*$//' "$TMP/k.folded" | cut -d';' -f1 | sort -u >"$TMP/kprocs"
 sed -n '/^Locations/,/^Mappings/p' "$TMP/kraw" | grep -E '^ +[0-9]+: ' |
-	awk 'NR == FNR { proc[$0] = 1; next } { n = $0; sub(/^ +[0-9]+: 0x0 (M=[0-9]+ )?/, "", n); sub(/ :0 s=0$/, "", n); if (!(n in proc)) print }' "$TMP/kprocs" - >"$TMP/klocs"
+	awk 'NR == FNR { proc[$0] = 1; next } { n = $0; sub(/^ +[0-9]+: 0x[0-9a-f]+ (M=[0-9]+ )?/, "", n); sub(/ :0 s=0$/, "", n); if (!(n in proc)) print }' "$TMP/kprocs" - >"$TMP/klocs"
 check kernel_locations_mapped all_lines "$TMP/klocs" ' M=1 '
 # a folded file converted has no capture: no labels, no mappings
 run_sm fg flamegraph --format pprof -o "$TMP/f.pb.gz" "$TMP/c.folded"
