@@ -2,7 +2,9 @@
 /*
  * Folding (see fold.h): names every frame of a counted sample through the
  * kernel and user symbolizers, interns each name into the profile, and
- * merges equal runs of frame ids in an open-addressing hash table.  Leaf
+ * merges equal runs of frame ids in an open-addressing hash table; where
+ * each frame was (file and offset, or kernel address) goes beside, to the
+ * profile's sites (profile_addr.h), which pprof writes.  Leaf
  * frames are looked up at their address; callers' return addresses at
  * address - 1, so that a call that is the last instruction of a function
  * names that function, not the next.

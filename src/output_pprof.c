@@ -2,13 +2,16 @@
 /*
  * pprof output: a profile as a gzip-compressed profile.proto (the format of
  * github.com/google/pprof, proto/profile.proto), read by `go tool pprof`,
- * pprof's web UI and the tools that import it.  One Function and one
- * Location per distinct frame name (frames arrive named, without their
- * addresses), one Sample per stack with its locations leaf first.  A
- * capture's samples also carry labels: process (comm), pid, and thread and
- * cpu when the view kept them; its file has duration_nanos and Mappings:
- * the main binary first (the command's or the one -p process's executable,
- * with its build id), then [kernel.kallsyms] when kernel stacks were taken.
+ * pprof's web UI and the tools that import it.  One Function per distinct
+ * frame name.  A folded file's profile has one Location per name and one
+ * Sample per stack, its locations leaf first.  A capture's has one Sample
+ * per stack and addresses of its frames (a site, profile_addr.h), one
+ * Location per (name, file, address) and one Mapping per file segment, with
+ * its range; its samples also carry labels: process (comm), pid, and thread
+ * and cpu when the view kept them; its file has duration_nanos, the main
+ * binary (the command's or the one -p process's executable, with its build
+ * id) as the first Mapping, and [kernel.kallsyms] when kernel stacks were
+ * taken.
  *
  * It streams: samples are encoded and compressed as the stacks are read,
  * and the locations, functions and string table, known only at the end,

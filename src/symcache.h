@@ -5,9 +5,9 @@
  * file) and held by the mappings that use it.  Owns opening a mapping's
  * file as its process sees it, reading its table within the caller's time
  * and memory budgets, remembering why a file has none (too big for good;
- * late, tried again in a later budget), the demangled forms of its names,
- * and eviction and trimming of tables no mapping holds.  usyms.c maps
- * processes' addresses onto these tables.
+ * late, tried again in a later budget), its build id, the demangled forms
+ * of its names, and eviction and trimming of tables no mapping holds.
+ * usyms.c maps processes' addresses onto these tables.
  */
 #ifndef SMOLDER_SYMCACHE_H
 #define SMOLDER_SYMCACHE_H

@@ -27,6 +27,17 @@ static struct usyms *us;
 
 __attribute__((noinline)) void user_root_fn(void) { __asm__ volatile(""); }
 __attribute__((noinline)) void user_leaf_fn(void) { __asm__ volatile(""); }
+/* Long enough that two addresses 8 bytes apart are both in it. */
+__attribute__((noinline)) unsigned long user_loop_fn(unsigned long n)
+{
+	unsigned long s = 0;
+
+	for (unsigned long i = 0; i < n; i++) {
+		s += i ^ (s >> 3);
+		__asm__ volatile("");
+	}
+	return s;
+}
 
 static struct ksyms *load_fixture(void)
 {
@@ -194,6 +205,88 @@ TEST(equal_texts_merge_and_sort_by_count)
 	out = fold__profile(f);
 	nr = out->nr;
 	CHECK(nr == 2 && out->stacks[0].count == 15 && out->stacks[1].count == 7);
+	fold__free(f);
+}
+
+/* The site of profile p with leaf location address addr, or NULL. */
+static const struct psite *site_at(const struct profile *p, uint64_t addr)
+{
+	const struct paddrs *a = p->addrs;
+
+	for (size_t i = 0; i < a->nr_sites; i++) {
+		const struct psite *s = &a->sites[i];
+		const uint32_t *l = paddrs__site_locs(a, s);
+
+		if (a->locs[l[p->stacks[s->stack].depth - 1]].addr == addr)
+			return s;
+	}
+	return NULL;
+}
+
+TEST(sites_by_address_beside_merged_stacks)
+{
+	struct fold_opts o = { .user = true, .kernel = true };
+	struct fold *f = fold__new(&o, ks, us);
+	struct sample_key key = make_key(0);
+	struct stack_trace a = user_stack(), b = user_stack(), kst = kernel_stack();
+	uint64_t fn = (uint64_t)(uintptr_t)user_loop_fn;
+	const struct profile *p;
+	const struct paddrs *ad;
+	const struct psite *sa, *sb;
+	const uint32_t *l;
+	const struct pmapping *m;
+
+	a.ip[0] = fn + 4;
+	b.ip[0] = fn + 12;
+	fold__add(f, &key, 2, NULL, &a);
+	fold__add(f, &key, 3, NULL, &b);
+	fold__add(f, &key, 1, NULL, &a);
+	fold__add(f, &key, 9, &kst, NULL); /* sorts first: stacks renumbered */
+	p = fold__profile(f);
+	ad = p->addrs;
+	CHECK(p->nr == 2 && ad->nr_sites == 3);
+	CHECK_STR(text_of(p, 1), "app;user_root_fn;user_loop_fn");
+	CHECK(p->stacks[1].count == 6);
+	/* one name, two addresses: each site has its own leaf location */
+	m = &ad->maps[0];
+	CHECK(ad->nr_maps == 1 && m->vaddr != UINT64_MAX);
+	for (size_t i = 0; i < ad->nr_sites; i++) {
+		const struct psite *s = &ad->sites[i];
+
+		l = paddrs__site_locs(ad, s);
+		if (s->stack == 1) {
+			CHECK(ad->locs[l[2]].map == 1);
+			CHECK(ad->locs[l[1]].map == 1);
+			CHECK(ad->locs[l[0]].map == 0 && ad->locs[l[0]].addr == 0);
+		} else {
+			CHECK(s->stack == 0 && s->count == 9);
+			CHECK(ad->locs[l[3]].map == PADDR_KERNEL);
+			CHECK(ad->locs[l[3]].addr == 0xffffffff81000310); /* the leaf's own */
+			CHECK(ad->locs[l[2]].addr == 0xffffffff8100020f); /* a caller's - 1 */
+		}
+	}
+	/* user addresses are file offsets: 8 bytes apart, counts by address */
+	sa = sb = NULL;
+	for (size_t i = 0; i < ad->nr_sites; i++) {
+		const struct psite *s = &ad->sites[i];
+
+		if (s->stack != 1)
+			continue;
+		if (!sa)
+			sa = s;
+		else
+			sb = s;
+	}
+	CHECK(sa && sb);
+	if (sa && sb) {
+		uint64_t xa = ad->locs[paddrs__site_locs(ad, sa)[2]].addr;
+		uint64_t xb = ad->locs[paddrs__site_locs(ad, sb)[2]].addr;
+
+		CHECK(xb - xa == 8 && sa->count == 3 && sb->count == 3);
+		CHECK(site_at(p, xa) == sa);
+		/* a file offset: where this process has it is the function's */
+		CHECK(m->seen_at + (xa - m->offset) == fn + 4);
+	}
 	fold__free(f);
 }
 
@@ -425,6 +518,7 @@ int main(void)
 	RUN(module_names_and_unknown_kernel_frames);
 	RUN(equal_texts_merge_and_sort_by_count);
 	RUN(empty_fold_sorts_to_nothing);
+	RUN(sites_by_address_beside_merged_stacks);
 	RUN(hostile_comm_is_sanitized);
 	RUN(report_is_leaf_first);
 	RUN(origins_from_the_sample);
