@@ -199,7 +199,7 @@ FUZZ_CFLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -Isrc -I$(OUT) \
 	-DSMOLDER_VERSION='"$(VERSION)"'
 FUZZ_MODULES := elf_file elf_syms debuginfo proc_maps perfmap perfmap_file safe_open budget \
-	demangle log unwind_table unwind_cfi folded_read profile strtab output_folded output_svg flame \
+	demangle log unwind_table unwind_cfi folded_read profile profile_addr strtab output_folded output_svg flame \
 	output_speedscope output_pprof pb utf8 clock grow
 FUZZ_OBJS := $(patsubst %,$(OUT)/fuzz/obj/%.o,$(FUZZ_MODULES))
 # expat and json-c check that fuzz_outputs' SVG and JSON stay well-formed

@@ -100,9 +100,9 @@ check disasm_spin_flat equals "$flat_ins" "$flat_top"
 
 # two processes of one file, loaded at two addresses: one mapping, and
 # burn_a's locations are the same addresses in both (by file offset)
-start_wl cpu_split 5 || exit 1
+start_wl cpu_split 20 || exit 1
 A=$WL_PID
-start_wl cpu_split 5 || exit 1
+start_wl cpu_split 20 || exit 1
 B=$WL_PID
 check aslr_differs no_line <(grep -h "$(re_escape "$BIN")" "/proc/$A/maps" | head -n 1 | cut -d- -f1) \
 	"^$(grep -h "$(re_escape "$BIN")" "/proc/$B/maps" | head -n 1 | cut -d- -f1)$"
@@ -116,7 +116,7 @@ sed -n '/^Locations/,/^Mappings/p' "$TMP/traw" | awk -v m="M=$TM" '$3 == m && $4
 check two_processes_one_call_site equals "$(wc -l <"$TMP/ta")" 1
 
 # kernel frames: at their kernel addresses, in the kernel mapping's range
-start_wl syscall_heavy 5 || exit 1
+start_wl syscall_heavy 20 || exit 1
 S=$WL_PID
 run_sm k -K -F 199 -p "$S" -o "$TMP/k.pb.gz" -o "$TMP/k.folded" 1
 kill "$S"

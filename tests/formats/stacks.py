@@ -90,7 +90,9 @@ def speedscope(path, schema_path, per_profile=False):
 
 
 def pprof_raw(path, index):
-    """Locations: "ID: 0x0 M=1 NAME FILE:LINE s=START"; samples: "V1 V2: ID ..."
+    """Locations: "ID: 0xADDR M=1 NAME FILE:LINE s=START" (a capture's have
+    addresses, a folded file's 0x0; names alone are compared here: samples
+    of one stack at other addresses add up); samples: "V1 V2: ID ..."
     with the leaf first, which is reversed here into folded order."""
     names, samples, section = {}, [], None
     with open(path, encoding="utf-8") as f:
@@ -104,7 +106,7 @@ def pprof_raw(path, index):
                 if re.fullmatch(r"[\d ]+", values) and re.fullmatch(r"[\d ]*", ids):
                     samples.append((values.split(), ids.split()))
             elif section == "Locations":
-                m = re.fullmatch(r" *(\d+): 0x0 (?:M=\d+ )?(.*) :0 s=0", line)
+                m = re.fullmatch(r" *(\d+): 0x[0-9a-f]+ (?:M=\d+ )?(.*) :0 s=0", line)
                 if not m:
                     die("unexpected location line: %r" % line)
                 names[m.group(1)] = m.group(2)
