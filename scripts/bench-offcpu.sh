@@ -9,6 +9,8 @@
 #   alone          nothing traces
 #   offcputime     Debian's libbpf-tools offcputime, the whole machine
 #   offcputime-p   offcputime -p PID
+#   offcputime+perf  offcputime and perf record -F 49 -a -g together: the
+#                  two tools a Debian user runs for off- and on-CPU stacks
 #   smolder-off    smolder --off-cpu, the whole machine
 #   smolder-off-p  smolder --off-cpu -p PID
 #   smolder-samp   smolder --off-cpu --off-cpu-sample SAMPLE_N (default 10)
@@ -22,7 +24,10 @@
 #
 # The modes take turns, ROUNDS times (default 5), in an order that rotates;
 # each figure is the median over rounds, and what counts is its ratio to
-# "alone" in the same run (a small, shared, noisy VM).  A mode whose tool
+# "alone" in the same run (a small, shared, noisy VM), and to smolder-cpu:
+# on this VM any tool that opens a cpu-clock perf event per CPU makes
+# pingpong faster than alone (idle vCPUs wake sooner while the tick runs),
+# so a tool with CPU sampling is best compared with a CPU-only capture.  A mode whose tool
 # is missing (no offcputime, a smolder without --off-cpu) is left out with
 # a line that says so.  Each off-CPU run also reports the time the tool
 # recorded for the ping and pong threads, which were traced for at least
@@ -60,10 +65,11 @@ command -v bpftool >/dev/null || die "bpftool is missing (apt-get install bpftoo
 
 TMP=$(mktemp -d /tmp/smolder-bench-offcpu.XXXXXX) || die "cannot create a temporary directory"
 STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo 0)
-TR_PID="" WL_PID=""
+TR_PID="" TR2_PID="" WL_PID=""
 cleanup() {
 	trap - EXIT INT TERM
 	[ -n "$TR_PID" ] && kill -INT "$TR_PID" 2>/dev/null && wait "$TR_PID" 2>/dev/null
+	[ -n "$TR2_PID" ] && kill -INT "$TR2_PID" 2>/dev/null && wait "$TR2_PID" 2>/dev/null
 	[ -n "$WL_PID" ] && kill "$WL_PID" 2>/dev/null && wait "$WL_PID" 2>/dev/null
 	sysctl -q -w kernel.bpf_stats_enabled="$STATS_WAS" 2>/dev/null
 	rm -rf "$TMP"
@@ -71,22 +77,27 @@ cleanup() {
 trap cleanup EXIT
 trap 'echo "bench-offcpu: interrupted" >&2; exit 130' INT TERM
 
+# var MODE: MODE as a shell variable name's tail.
+var() { local v=${1//-/_}; echo "${v//+/_}"; }
 median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }'; }
 range() { printf '%s\n' "$@" | sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR) printf "%s-%s", lo, hi }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "") printf "%.2f", a / b; else print "n/a" }'; }
 
 # Which modes this machine can run, and why not the others.
-has_opt() { "$SMOLDER" --help 2>&1 | grep -q -- "$1"; }
+# has_opt OPTION...: smolder takes these options (--ebpf parses the command
+# line, then only says the BPF program is compiled in).
+has_opt() { "$SMOLDER" "$@" --ebpf >/dev/null 2>&1; }
 MODES="alone"
 SKIPPED=()
 if [ -x "$OFFCPUTIME" ]; then
 	MODES="$MODES offcputime offcputime-p"
+	command -v perf >/dev/null && MODES="$MODES offcputime+perf"
 else
 	SKIPPED+=("offcputime: not found (apt-get install libbpf-tools, or OFFCPUTIME=PATH)")
 fi
 if has_opt --off-cpu; then
 	MODES="$MODES smolder-off smolder-off-p"
-	if has_opt --off-cpu-sample; then
+	if has_opt --off-cpu --off-cpu-sample "$SAMPLE_N"; then
 		MODES="$MODES smolder-samp"
 	else
 		SKIPPED+=("smolder --off-cpu-sample: $SMOLDER has no such option")
@@ -105,9 +116,13 @@ fi
 # the background, its output in OUT; TR_PID is its PID ("" for alone).
 start_tracer() {
 	local long=$((RUN + 90)) # stopped by SIGINT long before
-	TR_PID=""
+	TR_PID="" TR2_PID=""
 	case $1 in
 	alone) return ;;
+	offcputime+perf)
+		perf record -F 49 -a -g -B -o "$3.data" >/dev/null 2>&1 &
+		TR2_PID=$!
+		"$OFFCPUTIME" "$long" >"$3" 2>"$3.err" & ;;
 	offcputime) "$OFFCPUTIME" "$long" >"$3" 2>"$3.err" & ;;
 	offcputime-p) "$OFFCPUTIME" -p "$2" "$long" >"$3" 2>"$3.err" & ;;
 	smolder-off) "$SMOLDER" --off-cpu -q -o "$3" "$long" 2>"$3.err" & ;;
@@ -152,9 +167,9 @@ measure() {
 
 stop_tracer() {
 	[ -n "$TR_PID" ] || return 0
-	kill -INT "$TR_PID" 2>/dev/null
-	wait "$TR_PID" 2>/dev/null
-	TR_PID=""
+	kill -INT "$TR_PID" $TR2_PID 2>/dev/null
+	wait "$TR_PID" $TR2_PID 2>/dev/null
+	TR_PID="" TR2_PID=""
 }
 
 # recorded MODE OUT: seconds of the ping and pong threads in OUT (the
@@ -180,7 +195,7 @@ run() {
 	[ -n "$rate" ] || die "pingpong under $mode failed: $(tail -n 1 "$TMP/pp")"
 	rec=$(recorded "$mode" "$out")
 	[ "$mode" = perf-off ] && [ -s "$out.err" ] && grep -m1 -o "option .off-cpu. is being ignored[^[]*" "$out.err" >"$TMP/perf-warning"
-	eval "RATE_${mode//-/_}+=($rate) REC_${mode//-/_}+=($rec)"
+	eval "RATE_$(var "$mode")+=($rate) REC_$(var "$mode")+=($rec)"
 	echo "  $mode: $rate round trips/s${rec:+, ping+pong recorded ${rec} s}" >&2
 }
 
@@ -192,7 +207,7 @@ for s in "${SKIPPED[@]}"; do echo "  skipped: $s"; done
 echo "  pingpong $RUN s from $SETTLE s after the tool attached${PIN:+, pinned to CPU $PIN}; $ROUNDS rounds; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 
-for m in $MODES; do eval "RATE_${m//-/_}=() REC_${m//-/_}=()"; done
+for m in $MODES; do eval "RATE_$(var "$m")=() REC_$(var "$m")=()"; done
 for ((r = 0; r < ROUNDS; r++)); do
 	set -- $MODES
 	for ((k = 0; k < r % $#; k++)); do set -- "${@:2}" "$1"; done # rotate
@@ -204,6 +219,7 @@ label() {
 	alone) echo "pingpong alone" ;;
 	offcputime) echo "\`offcputime\` (whole machine)" ;;
 	offcputime-p) echo "\`offcputime -p PID\`" ;;
+	offcputime+perf) echo "\`offcputime\` + \`perf record -F 49 -a -g\`" ;;
 	smolder-off) echo "\`smolder --off-cpu\` (whole machine)" ;;
 	smolder-off-p) echo "\`smolder --off-cpu -p PID\`" ;;
 	smolder-samp) echo "\`smolder --off-cpu --off-cpu-sample $SAMPLE_N\`" ;;
@@ -212,16 +228,17 @@ label() {
 	perf-off) echo "\`perf record --off-cpu -a -g\`" ;;
 	esac
 }
-eval "ALONE=\$(median \"\${RATE_alone[@]}\")"
-echo "| under | round trips/s, median (range) | ratio to alone | ping+pong recorded, s (traced >= $((2 * (SETTLE + RUN)))) |"
-echo "| --- | ---: | ---: | ---: |"
+ALONE=$(median "${RATE_alone[@]}")
+CPUONLY=$(median "${RATE_smolder_cpu[@]}")
+echo "| under | round trips/s, median (range) | ratio to alone | ratio to smolder CPU only | ping+pong recorded, s (traced >= $((2 * (SETTLE + RUN)))) |"
+echo "| --- | ---: | ---: | ---: | ---: |"
 for m in $MODES; do
-	eval "v=(\"\${RATE_${m//-/_}[@]}\") rec=(\"\${REC_${m//-/_}[@]}\")"
+	eval "v=(\"\${RATE_$(var "$m")[@]}\") rec=(\"\${REC_$(var "$m")[@]}\")"
 	med=$(median "${v[@]}")
 	recm=""
 	[ -n "${rec[*]}" ] && recm="$(median "${rec[@]}") ($(range "${rec[@]}"))"
-	printf '| %s | %s (%s) | %s | %s |\n' "$(label "$m")" "$med" "$(range "${v[@]}")" \
-		"$(ratio "$med" "$ALONE")" "${recm:--}"
+	printf '| %s | %s (%s) | %s | %s | %s |\n' "$(label "$m")" "$med" "$(range "${v[@]}")" \
+		"$(ratio "$med" "$ALONE")" "$(ratio "$med" "$CPUONLY")" "${recm:--}"
 done
 [ -s "$TMP/perf-warning" ] && echo "perf said: $(cat "$TMP/perf-warning")"
 echo
@@ -237,7 +254,7 @@ for p in json.load(sys.stdin):
 echo "BPF programs each tool loaded, kernel.bpf_stats_enabled=1, one $RUN s pingpong run each:"
 sysctl -q -w kernel.bpf_stats_enabled=1 || die "cannot set kernel.bpf_stats_enabled"
 for m in $MODES; do
-	case $m in alone|perf-off|smolder-base) continue ;; esac
+	case $m in alone|perf-off|smolder-base|offcputime+perf) continue ;; esac
 	prog_stats | awk '{ print $1 }' >"$TMP/before"
 	measure "$m" "$TMP/stats-$m.folded"
 	prog_stats >"$TMP/after"
