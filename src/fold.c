@@ -324,10 +324,32 @@ static int add_context(struct fold *f, const struct sample_key *key,
 	return 0;
 }
 
+/*
+ * Leaf frames of a tracepoint program's kernel stack that are the program
+ * and its caller (bpf_prog_..., bpf_trace_run4, __bpf_trace_...), not the
+ * code that hit the tracepoint.
+ */
+static int tracing_frames(struct fold *f, const struct stack_trace *st)
+{
+	static const char *const prefixes[] = { "bpf_prog_", "bpf_trace_run", "__bpf_trace_",
+						"__traceiter_", NULL };
+	const char *name;
+	uint32_t i = 0;
+
+	for (bool more = true; st && i < st->nr && more; i += more) {
+		more = false;
+		name = kernel_sym(f, st, i);
+		for (int p = 0; name && prefixes[p] && !more; p++)
+			more = !strncmp(name, prefixes[p], strlen(prefixes[p]));
+	}
+	return i;
+}
+
 static int add_kernel(struct fold *f, const struct sample_key *key,
 		      const struct stack_trace *st, uint16_t *n)
 {
 	const char *suffix = f->o.annotate ? "_[k]" : "";
+	int skip = key->flags & SAMPLE_OFFCPU ? tracing_frames(f, st) : 0;
 	char name[NAME_MAX_LEN];
 
 	*n = 0;
@@ -336,9 +358,42 @@ static int add_kernel(struct fold *f, const struct sample_key *key,
 		return push_frame(f, key->flags & SAMPLE_KSTACK_LOST ?
 				"[lost kernel stack]" : "[missed kernel stack]", suffix);
 	}
-	for (int i = st ? (int)st->nr - 1 : -1; i >= 0; i--) {
+	for (int i = st ? (int)st->nr - 1 : -1; i >= skip; i--) {
 		kernel_name(f, frame_addr(st, i), name, sizeof(name));
 		if (push_frame(f, name, suffix))
+			return -ENOMEM;
+		(*n)++;
+	}
+	return 0;
+}
+
+/* "[off-cpu:S]" and, with wakers, "woken-by:COMM" and the waker's kernel
+ * stack, root first. */
+static int add_offcpu(struct fold *f, const struct sample_key *key,
+		      const struct stack_trace *wst, uint16_t *n)
+{
+	char name[SMOLDER_COMM_LEN + 16], comm[SMOLDER_COMM_LEN + 1] = "[unknown]";
+	struct waker_desc d;
+
+	if (push_frame(f, key->flags & SAMPLE_OFFCPU_D ? "[off-cpu:D]" : "[off-cpu:S]", ""))
+		return -ENOMEM;
+	(*n)++;
+	if (!f->o.wakers || !key->work)
+		return 0;
+	if (f->o.waker_desc && !f->o.waker_desc(f->o.work_arg, key->work, &d)) {
+		memcpy(comm, d.comm, SMOLDER_COMM_LEN);
+		comm[SMOLDER_COMM_LEN] = 0;
+	}
+	snprintf(name, sizeof(name), "woken-by:%s", comm);
+	frame_name__sanitize(name);
+	if (push_frame(f, name, ""))
+		return -ENOMEM;
+	(*n)++;
+	for (int i = wst && f->o.kernel ? (int)wst->nr - 1 : -1; i >= tracing_frames(f, wst); i--) {
+		char kname[NAME_MAX_LEN];
+
+		kernel_name(f, frame_addr(wst, i), kname, sizeof(kname));
+		if (push_frame(f, kname, f->o.annotate ? "_[k]" : ""))
 			return -ENOMEM;
 		(*n)++;
 	}
@@ -363,6 +418,17 @@ static int add_delimiter(struct fold *f, uint32_t user_end)
 int fold__add(struct fold *f, const struct sample_key *key, uint64_t count,
 	      const struct stack_trace *kst, const struct stack_trace *ust)
 {
+	return fold__add_woken(f, key, count, kst, ust, NULL);
+}
+
+int fold__add_woken(struct fold *f, const struct sample_key *key, uint64_t count,
+		    const struct stack_trace *kst, const struct stack_trace *ust,
+		    const struct stack_trace *wst)
+{
+	bool offcpu = key->flags & SAMPLE_OFFCPU;
+	/* microseconds: sums of fractions, rounded once per stack */
+	double weight = !f->o.time_weighted ? (double)count
+			: offcpu ? count / 1000.0 : count * f->o.sample_ns / 1000.0;
 	struct stack_origin o = { .tgid = key->tgid };
 	enum usyms_miss miss = USYMS_NAMED;
 	enum idle_path idle;
@@ -385,12 +451,16 @@ int fold__add(struct fold *f, const struct sample_key *key, uint64_t count,
 			return -ENOMEM;
 		o.n_delim = 1;
 	}
+	if (offcpu && add_offcpu(f, key, wst, &o.n_kernel))
+		return -ENOMEM;
 	memcpy(o.comm, key->comm, sizeof(o.comm));
 	o.comm[sizeof(o.comm) - 1] = '\0';
 	i = find_or_add(f, key->tgid, &o);
 	if (i < 0)
 		return -ENOMEM;
-	f->p->stacks[i].count += count;
+	f->p->stacks[i].count += weight;
+	if (offcpu)
+		return 0; /* nanoseconds, not samples */
 	f->total += count;
 	if (miss != USYMS_NAMED)
 		f->unnamed[miss] += count;
@@ -401,6 +471,9 @@ int fold__add(struct fold *f, const struct sample_key *key, uint64_t count,
 
 struct profile *fold__profile(struct fold *f)
 {
+	if (f->o.time_weighted)
+		for (size_t i = 0; i < f->p->nr; i++)
+			f->p->stacks[i].count = (double)(uint64_t)(f->p->stacks[i].count + 0.5);
 	/* the slots then point at the wrong stacks: fold__add reindexes */
 	if (!f->sorted && profile__sort_by_count(f->p))
 		return NULL;
