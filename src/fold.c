@@ -367,6 +367,31 @@ static int add_kernel(struct fold *f, const struct sample_key *key,
 	return 0;
 }
 
+/*
+ * A wakeup from an interrupt (a timer's, a device's) ran on whatever task
+ * the interrupt came in on: the waker is then [irq] or [softirq], and its
+ * stack starts at the interrupt's entry.  Returns that frame's index in
+ * wst (leaf first), or -1 for a wakeup by the task itself.
+ */
+static int interrupt_entry(struct fold *f, const struct stack_trace *wst, char *comm, size_t len)
+{
+	static const char *const entries[] = { "asm_sysvec_", "asm_common_interrupt",
+					       "el1h_64_irq", "el0t_64_irq", NULL };
+	const char *name;
+
+	for (int i = wst ? (int)wst->nr - 1 : -1; i >= 0; i--) {
+		if (!(name = kernel_sym(f, wst, i)))
+			continue;
+		for (int e = 0; entries[e]; e++) {
+			if (strncmp(name, entries[e], strlen(entries[e])))
+				continue;
+			snprintf(comm, len, "%s", in_softirq_loop(f, wst) ? "[softirq]" : "[irq]");
+			return i;
+		}
+	}
+	return -1;
+}
+
 /* "[off-cpu:S]" and, with wakers, "woken-by:COMM" and the waker's kernel
  * stack, root first. */
 static int add_offcpu(struct fold *f, const struct sample_key *key,
@@ -374,6 +399,7 @@ static int add_offcpu(struct fold *f, const struct sample_key *key,
 {
 	char name[SMOLDER_COMM_LEN + 16], comm[SMOLDER_COMM_LEN + 1] = "[unknown]";
 	struct waker_desc d;
+	int from, skip;
 
 	if (push_frame(f, key->flags & SAMPLE_OFFCPU_D ? "[off-cpu:D]" : "[off-cpu:S]", ""))
 		return -ENOMEM;
@@ -384,12 +410,16 @@ static int add_offcpu(struct fold *f, const struct sample_key *key,
 		memcpy(comm, d.comm, SMOLDER_COMM_LEN);
 		comm[SMOLDER_COMM_LEN] = 0;
 	}
+	from = interrupt_entry(f, wst, comm, sizeof(comm));
 	snprintf(name, sizeof(name), "woken-by:%s", comm);
 	frame_name__sanitize(name);
 	if (push_frame(f, name, ""))
 		return -ENOMEM;
 	(*n)++;
-	for (int i = wst && f->o.kernel ? (int)wst->nr - 1 : -1; i >= tracing_frames(f, wst); i--) {
+	if (from < 0)
+		from = wst ? (int)wst->nr - 1 : -1;
+	skip = tracing_frames(f, wst);
+	for (int i = f->o.kernel ? from : -1; i >= skip; i--) {
 		char kname[NAME_MAX_LEN];
 
 		kernel_name(f, frame_addr(wst, i), kname, sizeof(kname));
