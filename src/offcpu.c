@@ -222,10 +222,13 @@ static int pending_part(struct offcpu *o, const void *k, const void *v, void *ar
 	const struct pass *p = arg;
 	uint64_t from = rec->start > p->epoch ? rec->start : p->epoch;
 
-	if (rec->start >= p->at)
-		return 0; /* began after the flip: all in the next interval */
-	if (p->b) {
+	/* even one that began after the boundary: its run may have found the
+	 * old bank still live, and stored its stacks there */
+	if (p->b)
 		copy_key_stacks(o, p->b, &rec->key);
+	if (rec->start >= p->at)
+		return 0; /* all in the next interval */
+	if (p->b) {
 		if (GROW(o->seen, o->cap_seen, o->nr_seen + 1, 256))
 			return -ENOMEM;
 		o->seen[o->nr_seen++] = (struct seen_wait){ *(const uint32_t *)k, rec->start };

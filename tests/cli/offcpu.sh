@@ -63,6 +63,26 @@ run_sm t --off-cpu --per-thread -f -F 499 -p "$P" 2
 check offcpu_per_thread some_line "$TMP/t.out" "^offcpu_split-$P/$P;.*;doze;.*\[off-cpu:S\] [0-9]+\$"
 check offcpu_per_thread_writer some_line "$TMP/t.out" "^pipe_writer-$P/[0-9]+;.*\[off-cpu:S\] [0-9]+\$"
 
+# --- --unwind fp: the same waits, frame-pointer stacks ---
+run_sm fp --off-cpu --unwind fp -f -F 499 -p "$P" 2
+check offcpu_fp_doze some_line "$TMP/fp.out" '^offcpu_split;.*;run_rounds;doze;.*;__schedule;\[off-cpu:S\] [0-9]+$'
+
+# --- --cgroup: only the waits of tasks in the cgroup ---
+CG2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+if [ -n "$CG2" ] && mkdir "$CG2/smolder-offcpu.$$" 2>/dev/null; then
+	CG=$CG2/smolder-offcpu.$$
+	at_exit "for p in \$(cat '$CG/cgroup.procs' 2>/dev/null); do echo \$p >'$CG2/cgroup.procs'; done; kill \$(jobs -p) 2>/dev/null; wait 2>/dev/null; rmdir '$CG'"
+	start_wl offcpu_split 30 || exit 1
+	IN=$WL_PID
+	echo "$IN" >"$CG/cgroup.procs"
+	run_sm cg --off-cpu --per-pid -f -F 199 --cgroup "$CG" 2
+	check offcpu_cgroup_only_inside all_lines "$TMP/cg.out" "^(offcpu_split|pipe_writer)-$IN;"
+	check offcpu_cgroup_waits some_line "$TMP/cg.out" "^offcpu_split-$IN;.*;doze;.*\[off-cpu:S\] [0-9]+\$"
+	kill "$IN" 2>/dev/null
+else
+	fail offcpu_cgroup "no cgroup2 mount to make a cgroup in"
+fi
+
 # --- D state: a vfork parent waits uninterruptibly for its child ---
 start_wl offcpu_split vfork 30 || exit 1
 V=$WL_PID
