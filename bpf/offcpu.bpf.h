@@ -33,7 +33,6 @@
 const volatile __u64 offcpu_min_ns = 1000; /* shorter waits are left out */
 const volatile __u64 offcpu_max_ns = 0;    /* longer waits too; 0: no limit */
 const volatile __u32 offcpu_sample = 1;    /* record one switch in this many */
-const volatile bool offcpu_wakers = false; /* --wakers */
 
 /* The start of the interval whose counts go to each bank (bpf_ktime_get_ns
  * time); set by the loader before the bank goes live. */

@@ -746,12 +746,12 @@ static uint64_t fdinfo_field(int fd, const char *field)
 	return v;
 }
 
-void capture__prog_stats(struct capture *c, uint64_t *run_ns, uint64_t *runs)
+void capture__prog_stats(struct capture *c, bool offcpu, uint64_t *run_ns, uint64_t *runs)
 {
-	int fd = bpf_program__fd(c->skel->progs.do_sample);
+	int fd = offcpu ? offcpu__prog_fd(c->offcpu) : bpf_program__fd(c->skel->progs.do_sample);
 
-	*run_ns = fdinfo_field(fd, "run_time_ns");
-	*runs = fdinfo_field(fd, "run_cnt");
+	*run_ns = fd >= 0 ? fdinfo_field(fd, "run_time_ns") : 0;
+	*runs = fd >= 0 ? fdinfo_field(fd, "run_cnt") : 0;
 }
 
 uint64_t capture__map_bytes(struct capture *c)

@@ -126,8 +126,9 @@ void capture__counters_total(struct capture *c, uint64_t *out);
 /* Kernel memory charged for the BPF maps (both banks when there are two),
  * in bytes (from fdinfo memlock). */
 uint64_t capture__map_bytes(struct capture *c);
-/* Run time and runs of the BPF program (non-zero with kernel.bpf_stats_enabled=1). */
-void capture__prog_stats(struct capture *c, uint64_t *run_ns, uint64_t *runs);
+/* Run time and runs of the sampler's BPF program, or with offcpu of the
+ * sched_switch one (non-zero with kernel.bpf_stats_enabled=1). */
+void capture__prog_stats(struct capture *c, bool offcpu, uint64_t *run_ns, uint64_t *runs);
 /* With dwarf_unwind: what keeps the unwind tables in the kernel (give it
  * each process image's maps: usyms' maps hook); else NULL. */
 struct unwind_maps *capture__unwind_maps(struct capture *c);

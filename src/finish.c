@@ -309,9 +309,13 @@ void finish__summary(const struct finish_opts *o, struct capture *cap, const uin
 		     " table of work items was full", c[CNT_WORK_UNNAMED]);
 	report_unwind(cap, c);
 	info("BPF maps use %" PRIu64 " KiB of kernel memory", capture__map_bytes(cap) / 1024);
-	capture__prog_stats(cap, &run_ns, &runs);
+	capture__prog_stats(cap, false, &run_ns, &runs);
 	if (runs)
 		info("BPF program: %" PRIu64 " runs, %" PRIu64 " ns per run", runs, run_ns / runs);
+	capture__prog_stats(cap, true, &run_ns, &runs);
+	if (runs)
+		info("off-CPU program (sched_switch): %" PRIu64 " runs, %" PRIu64 " ns per run",
+		     runs, run_ns / runs);
 }
 
 

@@ -84,7 +84,6 @@ int offcpu__configure(struct smolder_bpf *skel, const struct offcpu_opts *o)
 	skel->rodata->offcpu_min_ns = o->min_ns;
 	skel->rodata->offcpu_max_ns = o->max_ns;
 	skel->rodata->offcpu_sample = o->sample ? o->sample : 1;
-	skel->rodata->offcpu_wakers = o->wakers;
 	if ((e = bpf_map__set_max_entries(skel->maps.offcpu_pending, n)) ||
 	    (e = bpf_map__set_max_entries(skel->maps.offcpu_late, o->rotate ? n : 1)) ||
 	    (e = bpf_map__set_max_entries(skel->maps.offcpu_wakers_map,
@@ -334,6 +333,14 @@ int offcpu__for_each_carry(struct offcpu *o, offcpu_key_fn fn, void *arg)
 		if ((e = fn(&o->carry[i].key, o->carry[i].ns, arg)))
 			return e;
 	return 0;
+}
+
+int offcpu__prog_fd(const struct offcpu *o)
+{
+	if (!o || !o->o.enabled)
+		return -1;
+	return bpf_program__fd(bpf_program__autoload(o->skel->progs.on_switch) ? o->skel->progs.on_switch
+									: o->skel->progs.on_switch_raw);
 }
 
 void offcpu__counters(const struct offcpu *o, uint64_t *c, bool total)

@@ -63,6 +63,8 @@ int offcpu__for_each_carry(struct offcpu *o, offcpu_key_fn fn, void *arg);
 /* Adds the loader's own drops of the carried interval (or of the whole
  * run with total) to c[CNT__MAX]. */
 void offcpu__counters(const struct offcpu *o, uint64_t *c, bool total);
+/* The loaded sched_switch program's descriptor, or -1. */
+int offcpu__prog_fd(const struct offcpu *o);
 /* The waker that sample_key.work names; -ENOENT if unknown. */
 int offcpu__waker_desc(struct offcpu *o, uint64_t id, struct waker_desc *out);
 /* The interval was read: the carry goes, waker names move to a snapshot. */
