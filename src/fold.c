@@ -21,8 +21,9 @@
 
 #define NAME_MAX_LEN 1024
 /* The most frames a sample names: cpu_N, the process, [idle:...], [irq],
- * three work item frames; user frames, "-", kernel frames. */
-#define FOLD_MAX_FRAMES (7 + SMOLDER_MAX_DEPTH + 1 + SMOLDER_MAX_DEPTH)
+ * three work item frames; user frames, "-", kernel frames; [off-cpu:S],
+ * woken-by:COMM and the waker's kernel frames. */
+#define FOLD_MAX_FRAMES (7 + SMOLDER_MAX_DEPTH + 1 + SMOLDER_MAX_DEPTH + 2 + SMOLDER_MAX_DEPTH)
 
 struct fold {
 	struct fold_opts o;
