@@ -48,7 +48,7 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all clean deps deps-build test demo bench bench-flamegraph bench-soak bench-kcontext bench-unwind bench-unwind-cost bench-hostile bench-oneshot unit workloads tools test-kernels fuzzers fuzz
+.PHONY: all clean deps deps-build test demo bench bench-flamegraph bench-soak bench-kcontext bench-unwind bench-unwind-cost bench-hostile bench-oneshot bench-offcpu deps-bench unit workloads tools test-kernels fuzzers fuzz
 ifeq ($(ARCH),$(HOST_ARCH))
 all: smolder
 else
@@ -327,6 +327,9 @@ deps:
 deps-build:
 	$(Q)scripts/deps.sh build
 
+deps-bench:
+	$(Q)scripts/deps.sh bench
+
 test: deps
 	$(Q)$(MAKE) --no-print-directory smolder unit workloads tools
 	$(Q)tests/run.sh
@@ -336,12 +339,13 @@ demo: deps-build
 	$(Q)$(MAKE) --no-print-directory smolder $(OUT)/workloads/cpu_split
 	$(Q)scripts/demo.sh
 
-bench: deps
+bench: deps-bench
 	$(Q)$(MAKE) --no-print-directory smolder workloads
 	$(Q)scripts/bench.sh
 	$(Q)scripts/bench-flamegraph.sh
 	$(Q)scripts/bench-unwind-cost.sh
 	$(Q)scripts/bench-oneshot.sh
+	$(Q)scripts/bench-offcpu.sh
 
 # smolder flamegraph against flamegraph.pl (FLAMEGRAPH_PL=path, or
 # FLAMEGRAPH_DIR=a FlameGraph checkout; skipped without either), on 10,000
@@ -369,6 +373,14 @@ bench-unwind-cost:
 bench-oneshot:
 	$(Q)$(MAKE) --no-print-directory smolder workloads
 	$(Q)scripts/bench-oneshot.sh
+
+# What off-CPU tracing costs a pipe ping-pong (build/workloads/pingpong):
+# round trips/s alone, under libbpf-tools offcputime (whole machine, -p),
+# smolder --off-cpu (whole machine, -p, --off-cpu-sample) and CPU-only,
+# perf record --off-cpu; then the BPF ns per run of each tool's programs.
+bench-offcpu: deps-bench
+	$(Q)$(MAKE) --no-print-directory smolder workloads
+	$(Q)scripts/bench-offcpu.sh
 
 # Continuous mode for 30 minutes (SOAK_SECONDS) at 49 and 19 Hz on a
 # machine starting thousands of short processes: RSS, fds, CPU, losses.

@@ -10,9 +10,10 @@
  * reads live_bank once and puts everything of its sample in that bank, so
  * the loader can drain the other one while sampling goes on.
  *
- * Two parts live in headers included here, so the object and its skeleton
- * stay one: the DWARF unwinder (unwind.bpf.h) and the kernel-context
- * tracepoints behind sample_key.ctx and sample_key.work (kctx.bpf.h).
+ * Three parts live in headers included here, so the object and its
+ * skeleton stay one: the DWARF unwinder (unwind.bpf.h), the kernel-context
+ * tracepoints behind sample_key.ctx and sample_key.work (kctx.bpf.h) and
+ * the off-CPU programs (offcpu.bpf.h).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -83,14 +84,17 @@ struct {
 } stack_banks SEC(".maps");
 
 /* Per CPU: the kernel stack (SCRATCH_KERNEL) and the frame-pointer user
- * stack (SCRATCH_USER) of the sample, kept until it is counted. */
-enum { SCRATCH_KERNEL, SCRATCH_USER };
+ * stack (SCRATCH_USER) of the sample, kept until it is counted; the
+ * off-CPU programs' own (offcpu.bpf.h), as a wakeup may be interrupted by
+ * a sample. */
+enum { SCRATCH_KERNEL, SCRATCH_USER, SCRATCH_SWITCH_KERNEL, SCRATCH_SWITCH_USER, SCRATCH_WAKER,
+       SCRATCH__MAX };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
 	__type(value, struct stack_trace);
-	__uint(max_entries, 2);
+	__uint(max_entries, SCRATCH__MAX);
 } scratch SEC(".maps");
 
 struct {
@@ -615,6 +619,8 @@ static __always_inline bool in_cgroups(struct task_struct *task)
 	}
 	return true;
 }
+
+#include "offcpu.bpf.h"
 
 SEC("perf_event")
 int do_sample(struct bpf_perf_event_data *ctx)

@@ -57,7 +57,12 @@ enum sample_flags {
 	SAMPLE_KTHREAD = 1u << 6,     /* task has no user address space */
 	SAMPLE_FOREIGN_PID = 1u << 7, /* task invisible in our PID namespace */
 	SAMPLE_IDLE_INJECT = 1u << 8, /* idle loop of forced idle (idle_inject) */
+	/* --off-cpu: time the task waited sleeping (S) or uninterruptible (D);
+	 * the count of such a key is nanoseconds, not samples */
+	SAMPLE_OFFCPU_S = 1u << 9,
+	SAMPLE_OFFCPU_D = 1u << 10,
 };
+#define SAMPLE_OFFCPU (SAMPLE_OFFCPU_S | SAMPLE_OFFCPU_D)
 
 /*
  * struct sample_key.ctx (with irq_frames) and struct work_desc.queued_from:
@@ -105,7 +110,9 @@ struct sample_key {
 	__u32 ctx;    /* enum exec_ctx, only with irq_frames */
 	__u64 kstack; /* stack id (content hash) of the kernel stack, 0 = none */
 	__u64 ustack; /* stack id of the user stack, 0 = none */
-	__u64 work;   /* hash of the running work item's work_desc (kworker_frames), 0 = none */
+	__u64 work;   /* hash of the running work item's work_desc (kworker_frames), 0 = none;
+		       * off-CPU keys (never a kworker's): hash of the waker_desc
+		       * of who woke the task (--wakers) */
 	char comm[SMOLDER_COMM_LEN];
 };
 
@@ -140,6 +147,14 @@ enum counter {
 	CNT_UNWIND_UNSUPPORTED, /* frame pointers: a rule the rows cannot hold */
 	CNT_UNWIND_BAD_FRAME,   /* a caller's frame below its callee's: ends */
 	CNT_UNWIND_DEPTH,       /* deeper than SMOLDER_MAX_DEPTH frames */
+	/* --off-cpu */
+	CNT_OFFCPU_WAITS,        /* waits counted */
+	CNT_OFFCPU_SHORT,        /* waits under the minimum, left out */
+	CNT_OFFCPU_LONG,         /* waits over the maximum, left out */
+	CNT_OFFCPU_PENDING_FULL, /* waits lost: the pending-wait map was full */
+	CNT_OFFCPU_COUNT_FULL,   /* waits lost: count map full */
+	CNT_OFFCPU_STACK_FULL,   /* stacks of waits (or wakers) that found no room */
+	CNT_OFFCPU_WAKERS_UNNAMED, /* wakers the waker map had no room for */
 	CNT__MAX
 };
 
@@ -160,6 +175,36 @@ struct image_state {
 	__u64 mm;        /* the address space: exec replaces it */
 	__u32 gen;
 	__u32 map_count; /* mm->map_count when user space was last told */
+};
+
+/*
+ * --off-cpu: a task that left the CPU to wait, until it runs again (the
+ * "offcpu_pending" map, by kernel thread id).  start is bpf_ktime_get_ns()
+ * (CLOCK_MONOTONIC).
+ */
+struct offcpu_start {
+	__u64 start;
+	struct sample_key key; /* SAMPLE_OFFCPU_S or _D, stacks stored */
+};
+
+/* A wait's part before an interval boundary, left by a wait that ended just
+ * after the flip (see bpf/offcpu.bpf.h); by thread and the bank it was
+ * written in. */
+struct offcpu_late_key {
+	__u32 tid;
+	__u32 bank;
+};
+
+struct offcpu_late {
+	__u64 start; /* the wait's, to tell it from one the loader counted */
+	__u64 ns;    /* its part before the boundary, scaled as counted */
+	struct sample_key key;
+};
+
+/* --wakers: the task that woke a waiting one, and its kernel stack. */
+struct waker_desc {
+	__u64 kstack; /* stack id, 0 = none */
+	char comm[SMOLDER_COMM_LEN];
 };
 
 /* idle_mode in the BPF read-only data */

@@ -6,7 +6,8 @@ set -e
 cd "$(dirname "$0")/.."
 # What to install: "build" (make, make demo) only what builds smolder and
 # its workloads; "test" (make test, and the default) everything the test
-# suite needs besides.
+# suite needs besides; "bench" (make bench) the tests' and the peers the
+# benchmarks measure smolder against.
 WHAT=${1:-test}
 BUILD_PKGS="clang llvm make gcc libc6-dev libbpf-dev libelf-dev zlib1g-dev liblzma-dev bpftool pkg-config libiberty-dev binutils xz-utils"
 # Tests only: g++ and libclang-rt-dev build the C++ workload and the
@@ -22,11 +23,15 @@ BUILD_PKGS="clang llvm make gcc libc6-dev libbpf-dev libelf-dev zlib1g-dev liblz
 # programs of tests/cli/unwind_debian.sh.
 # npm (the machine's Node.js, or Debian's npm when there is none) fetches
 # speedscope's schema.
+# Benchmarks only: libbpf-tools' offcputime is the peer of --off-cpu
+# (scripts/bench-offcpu.sh).
+BENCH_PKGS="libbpf-tools"
 TEST_PKGS="g++ libclang-rt-dev libexpat1-dev libjson-c-dev systemd util-linux chromium chromium-driver linux-perf golang-go python3 python3-jsonschema qemu-system-x86 busybox-static cpio debian-archive-keyring sqlite3 bzip2 perl"
 case "$WHAT" in
 build) PKGS=$BUILD_PKGS ;;
 test) PKGS="$BUILD_PKGS $TEST_PKGS" ;;
-*) echo "smolder: unknown deps set '$WHAT' (give build or test)" >&2; exit 2 ;;
+bench) PKGS="$BUILD_PKGS $TEST_PKGS $BENCH_PKGS" ;;
+*) echo "smolder: unknown deps set '$WHAT' (give build, test or bench)" >&2; exit 2 ;;
 esac
 SPEEDSCOPE=speedscope@1.25.0
 SCHEMA=build/deps/speedscope-file-format-schema.json

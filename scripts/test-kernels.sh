@@ -78,7 +78,7 @@ done
 BUSYBOX=/bin/busybox
 "$BUSYBOX" --list >/dev/null 2>&1 || die "$BUSYBOX does not run (install busybox-static)"
 ldd "$BUSYBOX" >/dev/null 2>&1 && die "$BUSYBOX is not static (install busybox-static)"
-NEED="smolder build/workloads/cpu_split build/workloads/syscall_heavy build/workloads/deep_stack build/workloads/net_pump build/workloads/pty_pump build/workloads/unwind_paths-gcc build/workloads/unwind_dl-gcc.so build/tools/deny build/tools/btf_rename"
+NEED="smolder build/workloads/cpu_split build/workloads/syscall_heavy build/workloads/deep_stack build/workloads/net_pump build/workloads/pty_pump build/workloads/unwind_paths-gcc build/workloads/unwind_dl-gcc.so build/workloads/offcpu_split build/tools/deny build/tools/btf_rename"
 for f in $NEED; do
 	[ -x "$f" ] && continue
 	log "building smolder, workloads and tools"
@@ -331,6 +331,12 @@ else
 	SYSCALL_HEAVY=$!
 	sleep 0.3
 	run unwind_kernel ./smolder -v -F 199 -d -f -p $SYSCALL_HEAVY 3
+	# Off-CPU time, by BTF tracepoints and (tracing programs denied) raw ones.
+	./offcpu_split $WL_SECONDS &
+	OFFCPU=$!
+	sleep 0.3
+	run offcpu ./smolder --off-cpu --wakers -F 199 -f -p $OFFCPU 3
+	run offcpu_raw ./deny tracing ./smolder -v --off-cpu --wakers -F 199 -f -p $OFFCPU 3
 fi
 kill $(jobs -p) 2>/dev/null
 wait
@@ -465,6 +471,35 @@ unwinding() {
 	fi
 }
 
+# offcpu_run D NAME: offcpu_split's sleep and pipe wait under their
+# functions, about 50% and 20% of its main thread's time, the pipe's waker
+# named.
+offcpu_run() {
+	local d=$1 n=$2 doze pipe
+	doze=$(awk '/^offcpu_split;/ { t += $NF; if ($0 ~ /;run_rounds;doze;.*;\[off-cpu:S\]/) m += $NF }
+		END { if (t == 0) print 0; else printf "%.1f\n", 100 * m / t }' "$d/$n.out")
+	pipe=$(awk '/^offcpu_split;/ { t += $NF; if ($0 ~ /;run_rounds;wait_pipe;.*;\[off-cpu:S\];woken-by:pipe_writer/) m += $NF }
+		END { if (t == 0) print 0; else printf "%.1f\n", 100 * m / t }' "$d/$n.out")
+	if [ "$(cat "$d/$n.rc")" = 0 ] && between "$doze" 40 60 && between "$pipe" 12 30; then
+		ok "$n: doze [off-cpu:S] $doze%, wait_pipe woken by pipe_writer $pipe%"
+	else
+		bad "$n: doze [off-cpu:S] 40..60%, wait_pipe woken by pipe_writer 12..30%" "exit $(cat "$d/$n.rc"), doze $doze%, pipe $pipe%: $(oneline "$d/$n.err" 200) $(oneline "$d/$n.out")"
+	fi
+}
+offcpu_checks() {
+	local d=$1
+	offcpu_run "$d" offcpu
+	if grep -q 'deny: cannot load or attach' "$d/offcpu_raw.err"; then
+		return
+	fi
+	offcpu_run "$d" offcpu_raw
+	if grep -q '^smolder: this kernel has no BTF tracepoints: --off-cpu uses raw tracepoints$' "$d/offcpu_raw.err"; then
+		ok "offcpu_raw: raw tracepoints"
+	else
+		bad "offcpu_raw: raw tracepoints" "$(oneline "$d/offcpu_raw.err" 400)"
+	fi
+}
+
 # user_depth FOLDED: the most user frames of a deep_stack stack (folded with -d).
 user_depth() {
 	awk -F';' '/^deep_stack;/ { sub(/ [0-9]+$/, ""); n = 0
@@ -518,8 +553,9 @@ test_kernel() {
 			bad "kernel BTF at /sys/kernel/btf/vmlinux" "absent"
 		extract "$logf" "$d" pid kstacks percpu degrade btf_rename verifier verifier_v nobtf btf \
 			nocaps paranoid3 paranoid2 memlock0 memlock64 maxstack16 maxstack127 degrade_ctx \
-			unwind_leaf unwind_signal unwind_jit unwind_kernel
+			unwind_leaf unwind_signal unwind_jit unwind_kernel offcpu offcpu_raw
 		unwinding "$d"
+		offcpu_checks "$d"
 
 		# Captures: user frames, kernel frames, both CPUs; every feature found.
 		captured "$d" pid

@@ -33,6 +33,7 @@
 #include "capture.h"
 #include "kctx.h"
 #include "log.h"
+#include "offcpu.h"
 #include "probe.h"
 #include "smolder.skel.h"
 #include "unwind_maps.h"
@@ -43,6 +44,7 @@ struct capture {
 	struct bpf_link *exec_link, *exit_link, *fork_link;
 	struct kctx_opts kctx_opts; /* what the kernel allowed of the options */
 	struct kctx *kctx;
+	struct offcpu *offcpu; /* --off-cpu (an empty one without) */
 	struct unwind_maps *unwind; /* --unwind dwarf: the tables in the kernel */
 	image_fn on_image;
 	void *arg;
@@ -420,6 +422,8 @@ static int load(struct capture *c, const struct capture_opts *o)
 	e = configure(c->skel, o, &shard_template);
 	if (!e)
 		e = kctx__configure(c->skel, &c->kctx_opts);
+	if (!e)
+		e = offcpu__configure(c->skel, &o->offcpu);
 	if (e) {
 		err("cannot configure BPF object: %s (%s)", errstr(-e), probe__fix(-e));
 		if (shard_template >= 0)
@@ -522,7 +526,8 @@ struct capture *capture__open(const struct capture_opts *o)
 	for (int b = 0; b < SMOLDER_BANKS; b++)
 		c->counts_fd[b] = c->stacks_fd[b] = -1;
 	if (load(c, o) || attach_image_tracking(c) ||
-	    !(c->kctx = kctx__attach(c->skel, &c->kctx_opts)) || attach_events(c, o)) {
+	    !(c->kctx = kctx__attach(c->skel, &c->kctx_opts)) ||
+	    !(c->offcpu = offcpu__attach(c->skel, &o->offcpu)) || attach_events(c, o)) {
 		capture__free(c);
 		return NULL;
 	}
@@ -531,6 +536,9 @@ struct capture *capture__open(const struct capture_opts *o)
 
 void capture__stop(struct capture *c)
 {
+	if (offcpu__stop(c->offcpu, c->live, bpf_map__fd(c->skel->maps.count_banks),
+			 c->counts_fd[c->live]))
+		warn("cannot read the waits in progress: %s (their time is left out)", errstr(errno));
 	unwind_maps__stop(c->unwind);
 	for (size_t i = 0; i < c->nr_events; i++) {
 		bpf_link__destroy(c->links[i]);
@@ -556,7 +564,7 @@ int capture__for_each_sample(struct capture *c, sample_fn fn, void *arg)
 		key = next;
 		prev = &key;
 	}
-	return errno == ENOENT ? 0 : -errno;
+	return errno != ENOENT ? -errno : offcpu__for_each_carry(c->offcpu, fn, arg);
 }
 
 int capture__stack(struct capture *c, uint64_t id, struct stack_trace *out)
@@ -618,6 +626,7 @@ void capture__counters(struct capture *c, uint64_t *out)
 {
 	memset(out, 0, CNT__MAX * sizeof(*out));
 	bank_counters(c, c->read, out, false);
+	offcpu__counters(c->offcpu, out, false);
 }
 
 void capture__counters_total(struct capture *c, uint64_t *out)
@@ -625,6 +634,7 @@ void capture__counters_total(struct capture *c, uint64_t *out)
 	memcpy(out, c->released, CNT__MAX * sizeof(*out));
 	for (unsigned int b = 0; b < SMOLDER_BANKS; b++)
 		bank_counters(c, b, out, false);
+	offcpu__counters(c->offcpu, out, true);
 }
 
 int capture__work_desc(struct capture *c, uint64_t id, struct work_desc *out)
@@ -632,15 +642,22 @@ int capture__work_desc(struct capture *c, uint64_t id, struct work_desc *out)
 	return kctx__work_desc(c->kctx, id, out);
 }
 
+int capture__waker_desc(struct capture *c, uint64_t id, struct waker_desc *out)
+{
+	return offcpu__waker_desc(c->offcpu, id, out);
+}
+
 int capture__rotate(struct capture *c)
 {
 	unsigned int old = c->live, next = (c->live + 1) % SMOLDER_BANKS;
+	struct offcpu_boundary ob = { .old = old, .next = next };
 	int e;
 
 	if (c->drained)
 		return -EBUSY;
 	if (c->counts_fd[next] < 0 && (e = create_banks(c, next, 1)))
 		return e;
+	ob.at = offcpu__epoch(c->offcpu, next); /* before any run counts into next */
 	__atomic_store_n(&c->skel->bss->live_bank, next, __ATOMIC_SEQ_CST);
 	/*
 	 * Putting the old bank's map back in its own slot changes nothing for
@@ -658,7 +675,10 @@ int capture__rotate(struct capture *c)
 	c->live = next;
 	c->read = old;
 	c->drained = true;
-	return 0;
+	ob.old_stacks = c->stacks_fd[old], ob.new_stacks = c->stacks_fd[next];
+	ob.grace_outer = bpf_map__fd(c->skel->maps.count_banks);
+	ob.grace_inner = c->counts_fd[old], ob.grace_idx = old;
+	return offcpu__boundary(c->offcpu, &ob);
 }
 
 /* Deletes every entry of a hash map nobody writes to, a batch at a time. */
@@ -700,7 +720,7 @@ int capture__release(struct capture *c)
 	    (e = clear_map(c->stacks_fd[b], sizeof(struct stack_chunk_key),
 			   sizeof(struct stack_chunk))) ||
 	    (e = bank_counters(c, b, c->released, true)) ||
-	    (e = kctx__end_interval(c->kctx)))
+	    (e = kctx__end_interval(c->kctx)) || (e = offcpu__release(c->offcpu)))
 		return e;
 	c->drained = false;
 	c->read = c->live;
@@ -726,12 +746,12 @@ static uint64_t fdinfo_field(int fd, const char *field)
 	return v;
 }
 
-void capture__prog_stats(struct capture *c, uint64_t *run_ns, uint64_t *runs)
+void capture__prog_stats(struct capture *c, bool offcpu, uint64_t *run_ns, uint64_t *runs)
 {
-	int fd = bpf_program__fd(c->skel->progs.do_sample);
+	int fd = offcpu ? offcpu__prog_fd(c->offcpu) : bpf_program__fd(c->skel->progs.do_sample);
 
-	*run_ns = fdinfo_field(fd, "run_time_ns");
-	*runs = fdinfo_field(fd, "run_cnt");
+	*run_ns = fd >= 0 ? fdinfo_field(fd, "run_time_ns") : 0;
+	*runs = fd >= 0 ? fdinfo_field(fd, "run_cnt") : 0;
 }
 
 uint64_t capture__map_bytes(struct capture *c)
@@ -761,6 +781,7 @@ void capture__free(struct capture *c)
 	bpf_link__destroy(c->exit_link);
 	bpf_link__destroy(c->fork_link);
 	kctx__free(c->kctx);
+	offcpu__free(c->offcpu);
 	unwind_maps__free(c->unwind);
 	ring_buffer__free(c->events);
 	smolder_bpf__destroy(c->skel);

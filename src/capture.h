@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
+#include "offcpu.h"
 #include "smolder.h"
 
 /* Called (from capture__poll) when a process image gets its first sample,
@@ -53,6 +54,7 @@ struct capture_opts {
 	const char *btf_path;   /* --btf: BTF to relocate against, NULL for the kernel's */
 	bool dwarf_unwind;      /* --unwind dwarf: user stacks by unwind tables */
 	uint64_t unwind_budget; /* --unwind-memory: bytes the tables may take */
+	struct offcpu_opts offcpu; /* --off-cpu and its options */
 	image_fn on_image;      /* may be NULL */
 	void *arg;
 };
@@ -96,12 +98,15 @@ void capture__stop(struct capture *c);
  * capture__release, else the live one: the samples since the last rotate,
  * or with none, all of them (after capture__stop, the one-shot result).
  */
-/* Calls fn for every sample key and its count. */
+/* Calls fn for every sample key and its count (off-CPU keys: nanoseconds;
+ * with the waits in progress at the end, or at the rotation, carried). */
 int capture__for_each_sample(struct capture *c, sample_fn fn, void *arg);
 /* Copies the stack with this id; -ENOENT if the table has no such stack. */
 int capture__stack(struct capture *c, uint64_t id, struct stack_trace *out);
 /* The work item that sample_key.work names; -ENOENT if unknown. */
 int capture__work_desc(struct capture *c, uint64_t id, struct work_desc *out);
+/* The waker that an off-CPU sample_key.work names; -ENOENT if unknown. */
+int capture__waker_desc(struct capture *c, uint64_t id, struct waker_desc *out);
 /* Sums the per-CPU drop and sample counters into out[CNT__MAX]. */
 void capture__counters(struct capture *c, uint64_t *out);
 /*
@@ -121,8 +126,9 @@ void capture__counters_total(struct capture *c, uint64_t *out);
 /* Kernel memory charged for the BPF maps (both banks when there are two),
  * in bytes (from fdinfo memlock). */
 uint64_t capture__map_bytes(struct capture *c);
-/* Run time and runs of the BPF program (non-zero with kernel.bpf_stats_enabled=1). */
-void capture__prog_stats(struct capture *c, uint64_t *run_ns, uint64_t *runs);
+/* Run time and runs of the sampler's BPF program, or with offcpu of the
+ * sched_switch one (non-zero with kernel.bpf_stats_enabled=1). */
+void capture__prog_stats(struct capture *c, bool offcpu, uint64_t *run_ns, uint64_t *runs);
 /* With dwarf_unwind: what keeps the unwind tables in the kernel (give it
  * each process image's maps: usyms' maps hook); else NULL. */
 struct unwind_maps *capture__unwind_maps(struct capture *c);

@@ -30,7 +30,8 @@ enum {
 	OPT_INVERTED, OPT_REVERSE, OPT_FLAMECHART, OPT_CONTINUOUS, OPT_INTERVAL,
 	OPT_OUTPUT_DIR, OPT_KEEP, OPT_MAX_SIZE, OPT_GROUP_THREADS, OPT_KWORKER, OPT_IRQ_FRAMES,
 	OPT_BTF, OPT_UNWIND, OPT_UNWIND_MEMORY, OPT_STRICT, OPT_NO_INHERIT, OPT_CGROUPMAP,
-	OPT_MNTNSMAP, OPT_HASH_STORAGE, OPT_EBPF, OPT_HOTTEST_FIRST,
+	OPT_MNTNSMAP, OPT_HASH_STORAGE, OPT_EBPF, OPT_HOTTEST_FIRST, OPT_OFF_CPU, OPT_WAKERS,
+	OPT_OFFCPU_SAMPLE, OPT_OFFCPU_MIN, OPT_OFFCPU_MAX,
 };
 
 #define RENDER_OPTIONS                                                        \
@@ -86,6 +87,11 @@ static const struct option long_opts[] = {
 	{ "hash-storage-size", required_argument, NULL, OPT_HASH_STORAGE },
 	{ "ebpf", no_argument, NULL, OPT_EBPF },
 	{ "hottest-first", no_argument, NULL, OPT_HOTTEST_FIRST },
+	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+	{ "wakers", no_argument, NULL, OPT_WAKERS },
+	{ "off-cpu-sample", required_argument, NULL, OPT_OFFCPU_SAMPLE },
+	{ "off-cpu-min-us", required_argument, NULL, OPT_OFFCPU_MIN },
+	{ "off-cpu-max-us", required_argument, NULL, OPT_OFFCPU_MAX },
 	RENDER_OPTIONS,
 	{ 0 },
 };
@@ -350,6 +356,16 @@ static int parse_option(int c, const char *arg, struct env *env)
 		return 0;
 	case OPT_NO_INHERIT: env->no_inherit = true; return 0;
 	case OPT_HOTTEST_FIRST: env->hottest_first = true; return 0;
+	case OPT_OFF_CPU: env->off_cpu = true; return 0;
+	case OPT_WAKERS: env->wakers = true; return 0;
+	case OPT_OFFCPU_SAMPLE:
+		return parse_u64(arg, "off-CPU sampling ratio", 1, 1000000, &env->offcpu_sample);
+	case OPT_OFFCPU_MIN:
+	case OPT_OFFCPU_MAX:
+		env->offcpu_bounds = true;
+		return parse_u64(arg, "block time in microseconds", c == OPT_OFFCPU_MIN ? 0 : 1,
+				 UINT64_MAX / 1000, c == OPT_OFFCPU_MIN ? &env->offcpu_min_us
+									: &env->offcpu_max_us);
 	case 'G': return nonempty(arg, "cgroup", &env->cgroup_path);
 	case OPT_CGROUPMAP: return nonempty(arg, "cgroupmap", &env->cgroupmap);
 	case OPT_MNTNSMAP: return nonempty(arg, "mntnsmap", &env->mntnsmap);
@@ -391,6 +407,12 @@ static int check_conflicts(const struct env *env)
 		err("continuous mode writes to --output-dir, not -o (drop -o)");
 	else if (!env->continuous && (env->output_dir || env->interval || env->keep || env->max_bytes))
 		err("options --output-dir, --interval, --keep and --max-size need --continuous");
+	else if (!env->off_cpu && (env->wakers || env->offcpu_sample || env->offcpu_bounds))
+		err("options --wakers, --off-cpu-sample, --off-cpu-min-us and --off-cpu-max-us need --off-cpu (add it)");
+	else if (env->off_cpu && env->idle == IDLE_ONLY)
+		err("--off-cpu and --idle-only exclude each other (idle CPUs do not wait: drop one)");
+	else if (env->offcpu_max_us && env->offcpu_min_us > env->offcpu_max_us)
+		err("the minimum block time is above the maximum (give --off-cpu-min-us below --off-cpu-max-us)");
 	else
 		return 0;
 	return -1;
@@ -411,6 +433,7 @@ static void size_maps(struct env *env)
 	map_sizes__choose(&m);
 	env->stack_entries = m.stack_entries;
 	env->count_entries = m.count_entries;
+	env->offcpu_entries = m.offcpu_entries;
 }
 
 /* Continuous mode's defaults and its output directory, made if missing. */
@@ -706,6 +729,7 @@ int cli__parse(int argc, char **argv, struct env *env)
 	env->verbosity = 1;
 	env->cgroup_fd = -1;
 	env->unwind_bytes = UNWIND_DEFAULT_BUDGET;
+	env->offcpu_min_us = DEFAULT_OFFCPU_MIN_US;
 #ifndef __x86_64__
 	env->unwind_fp = true; /* the tables' rows are x86_64's */
 #endif

@@ -19,6 +19,7 @@
 #define DEFAULT_CONTINUOUS_FREQ 19 /* the fleet profilers' rate */
 #define DEFAULT_INTERVAL 60
 #define DEFAULT_KEEP 1440          /* a day of 1-minute profiles */
+#define DEFAULT_OFFCPU_MIN_US 1    /* offcputime's: shorter waits are noise */
 
 enum command {
 	CMD_CAPTURE,    /* smolder [options] [duration] */
@@ -41,6 +42,11 @@ struct env {
 	bool group_threads; /* --group-threads */
 	bool kworker;       /* --kworker */
 	bool irq_frames;    /* --irq-frames */
+	bool off_cpu;       /* --off-cpu */
+	bool wakers;        /* --wakers */
+	uint64_t offcpu_sample; /* --off-cpu-sample, 0: not given (1) */
+	uint64_t offcpu_min_us, offcpu_max_us; /* block time bounds, max 0: none */
+	bool offcpu_bounds; /* --off-cpu-min-us or --off-cpu-max-us given */
 	enum idle_mode idle;
 	uint32_t *tgids;   /* -p */
 	size_t nr_tgids;
@@ -56,6 +62,7 @@ struct env {
 	size_t nr_cpus;
 	uint32_t stack_entries; /* --stack-storage-size */
 	uint32_t count_entries; /* distinct sample keys kept (from the above) */
+	uint32_t offcpu_entries; /* --off-cpu waits pending at once (likewise) */
 	uint32_t hash_entries;  /* --hash-storage-size: count_entries given */
 	struct out_spec outputs[MAX_OUTPUTS]; /* -o, each with its format */
 	size_t nr_outputs;      /* 0: standard output, outputs[0].fmt */

@@ -48,10 +48,10 @@ static long rss_kib(void)
  * that could not be written counts its samples as lost. */
 static void print_status(struct sampler *s, const struct interval *iv, const uint64_t *c,
 			 size_t stacks, size_t processes, const char *path,
-			 const uint64_t *unwritten)
+			 const uint64_t *unwritten, bool off_cpu)
 {
 	struct unwind_maps_stats ut;
-	char tables[64] = "";
+	char tables[64] = "", offcpu[96] = "";
 	struct tm tm;
 
 	if (log_verbosity < 1 || (log_verbosity < 2 && !isatty(STDERR_FILENO)))
@@ -61,11 +61,14 @@ static void print_status(struct sampler *s, const struct interval *iv, const uin
 	if (ut.budget)
 		snprintf(tables, sizeof(tables), ", tables %zu files %" PRIu64 " KiB",
 			 ut.files_loaded, ut.table_bytes / 1024);
+	if (off_cpu)
+		snprintf(offcpu, sizeof(offcpu), ", %" PRIu64 " off-CPU waits, %" PRIu64 " lost",
+			 c[CNT_OFFCPU_WAITS], offcpu_lost(c));
 	fprintf(stderr, "smolder: %02d:%02d:%02dZ +%.0fs: %" PRIu64 " samples, %" PRIu64
-		" lost, %zu stacks, %zu processes%s, RSS %ld KiB %s %s\n", tm.tm_hour, tm.tm_min,
+		" lost%s, %zu stacks, %zu processes%s, RSS %ld KiB %s %s\n", tm.tm_hour, tm.tm_min,
 		tm.tm_sec, clock__now() - iv->start_mono, c[CNT_SAMPLES],
-		c[CNT_STACK_MAP_FULL] + c[CNT_COUNT_MAP_FULL] + (unwritten ? *unwritten : 0), stacks, processes,
-		tables, rss_kib(), unwritten ? "-> not written:" : "->", strrchr(path, '/') + 1);
+		c[CNT_STACK_MAP_FULL] + c[CNT_COUNT_MAP_FULL] + (unwritten ? *unwritten : 0), offcpu,
+		stacks, processes, tables, rss_kib(), unwritten ? "-> not written:" : "->", strrchr(path, '/') + 1);
 }
 
 /* With -vv: what the symbol caches hold after trimming. */
@@ -109,7 +112,8 @@ static int write_interval(const struct continuous_opts *o, const struct finish_o
 		iv->unwritten += lost;
 		iv->failed++;
 	}
-	print_status(s, iv, c, res.stacks, res.processes, path, rc ? &lost : NULL);
+	print_status(s, iv, c, res.stacks, res.processes, path, rc ? &lost : NULL,
+		     fo->fold.time_weighted);
 	return rc;
 }
 

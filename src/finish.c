@@ -17,8 +17,9 @@ struct fold_ctx {
 	const struct sample_source *src;
 	struct fold *fold;
 	struct finish_result *res;
+	bool waker_stacks; /* --wakers with kernel stacks */
 	uint32_t tgids[TGID_SET_SIZE]; /* seen tgids + 1 (0: empty slot) */
-	struct stack_trace kst, ust;
+	struct stack_trace kst, ust, wst;
 };
 
 static int capture_for_each(void *cap, sample_fn fn, void *arg)
@@ -36,9 +37,28 @@ static int capture_work_desc(void *cap, uint64_t id, struct work_desc *out)
 	return capture__work_desc(cap, id, out);
 }
 
+static int capture_waker_desc(void *cap, uint64_t id, struct waker_desc *out)
+{
+	return capture__waker_desc(cap, id, out);
+}
+
 struct sample_source finish__capture_source(struct capture *cap)
 {
-	return (struct sample_source){ capture_for_each, capture_stack, capture_work_desc, cap };
+	return (struct sample_source){ capture_for_each, capture_stack, capture_work_desc, cap,
+				       capture_waker_desc };
+}
+
+/* With --wakers: the kernel stack of who woke an off-CPU key's task. */
+static const struct stack_trace *waker_stack(struct fold_ctx *c, const struct sample_key *key)
+{
+	const struct sample_source *src = c->src;
+	struct waker_desc d;
+
+	if (!(key->flags & SAMPLE_OFFCPU) || !key->work || !c->waker_stacks || !src->waker_desc ||
+	    src->waker_desc(src->arg, key->work, &d) || !d.kstack ||
+	    src->stack(src->arg, d.kstack, &c->wst))
+		return NULL;
+	return &c->wst;
 }
 
 static void count_tgid(struct fold_ctx *c, uint32_t tgid)
@@ -63,9 +83,11 @@ static int fold_sample(const struct sample_key *key, uint64_t count, void *arg)
 	bool have_k = key->kstack && !src->stack(src->arg, key->kstack, &c->kst);
 	bool have_u = key->ustack && !src->stack(src->arg, key->ustack, &c->ust);
 
-	c->res->samples += count;
+	if (!(key->flags & SAMPLE_OFFCPU))
+		c->res->samples += count;
 	count_tgid(c, key->tgid);
-	return fold__add(c->fold, key, count, have_k ? &c->kst : NULL, have_u ? &c->ust : NULL);
+	return fold__add_woken(c->fold, key, count, have_k ? &c->kst : NULL,
+			       have_u ? &c->ust : NULL, waker_stack(c, key));
 }
 
 /* Names and folds every sample src holds; NULL after printing why. */
@@ -78,6 +100,7 @@ static struct fold *fold_all(const struct finish_opts *o, const struct sample_so
 	int e = -ENOMEM;
 
 	fo.work_desc = src->work_desc;
+	fo.waker_desc = src->waker_desc;
 	fo.work_arg = src->arg;
 	if (ctx)
 		f = fold__new(&fo, ks, us);
@@ -85,6 +108,7 @@ static struct fold *fold_all(const struct finish_opts *o, const struct sample_so
 		ctx->src = src;
 		ctx->fold = f;
 		ctx->res = res;
+		ctx->waker_stacks = fo.wakers && fo.kernel;
 		e = src->for_each(src->arg, fold_sample, ctx);
 		memcpy(res->unnamed, fold__unnamed(f), sizeof(res->unnamed));
 	}
@@ -107,6 +131,7 @@ static int write_outputs(const struct finish_opts *o, struct profile *p,
 	/* whole nanoseconds, as 1000000000 / -F gives them (the quotient of
 	 * two integers below 2^53 truncates alike in double) */
 	p->period_ns = (uint64_t)o->sample_ns;
+	p->time_weighted = o->fold.time_weighted;
 	p->info = o->info;
 	for (size_t i = 0; i < nr_outs; i++)
 		if (outputs__write(&outs[i], &d))
@@ -235,6 +260,26 @@ static void naming_losses(const uint64_t *unnamed, const struct usyms *us)
 		     st.jit_maps_cut);
 }
 
+/* --off-cpu: "smolder: N off-CPU waits, M lost (...)", as the samples'. */
+static void offcpu_summary(const struct finish_opts *o, const uint64_t *c)
+{
+	if (!o->fold.time_weighted)
+		return;
+	fprintf(stderr, "smolder: %" PRIu64 " off-CPU waits, %" PRIu64 " lost (pending map full %"
+		PRIu64 ", count map full %" PRIu64 ", stack map full %" PRIu64 ")\n",
+		c[CNT_OFFCPU_WAITS], offcpu_lost(c), c[CNT_OFFCPU_PENDING_FULL],
+		c[CNT_OFFCPU_COUNT_FULL], c[CNT_OFFCPU_STACK_FULL]);
+	if (c[CNT_OFFCPU_PENDING_FULL])
+		warn("the map of pending waits was full for %" PRIu64 " waits (it holds %u threads"
+		     " waiting at once): raise --hash-storage-size, or narrow the capture with -p"
+		     " or --cgroup", c[CNT_OFFCPU_PENDING_FULL], o->offcpu_entries);
+	if (c[CNT_OFFCPU_COUNT_FULL] && !c[CNT_COUNT_MAP_FULL])
+		loss_hints(o, (uint64_t[CNT__MAX]){ [CNT_COUNT_MAP_FULL] = c[CNT_OFFCPU_COUNT_FULL] });
+	info("off-CPU: %" PRIu64 " waits under the minimum and %" PRIu64 " over the maximum left"
+	     " out; %" PRIu64 " wakers unnamed (their map was full)", c[CNT_OFFCPU_SHORT],
+	     c[CNT_OFFCPU_LONG], c[CNT_OFFCPU_WAKERS_UNNAMED]);
+}
+
 void finish__summary(const struct finish_opts *o, struct capture *cap, const uint64_t *c,
 		     uint64_t unwritten, const uint64_t *unnamed, const struct usyms *us)
 {
@@ -250,6 +295,7 @@ void finish__summary(const struct finish_opts *o, struct capture *cap, const uin
 		", count map full %" PRIu64 "%s)\n", c[CNT_SAMPLES], lost + unwritten,
 		c[CNT_STACK_MAP_FULL], c[CNT_COUNT_MAP_FULL], more);
 	loss_hints(o, c);
+	offcpu_summary(o, c);
 	naming_losses(unnamed, us);
 	info("%" PRIu64 " idle-loop samples left out, %" PRIu64 " kernel and %" PRIu64
 	     " user stacks unreadable, %" PRIu64 " samples of tasks outside our pid namespace",
@@ -263,9 +309,13 @@ void finish__summary(const struct finish_opts *o, struct capture *cap, const uin
 		     " table of work items was full", c[CNT_WORK_UNNAMED]);
 	report_unwind(cap, c);
 	info("BPF maps use %" PRIu64 " KiB of kernel memory", capture__map_bytes(cap) / 1024);
-	capture__prog_stats(cap, &run_ns, &runs);
+	capture__prog_stats(cap, false, &run_ns, &runs);
 	if (runs)
 		info("BPF program: %" PRIu64 " runs, %" PRIu64 " ns per run", runs, run_ns / runs);
+	capture__prog_stats(cap, true, &run_ns, &runs);
+	if (runs)
+		info("off-CPU program (sched_switch): %" PRIu64 " runs, %" PRIu64 " ns per run",
+		     runs, run_ns / runs);
 }
 
 

@@ -34,6 +34,7 @@ struct finish_opts {
 	/* For the summary's advice on losses: */
 	uint32_t stack_entries;      /* --stack-storage-size */
 	uint32_t count_entries;      /* sample keys the count map holds */
+	uint32_t offcpu_entries;     /* --off-cpu: waits the pending map holds */
 	bool continuous;             /* the count map holds one interval */
 };
 
@@ -44,6 +45,7 @@ struct sample_source {
 	int (*stack)(void *arg, uint64_t id, struct stack_trace *out);
 	int (*work_desc)(void *arg, uint64_t id, struct work_desc *out);
 	void *arg;
+	int (*waker_desc)(void *arg, uint64_t id, struct waker_desc *out); /* or NULL */
 };
 
 struct sample_source finish__capture_source(struct capture *cap);
@@ -51,7 +53,7 @@ struct sample_source finish__capture_source(struct capture *cap);
 /* What one finish step named and wrote. */
 struct finish_result {
 	bool named;          /* the samples were read and named (writing may still fail) */
-	uint64_t samples;    /* counted samples read */
+	uint64_t samples;    /* counted samples read (not off-CPU time) */
 	size_t processes;    /* distinct tgids among them (at most 4096 counted) */
 	size_t stacks;       /* distinct stacks written */
 	uint64_t unnamed[USYMS_MISS__MAX]; /* with an "[unknown]" user frame, by why */
@@ -78,5 +80,11 @@ struct ksyms *finish__load_ksyms(const struct finish_opts *o);
  */
 void finish__summary(const struct finish_opts *o, struct capture *cap, const uint64_t *c,
 		     uint64_t unwritten, const uint64_t *unnamed, const struct usyms *us);
+
+/* Off-CPU waits lost, by every reason, from the counters c[CNT__MAX]. */
+static inline uint64_t offcpu_lost(const uint64_t *c)
+{
+	return c[CNT_OFFCPU_PENDING_FULL] + c[CNT_OFFCPU_COUNT_FULL] + c[CNT_OFFCPU_STACK_FULL];
+}
 
 #endif

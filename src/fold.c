@@ -23,8 +23,9 @@
 
 #define NAME_MAX_LEN 1024
 /* The most frames a sample names: cpu_N, the process, [idle:...], [irq],
- * three work item frames; user frames, "-", kernel frames. */
-#define FOLD_MAX_FRAMES (7 + SMOLDER_MAX_DEPTH + 1 + SMOLDER_MAX_DEPTH)
+ * three work item frames; user frames, "-", kernel frames; [off-cpu:S],
+ * woken-by:COMM and the waker's kernel frames. */
+#define FOLD_MAX_FRAMES (7 + SMOLDER_MAX_DEPTH + 1 + SMOLDER_MAX_DEPTH + 2 + SMOLDER_MAX_DEPTH)
 
 struct fold {
 	struct fold_opts o;
@@ -347,10 +348,32 @@ static int add_context(struct fold *f, const struct sample_key *key,
 	return 0;
 }
 
+/*
+ * Leaf frames of a tracepoint program's kernel stack that are the program
+ * and its caller (bpf_prog_..., bpf_trace_run4, __bpf_trace_...), not the
+ * code that hit the tracepoint.
+ */
+static int tracing_frames(struct fold *f, const struct stack_trace *st)
+{
+	static const char *const prefixes[] = { "bpf_prog_", "bpf_trace_run", "__bpf_trace_",
+						"__traceiter_", NULL };
+	const char *name;
+	uint32_t i = 0;
+
+	for (bool more = true; st && i < st->nr && more; i += more) {
+		more = false;
+		name = kernel_sym(f, st, i);
+		for (int p = 0; name && prefixes[p] && !more; p++)
+			more = !strncmp(name, prefixes[p], strlen(prefixes[p]));
+	}
+	return i;
+}
+
 static int add_kernel(struct fold *f, const struct sample_key *key,
 		      const struct stack_trace *st, uint16_t *n)
 {
 	const char *suffix = f->o.annotate ? "_[k]" : "";
+	int skip = key->flags & SAMPLE_OFFCPU ? tracing_frames(f, st) : 0;
 	char name[NAME_MAX_LEN];
 
 	*n = 0;
@@ -359,11 +382,74 @@ static int add_kernel(struct fold *f, const struct sample_key *key,
 		return push_frame(f, key->flags & SAMPLE_KSTACK_LOST ?
 				"[lost kernel stack]" : "[missed kernel stack]", suffix);
 	}
-	for (int i = st ? (int)st->nr - 1 : -1; i >= 0; i--) {
+	for (int i = st ? (int)st->nr - 1 : -1; i >= skip; i--) {
 		kernel_name(f, frame_addr(st, i), name, sizeof(name));
 		if (push_frame(f, name, suffix))
 			return -ENOMEM;
 		f->at[f->nr_ids - 1] = (struct paddr_frame){ PADDR_KERNEL, frame_addr(st, i) };
+		(*n)++;
+	}
+	return 0;
+}
+
+/*
+ * A wakeup from an interrupt (a timer's, a device's) ran on whatever task
+ * the interrupt came in on: the waker is then [irq] or [softirq], and its
+ * stack starts at the interrupt's entry.  Returns that frame's index in
+ * wst (leaf first), or -1 for a wakeup by the task itself.
+ */
+static int interrupt_entry(struct fold *f, const struct stack_trace *wst, char *comm, size_t len)
+{
+	static const char *const entries[] = { "asm_sysvec_", "asm_common_interrupt",
+					       "el1h_64_irq", "el0t_64_irq", NULL };
+	const char *name;
+
+	for (int i = wst ? (int)wst->nr - 1 : -1; i >= 0; i--) {
+		if (!(name = kernel_sym(f, wst, i)))
+			continue;
+		for (int e = 0; entries[e]; e++) {
+			if (strncmp(name, entries[e], strlen(entries[e])))
+				continue;
+			snprintf(comm, len, "%s", in_softirq_loop(f, wst) ? "[softirq]" : "[irq]");
+			return i;
+		}
+	}
+	return -1;
+}
+
+/* "[off-cpu:S]" and, with wakers, "woken-by:COMM" and the waker's kernel
+ * stack, root first. */
+static int add_offcpu(struct fold *f, const struct sample_key *key,
+		      const struct stack_trace *wst, uint16_t *n)
+{
+	char name[SMOLDER_COMM_LEN + 16], comm[SMOLDER_COMM_LEN + 1] = "[unknown]";
+	struct waker_desc d;
+	int from, skip;
+
+	if (push_frame(f, key->flags & SAMPLE_OFFCPU_D ? "[off-cpu:D]" : "[off-cpu:S]", ""))
+		return -ENOMEM;
+	(*n)++;
+	if (!f->o.wakers || !key->work)
+		return 0;
+	if (f->o.waker_desc && !f->o.waker_desc(f->o.work_arg, key->work, &d)) {
+		memcpy(comm, d.comm, SMOLDER_COMM_LEN);
+		comm[SMOLDER_COMM_LEN] = 0;
+	}
+	from = interrupt_entry(f, wst, comm, sizeof(comm));
+	snprintf(name, sizeof(name), "woken-by:%s", comm);
+	frame_name__sanitize(name);
+	if (push_frame(f, name, ""))
+		return -ENOMEM;
+	(*n)++;
+	if (from < 0)
+		from = wst ? (int)wst->nr - 1 : -1;
+	skip = tracing_frames(f, wst);
+	for (int i = f->o.kernel ? from : -1; i >= skip; i--) {
+		char kname[NAME_MAX_LEN];
+
+		kernel_name(f, frame_addr(wst, i), kname, sizeof(kname));
+		if (push_frame(f, kname, f->o.annotate ? "_[k]" : ""))
+			return -ENOMEM;
 		(*n)++;
 	}
 	return 0;
@@ -389,6 +475,17 @@ static int add_delimiter(struct fold *f, uint32_t user_end)
 int fold__add(struct fold *f, const struct sample_key *key, uint64_t count,
 	      const struct stack_trace *kst, const struct stack_trace *ust)
 {
+	return fold__add_woken(f, key, count, kst, ust, NULL);
+}
+
+int fold__add_woken(struct fold *f, const struct sample_key *key, uint64_t count,
+		    const struct stack_trace *kst, const struct stack_trace *ust,
+		    const struct stack_trace *wst)
+{
+	bool offcpu = key->flags & SAMPLE_OFFCPU;
+	/* microseconds: sums of fractions, rounded once per stack */
+	double weight = !f->o.time_weighted ? (double)count
+			: offcpu ? count / 1000.0 : count * f->o.sample_ns / 1000.0;
 	struct stack_origin o = { .tgid = key->tgid };
 	enum usyms_miss miss = USYMS_NAMED;
 	enum idle_path idle;
@@ -411,14 +508,18 @@ int fold__add(struct fold *f, const struct sample_key *key, uint64_t count,
 			return -ENOMEM;
 		o.n_delim = 1;
 	}
+	if (offcpu && add_offcpu(f, key, wst, &o.n_kernel))
+		return -ENOMEM;
 	memcpy(o.comm, key->comm, sizeof(o.comm));
 	o.comm[sizeof(o.comm) - 1] = '\0';
 	i = find_or_add(f, key->tgid, &o);
 	if (i < 0)
 		return -ENOMEM;
-	f->p->stacks[i].count += count;
-	if (paddrs__add_sample(f->p->addrs, (uint32_t)i, f->ids, f->at, f->nr_ids, count))
+	f->p->stacks[i].count += weight;
+	if (paddrs__add_sample(f->p->addrs, (uint32_t)i, f->ids, f->at, f->nr_ids, weight))
 		return -ENOMEM;
+	if (offcpu)
+		return 0; /* nanoseconds, not samples */
 	f->total += count;
 	if (miss != USYMS_NAMED)
 		f->unnamed[miss] += count;
@@ -429,6 +530,9 @@ int fold__add(struct fold *f, const struct sample_key *key, uint64_t count,
 
 struct profile *fold__profile(struct fold *f)
 {
+	if (f->o.time_weighted)
+		for (size_t i = 0; i < f->p->nr; i++)
+			f->p->stacks[i].count = (double)(uint64_t)(f->p->stacks[i].count + 0.5);
 	/* the slots then point at the wrong stacks: fold__add reindexes */
 	if (!f->sorted && profile__sort_by_count(f->p))
 		return NULL;

@@ -21,6 +21,8 @@ struct ksyms;
 
 /* Describes the work item a sample_key.work names; -ENOENT if unknown. */
 typedef int (*work_desc_fn)(void *arg, uint64_t id, struct work_desc *out);
+/* Describes the waker an off-CPU sample_key.work names; -ENOENT if unknown. */
+typedef int (*waker_desc_fn)(void *arg, uint64_t id, struct waker_desc *out);
 
 enum proc_frame {
 	PROC_COMM,   /* "comm" */
@@ -43,26 +45,43 @@ struct fold_opts {
 	bool idle_paths;      /* [idle:halt] ..., counted per CPU (--idle-only) */
 	work_desc_fn work_desc; /* names sample_key.work (with kworker_frames) */
 	void *work_arg;
+	/*
+	 * --off-cpu: counts are microseconds, CPU samples sample_ns each,
+	 * off-CPU keys their nanoseconds; those stacks end in [off-cpu:S] or
+	 * [off-cpu:D], and with wakers woken-by:COMM and the waker's kernel
+	 * stack (named by waker_desc, with work_arg).
+	 */
+	bool time_weighted;
+	double sample_ns;
+	bool wakers;
+	waker_desc_fn waker_desc;
 };
 
 struct fold;
 
 struct fold *fold__new(const struct fold_opts *opts, const struct ksyms *ksyms,
 		       struct usyms *usyms);
-/* Adds count samples; kst/ust are NULL where the sample has no such stack. */
+/* Adds count samples (off-CPU keys: nanoseconds); kst/ust are NULL where
+ * the sample has no such stack. */
 int fold__add(struct fold *f, const struct sample_key *key, uint64_t count,
 	      const struct stack_trace *kst, const struct stack_trace *ust);
+/* The same, with wst: an off-CPU key's waker's kernel stack, or NULL. */
+int fold__add_woken(struct fold *f, const struct sample_key *key, uint64_t count,
+		    const struct stack_trace *kst, const struct stack_trace *ust,
+		    const struct stack_trace *wst);
 /*
  * The merged stacks, most samples first (ties by their folded text), each
  * with its origin (profile.h: process, thread, CPU, sections); owned by f,
- * which may add to it again after.  NULL on -ENOMEM.
+ * which may add to it again after.  Time-weighted counts are rounded to
+ * whole microseconds here, each stack's sum.  NULL on -ENOMEM.
  */
 struct profile *fold__profile(struct fold *f);
+/* Samples added (off-CPU keys are not samples). */
 uint64_t fold__total(const struct fold *f);
 /* With idle_paths: samples by CPU and idle path, [cpu * IDLE_PATH__MAX +
  * path] for cpu < MAX_CPUS; NULL when no idle sample was added. */
 const uint64_t *fold__idle_paths(const struct fold *f);
-/* Samples added with an "[unknown]" user frame, by the reason of the
+/* CPU samples added with an "[unknown]" user frame, by the reason of the
  * leaf-most one: USYMS_MISS__MAX counts (USYMS_NAMED stays 0). */
 const uint64_t *fold__unnamed(const struct fold *f);
 void fold__free(struct fold *f);

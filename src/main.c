@@ -47,6 +47,9 @@ static struct finish_opts finish_opts_of(const struct env *env)
 			.irq_frames = env->irq_frames,
 			.kworker_frames = env->kworker,
 			.idle_paths = env->idle == IDLE_ONLY,
+			.time_weighted = env->off_cpu,
+			.sample_ns = sample_period_ns(env->freq, env->period),
+			.wakers = env->wakers,
 		},
 		.outputs = env->outputs,
 		.nr_outputs = env->nr_outputs,
@@ -66,6 +69,7 @@ static struct finish_opts finish_opts_of(const struct env *env)
 		.nr_cpus = env->nr_cpus,
 		.stack_entries = env->stack_entries,
 		.count_entries = env->count_entries,
+		.offcpu_entries = env->offcpu_entries,
 		.continuous = env->continuous,
 	};
 }
@@ -280,6 +284,15 @@ static void stage_opts(const struct env *env, pid_t command, struct stage_opts *
 			.btf_path = env->btf_path,
 			.dwarf_unwind = !env->unwind_fp && !env->kernel_only,
 			.unwind_budget = env->unwind_bytes,
+			.offcpu = {
+				.enabled = env->off_cpu,
+				.wakers = env->wakers,
+				.rotate = env->continuous,
+				.min_ns = env->offcpu_min_us * 1000,
+				.max_ns = env->offcpu_max_us * 1000,
+				.sample = env->offcpu_sample ? env->offcpu_sample : 1,
+				.pending_entries = env->offcpu_entries,
+			},
 		},
 		.sampler.demangle = !env->no_demangle,
 		.convert = {

@@ -6,7 +6,9 @@
  * bank, so its default follows the samples an interval can take (rate x
  * interval x CPUs, plus a quarter), from 1024 up to the one-shot default:
  * at 19 Hz, 60 s and 2 CPUs, 2,850 stacks instead of 32,768, in each of
- * its two banks.
+ * its two banks.  --off-cpu's map of pending waits holds as many threads
+ * as the count map holds keys, at least 8192 unless --hash-storage-size
+ * sets both.
  */
 #include <inttypes.h>
 #include "log.h"
@@ -62,5 +64,9 @@ void map_sizes__choose(struct map_sizes *m)
 		m->count_entries = 1024;
 	if (m->hash_entries)
 		m->count_entries = m->hash_entries;
+	/* a thread waits once at a time: as many threads as keys, or 8192 */
+	m->offcpu_entries = m->count_entries;
+	if (!m->hash_entries && m->offcpu_entries < MIN_OFFCPU_ENTRIES)
+		m->offcpu_entries = MIN_OFFCPU_ENTRIES;
 	warn_map_size(m);
 }

@@ -13,11 +13,13 @@
 #define DEFAULT_STACK_ENTRIES 32768
 #define MAX_STACK_ENTRIES (1u << 22) /* about 1.9 GiB of kernel memory */
 #define WARN_MAP_BYTES (256ull << 20) /* said above this */
+#define MIN_OFFCPU_ENTRIES 8192 /* waits pending at once, unless --hash-storage-size says */
 
 struct map_sizes {
 	uint32_t stack_entries; /* --stack-storage-size, 0: the default; then the size chosen */
 	uint32_t hash_entries;  /* --hash-storage-size, 0: from stack_entries */
 	uint32_t count_entries; /* set: distinct sample keys kept */
+	uint32_t offcpu_entries; /* set: --off-cpu waits pending at once */
 	bool continuous;        /* a bank per interval, SMOLDER_BANKS of them */
 	double hz;              /* samples per second per CPU */
 	double interval;        /* continuous: seconds an interval lasts */

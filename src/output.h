@@ -10,6 +10,7 @@
 #define SMOLDER_OUTPUT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "profile.h"
 
@@ -50,6 +51,23 @@ static inline const char *profile_name(const struct render_opts *o)
 {
 	return o && o->name ? o->name : o && o->title && *o->title ? o->title : "smolder";
 }
+
+/*
+ * A stack's count as the writers write it.  In a time-weighted profile
+ * (--off-cpu: profile.h) counts are microseconds, and every format gets
+ * whole ones, rounded to the nearest, as offcputime prints them: a CPU
+ * sample's period may end in a fraction of one, and the formats' totals
+ * then agree to the microsecond.  Other counts are as they are.
+ */
+static inline double output_count(const struct profile *p, const struct pstack *s)
+{
+	if (p->time_weighted && s->count >= 0 && s->count < 9e18)
+		return (double)(uint64_t)(s->count + 0.5);
+	return s->count;
+}
+
+/* The unit of a time-weighted profile's counts, for the formats that name it. */
+#define OUTPUT_TIME_UNIT "us"
 
 /* flamegraph.pl's input: "frame;frame;... COUNT" per line (a diff's
  * "frame;... BEFORE AFTER"; counts with decimals kept as given). */

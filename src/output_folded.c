@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Folded stacks output: the text flamegraph.pl, speedscope and others read,
- * the only place a profile becomes text (folded_read.c reads it back). */
+ * the only place a profile becomes text (folded_read.c reads it back).
+ * Counts are samples, or with --off-cpu whole microseconds, as offcputime
+ * -f prints them: the text does not say which. */
 #include <inttypes.h>
 #include <string.h>
 #include "folded_read.h"
@@ -51,15 +53,21 @@ static void put_count(FILE *out, double v)
 	fprintf(out, " %s", buf);
 }
 
+/* A time-weighted profile's counts are whole microseconds (output.h); a
+ * stack that rounds to none (under half of one) is left out, as pprof
+ * leaves it out. */
 int output_folded(FILE *out, const struct profile *p)
 {
 	for (size_t i = 0; i < p->nr; i++) {
 		const struct pstack *s = &p->stacks[i];
+		double count = output_count(p, s);
 
+		if (p->time_weighted && !(count > 0))
+			continue;
 		put_frames(out, p, s);
 		if (p->diff)
 			put_count(out, s->before);
-		put_count(out, s->count);
+		put_count(out, count);
 		putc('\n', out);
 	}
 	return ferror(out) ? -1 : 0;

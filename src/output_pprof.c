@@ -13,6 +13,12 @@
  * id) as the first Mapping, and [kernel.kallsyms] when kernel stacks were
  * taken.
  *
+ * Values are samples/count, and cpu/nanoseconds when the period is known;
+ * a time-weighted profile (--off-cpu: microseconds of running and waiting)
+ * has one, wall/nanoseconds, the type Go's wall-clock profilers and the
+ * fleet backends use for time spent on and off the CPU, whose nanoseconds
+ * `go tool pprof` shows as ms, s or min.
+ *
  * It streams: samples are encoded and compressed as the stacks are read,
  * and the locations, functions and string table, known only at the end,
  * follow them.  Protobuf fields may come in any order, and every reader
@@ -67,9 +73,10 @@ enum {
 	FUNCTION_SYSTEM_NAME = 3,
 };
 
-/* The string table starts with these; frame name i is S_FRAMES + i. */
+/* The string table starts with these; frame name i is S_FRAMES + i.  The
+ * first value's type is "samples", or "wall" in a time-weighted profile. */
 enum {
-	S_EMPTY, S_SAMPLES, S_COUNT, S_CPU, S_NANOSECONDS, S_NAME, S_EXPORTER, S_PROCESS,
+	S_EMPTY, S_VALUE_TYPE, S_COUNT, S_CPU, S_NANOSECONDS, S_NAME, S_EXPORTER, S_PROCESS,
 	S_PID, S_THREAD, S_MAIN, S_BUILD_ID, S_KERNEL, S_FRAMES
 };
 
@@ -241,10 +248,16 @@ static void pw_header(struct pprof_writer *w)
 {
 	struct timespec ts;
 
-	pw_value_type(w, PROFILE_SAMPLE_TYPE, S_SAMPLES, S_COUNT);
+	if (w->p->time_weighted) {
+		pw_value_type(w, PROFILE_SAMPLE_TYPE, S_VALUE_TYPE, S_NANOSECONDS);
+	} else {
+		pw_value_type(w, PROFILE_SAMPLE_TYPE, S_VALUE_TYPE, S_COUNT);
+		if (w->period_ns)
+			pw_value_type(w, PROFILE_SAMPLE_TYPE, S_CPU, S_NANOSECONDS);
+	}
 	if (w->period_ns) {
-		pw_value_type(w, PROFILE_SAMPLE_TYPE, S_CPU, S_NANOSECONDS);
-		pw_value_type(w, PROFILE_PERIOD_TYPE, S_CPU, S_NANOSECONDS);
+		pw_value_type(w, PROFILE_PERIOD_TYPE,
+			      w->p->time_weighted ? S_VALUE_TYPE : S_CPU, S_NANOSECONDS);
 		pb__uint(&w->top, PROFILE_PERIOD, w->period_ns);
 	}
 	/* drop_frames is S_EMPTY, no regexp: pprof drops no frame (written
@@ -554,13 +567,15 @@ static int pw_sample(struct pprof_writer *w, const struct profile *p, const stru
 
 	if (n <= 0)
 		return 0;
-	values[0] = (uint64_t)n;
+	if (w->p->time_weighted && n > INT64_MAX / 1000)
+		return 0; /* microseconds past int64's nanoseconds */
+	values[0] = (uint64_t)n * (w->p->time_weighted ? 1000 : 1);
 	values[1] = (uint64_t)n * w->period_ns;
 	if (pw_stack_ids(w, p, s))
 		return -ENOMEM;
 	w->msg.len = 0;
 	pb__packed(&w->msg, SAMPLE_LOCATION_ID, w->ids, w->nids, 1);
-	pb__packed(&w->msg, SAMPLE_VALUE, values, w->period_ns ? 2 : 1, 0);
+	pb__packed(&w->msg, SAMPLE_VALUE, values, w->period_ns && !w->p->time_weighted ? 2 : 1, 0);
 	if ((e = pw_labels(w, w->site ? w->site->stack : (size_t)(s - p->stacks))))
 		return e;
 	pb__bytes(&w->top, PROFILE_SAMPLE, w->msg.buf, w->msg.len);
@@ -601,7 +616,8 @@ static int pw_functions(struct pprof_writer *w)
 static int pw_strings(struct pprof_writer *w, const char *name)
 {
 	const char *fixed[S_FRAMES] = {
-		[S_EMPTY] = "", [S_SAMPLES] = "samples", [S_COUNT] = "count",
+		[S_EMPTY] = "",
+		[S_VALUE_TYPE] = w->p->time_weighted ? "wall" : "samples", [S_COUNT] = "count",
 		[S_CPU] = "cpu", [S_NANOSECONDS] = "nanoseconds", [S_NAME] = name,
 		[S_EXPORTER] = "smolder " SMOLDER_VERSION, [S_PROCESS] = "process",
 		[S_PID] = "pid", [S_THREAD] = "thread",

@@ -3,7 +3,10 @@
  * The readable report, in bcc profile's layout: each stack leaf first, one
  * frame per line, kernel frames above user frames ("--" between them when
  * delimited), then the process line and the count; hottest last, as bcc
- * prints it, or first.  The sections are the stacks' origins (profile.h).
+ * prints it, or first.  The sections are the stacks' origins (profile.h);
+ * frames past the kernel section (an off-CPU stack's [off-cpu:S] marker
+ * and its waker) come first, being the leaf-most.  Counts are samples, or
+ * with --off-cpu whole microseconds, "N us".
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -37,6 +40,9 @@ static void print_stack(FILE *out, const struct profile *p, size_t i)
 
 	if (s->depth < kernel + o->n_kernel)
 		return; /* inconsistent counts: nothing sane to print */
+	if (p->time_weighted && !(output_count(p, s) > 0))
+		return; /* under half a microsecond: left out, as elsewhere */
+	put_lines(out, p, ids, kernel + o->n_kernel, s->depth);
 	put_lines(out, p, ids, kernel, kernel + o->n_kernel);
 	if (o->n_delim)
 		fprintf(out, "    --\n");
@@ -46,7 +52,8 @@ static void print_stack(FILE *out, const struct profile *p, size_t i)
 		putc(' ', out);
 		put_name(out, p, ids[k]);
 	}
-	fprintf(out, " (%u)\n        %" PRIu64 "\n\n", o->tgid, (uint64_t)s->count);
+	fprintf(out, " (%u)\n        %" PRIu64 "%s\n\n", o->tgid, (uint64_t)output_count(p, s),
+		p->time_weighted ? " " OUTPUT_TIME_UNIT : "");
 }
 
 int output_report(FILE *out, const struct profile *p, bool hottest_last)

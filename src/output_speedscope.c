@@ -3,8 +3,9 @@
  * speedscope output: a profile in speedscope's file format
  * (https://www.speedscope.app/file-format-schema.json), "sampled" profiles
  * whose samples are arrays of indexes into shared.frames, root first, and
- * whose weights are the stacks' sample counts (unit "none"), so their
- * totals are the folded output's.  A capture's file has one profile per
+ * whose weights are the stacks' sample counts (unit "none"), or with
+ * --off-cpu their time in whole microseconds (unit "microseconds"), so
+ * their totals are the folded output's.  A capture's file has one profile per
  * process, or per thread with --per-thread ("comm (PID)", "comm
  * (PID/TID)"), hottest first, for speedscope's profile switcher; a folded
  * file's has one.  speedscope opens a file in its time-order view; counted
@@ -87,10 +88,27 @@ static void json_number(FILE *f, double v)
 
 /* Stacks with no samples (a diff's stack that AFTER no longer has) are
  * left out: a zero weight would add nothing but a frame to the chart.  So
- * are counts JSON cannot write (infinity, not a number). */
-static bool kept(const struct pstack *s)
+ * are counts JSON cannot write (infinity, not a number), and in a
+ * time-weighted profile stacks under half a microsecond, which the folded
+ * output leaves out too (output_count). */
+static bool kept_weight(double w)
 {
-	return s->count > 0 && isfinite(s->count);
+	return w > 0 && isfinite(w);
+}
+
+static bool kept_count(const struct pstack *s)
+{
+	return kept_weight(s->count);
+}
+
+static bool kept_us(const struct pstack *s)
+{
+	return s->count >= 0.5 && isfinite(s->count); /* output_count's whole ones > 0 */
+}
+
+static bool kept(const struct profile *p, const struct pstack *s)
+{
+	return kept_weight(output_count(p, s));
 }
 
 /* One sample: its frames' indexes in shared.frames, root first. */
@@ -117,7 +135,7 @@ static void write_samples(FILE *f, const struct profile *p, const size_t *order,
 
 	fputs("\"samples\":[", f);
 	for (i = 0; i < n; i++) {
-		if (!kept(&p->stacks[order[i]]))
+		if (!kept(p, &p->stacks[order[i]]))
 			continue;
 		fputs(sep, f);
 		write_sample(f, p, &p->stacks[order[i]], u);
@@ -126,10 +144,10 @@ static void write_samples(FILE *f, const struct profile *p, const size_t *order,
 	fputs("],\n\"weights\":[", f);
 	sep = "";
 	for (i = 0; i < n; i++) {
-		if (!kept(&p->stacks[order[i]]))
+		if (!kept(p, &p->stacks[order[i]]))
 			continue;
 		fputs(sep, f);
-		json_number(f, p->stacks[order[i]].count);
+		json_number(f, output_count(p, &p->stacks[order[i]]));
 		sep = ",";
 	}
 	fputs("]}", f);
@@ -215,8 +233,8 @@ static size_t group_stacks(const struct profile *p, bool by_name, size_t *order,
 	if (!o || !p->nr) {
 		g[0] = (struct group){ .first = 0, .n = p->nr };
 		for (size_t i = 0; i < p->nr; i++)
-			if (kept(&p->stacks[i]))
-				g[0].total += p->stacks[i].count;
+			if (kept(p, &p->stacks[i]))
+				g[0].total += output_count(p, &p->stacks[i]);
 		return 1;
 	}
 	for (size_t i = 0; i < p->nr; i++) {
@@ -225,8 +243,8 @@ static size_t group_stacks(const struct profile *p, bool by_name, size_t *order,
 		if (!prev || prev->tgid != x->tgid || prev->tid != x->tid)
 			g[ng++] = (struct group){ .first = i };
 		g[ng - 1].n++;
-		if (kept(&p->stacks[order[i]]))
-			g[ng - 1].total += p->stacks[order[i]].count;
+		if (kept(p, &p->stacks[order[i]]))
+			g[ng - 1].total += output_count(p, &p->stacks[order[i]]);
 	}
 	qsort(g, ng, sizeof(*g), by_total);
 	return ng;
@@ -259,7 +277,8 @@ static void write_profiles(FILE *f, const struct profile *p, const size_t *order
 	for (size_t k = 0; k < ng; k++) {
 		fputs(k ? ",\n{\"type\":\"sampled\",\"name\":" : "{\"type\":\"sampled\",\"name\":", f);
 		write_profile_name(f, p, order, &g[k], title);
-		fputs(",\"unit\":\"none\",\"startValue\":0,\"endValue\":", f);
+		fputs(p->time_weighted ? ",\"unit\":\"microseconds\",\"startValue\":0,\"endValue\":"
+					: ",\"unit\":\"none\",\"startValue\":0,\"endValue\":", f);
 		json_number(f, g[k].total);
 		fputs(",\n", f);
 		write_samples(f, p, order + g[k].first, g[k].n, u);
@@ -291,7 +310,7 @@ int output_speedscope(FILE *out, const struct profile *p, const struct render_op
 
 	if (order)
 		ng = group_stacks(p, !(o && o->flamechart), order, &g);
-	if (!ng || profile__used_names(p, kept, &u)) {
+	if (!ng || profile__used_names(p, p->time_weighted ? kept_us : kept_count, &u)) {
 		free(order);
 		free(g);
 		return -ENOMEM;

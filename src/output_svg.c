@@ -72,6 +72,7 @@ struct svg {
 	unsigned width, height, ypad1, ypad2;
 	double plot, scale; /* plot width; pixels per sample */
 	bool inverted, diff;
+	bool whole; /* counts are microseconds: shown whole, as written elsewhere */
 };
 
 /* ---- output ---- */
@@ -264,6 +265,13 @@ static const char *fmt_count(char *buf, size_t size, double v)
 	return buf;
 }
 
+/* v rounded to the nearest whole number (v >= 0 and below 1e18; else as
+ * it is, which fmt_count prints with decimals). */
+static double whole(double v)
+{
+	return v >= 0 && v < 1e18 ? (double)(uint64_t)(v + 0.5) : v;
+}
+
 /* ---- colours ---- */
 
 /* FNV-1a, then a 64-bit finalizer so that names differing in one last
@@ -367,7 +375,7 @@ static void write_title(const struct svg *g, const struct flame_frame *fr)
 	if (done < fr->len)
 		ob_str(g->out, "\xe2\x80\xa6"); /* "…": the rest is left out */
 	ob_str(g->out, " (");
-	ob_str(g->out, fmt_count(buf, sizeof(buf), fr->count));
+	ob_str(g->out, fmt_count(buf, sizeof(buf), g->whole ? whole(fr->count) : fr->count));
 	ob_str(g->out, " ");
 	put_str(g->out, g->countname); /* --countname: escaped like any text */
 	ob_str(g->out, ", ");
@@ -517,13 +525,17 @@ static void write_tail(const struct svg *g)
 	ob_flush(g->out);
 }
 
-/* Counts read "N samples" in titles; the script finds the count by the
- * parentheses around it, so the count's name has none. */
-static void set_countname(char *dst, size_t size, const char *name)
+/* Counts read "N samples" in titles, or "N us" when they are microseconds
+ * (--off-cpu; --countname names them otherwise, as flamegraph.pl's does);
+ * the script finds the count by the parentheses around it, so the count's
+ * name has none. */
+static void set_countname(char *dst, size_t size, const char *name, bool time_weighted)
 {
 	size_t i = 0;
 
-	for (name = name && *name ? name : "samples"; name[i] && i + 1 < size; i++)
+	if (!name || !*name)
+		name = time_weighted ? OUTPUT_TIME_UNIT : "samples";
+	for (; name[i] && i + 1 < size; i++)
 		dst[i] = name[i] == '(' ? '[' : name[i] == ')' ? ']' : name[i];
 	dst[i] = '\0';
 }
@@ -540,7 +552,7 @@ int output_svg(FILE *out, const struct profile *p, const struct render_opts *o)
 		.subtitle = o && o->subtitle && *o->subtitle ? o->subtitle : NULL,
 		.width = o && o->width ? o->width : FLAME_DEFAULT_WIDTH,
 		.plot = flame__plot_width(o), .inverted = o && o->inverted,
-		.countname = countname,
+		.countname = countname, .whole = p->time_weighted,
 	};
 
 	if (!f) {
@@ -549,7 +561,7 @@ int output_svg(FILE *out, const struct profile *p, const struct render_opts *o)
 	}
 	ob->out = out;
 	ob->len = 0;
-	set_countname(countname, sizeof(countname), o ? o->countname : NULL);
+	set_countname(countname, sizeof(countname), o ? o->countname : NULL, p->time_weighted);
 	g.scale = f->total > 0 ? g.plot / f->total : 0;
 	g.ypad1 = FONT_SIZE * 3 + (g.subtitle ? FONT_SIZE * 2 : 0);
 	g.ypad2 = FONT_SIZE * 2 + 10;

@@ -191,7 +191,7 @@ static int work_desc(void *arg, uint64_t id, struct work_desc *out)
 
 struct sample_source recording__source(struct recording *r)
 {
-	return (struct sample_source){ for_each_sample, stack, work_desc, r };
+	return (struct sample_source){ for_each_sample, stack, work_desc, r, NULL }; /* no wakers */
 }
 
 const uint64_t *recording__counters(const struct recording *r)

@@ -444,6 +444,42 @@ TEST(pprof_period_adds_cpu_time)
 	profile__free(p);
 }
 
+/* --off-cpu: microseconds of running and waiting become wall/nanoseconds,
+ * one value per sample, the whole microseconds the folded output writes
+ * times 1000; a stack under half a microsecond is left out. */
+TEST(pprof_time_weighted_wall_nanoseconds)
+{
+	static const char *const fr[] = { "main;compute", "main;nap;[off-cpu:S]", "main;blip" };
+	static const double us[] = { 7 * 20408.163265, 250000, 0.3 };
+	struct profile *p = make(fr, us, 3);
+	struct decoded *d;
+
+	p->time_weighted = true;
+	p->period_ns = 20408163; /* 49 Hz */
+	d = roundtrip(p, NULL);
+	CHECK(d && !d->bad);
+	if (d && !d->bad) {
+		CHECK_STR(d->folded, "main;compute 142857000\nmain;nap;[off-cpu:S] 250000000\n");
+		CHECK(d->nsample_types == 1);
+		CHECK_STR(str(d, d->sample_type[0][0]), "wall");
+		CHECK_STR(str(d, d->sample_type[0][1]), "nanoseconds");
+		CHECK_STR(str(d, d->period_type[0]), "wall");
+		CHECK_STR(str(d, d->period_type[1]), "nanoseconds");
+		CHECK(d->period == 20408163);
+		CHECK(d->nfunctions == 4); /* blip's frame left out with it */
+	}
+	decoded_free(d);
+	p->period_ns = 0; /* from folded files: no period to tell */
+	d = roundtrip(p, NULL);
+	CHECK(d && !d->bad);
+	if (d && !d->bad) {
+		CHECK(d->nsample_types == 1 && d->period == 0 && d->period_type[0] == 0);
+		CHECK_STR(str(d, d->sample_type[0][0]), "wall");
+	}
+	decoded_free(d);
+	profile__free(p);
+}
+
 TEST(pprof_rounds_decimal_counts)
 {
 	static const char *const fr[] = { "a;b", "a;c", "a;d", "a;e", "a;b", "x;y", "x;z" };
@@ -588,6 +624,7 @@ int main(void)
 	RUN(strtab_dedups);
 	RUN(pprof_stacks_roundtrip);
 	RUN(pprof_period_adds_cpu_time);
+	RUN(pprof_time_weighted_wall_nanoseconds);
 	RUN(pprof_rounds_decimal_counts);
 	RUN(pprof_diff_writes_after);
 	RUN(pprof_names_and_comments);
