@@ -472,18 +472,20 @@ unwinding() {
 }
 
 # offcpu_run D NAME: offcpu_split's sleep and pipe wait under their
-# functions, about 50% and 20% of its main thread's time, the pipe's waker
-# named.
+# functions and the pipe's waker named.  The shares are checked on the host
+# (tests/cli/offcpu.sh); in a slow TCG guest a vCPU that stalls stretches
+# the pipe wait (time from wakeup to running is part of a wait), so here
+# they are bounds that only a broken count would miss.
 offcpu_run() {
 	local d=$1 n=$2 doze pipe
 	doze=$(awk '/^offcpu_split;/ { t += $NF; if ($0 ~ /;run_rounds;doze;.*;\[off-cpu:S\]/) m += $NF }
 		END { if (t == 0) print 0; else printf "%.1f\n", 100 * m / t }' "$d/$n.out")
 	pipe=$(awk '/^offcpu_split;/ { t += $NF; if ($0 ~ /;run_rounds;wait_pipe;.*;\[off-cpu:S\];woken-by:pipe_writer/) m += $NF }
 		END { if (t == 0) print 0; else printf "%.1f\n", 100 * m / t }' "$d/$n.out")
-	if [ "$(cat "$d/$n.rc")" = 0 ] && between "$doze" 40 60 && between "$pipe" 12 30; then
+	if [ "$(cat "$d/$n.rc")" = 0 ] && between "$doze" 20 70 && between "$pipe" 3 60; then
 		ok "$n: doze [off-cpu:S] $doze%, wait_pipe woken by pipe_writer $pipe%"
 	else
-		bad "$n: doze [off-cpu:S] 40..60%, wait_pipe woken by pipe_writer 12..30%" "exit $(cat "$d/$n.rc"), doze $doze%, pipe $pipe%: $(oneline "$d/$n.err" 200) $(oneline "$d/$n.out")"
+		bad "$n: doze [off-cpu:S] 20..70%, wait_pipe woken by pipe_writer 3..60%" "exit $(cat "$d/$n.rc"), doze $doze%, pipe $pipe%: $(oneline "$d/$n.err" 200) $(oneline "$d/$n.out")"
 	fi
 }
 offcpu_checks() {

@@ -536,8 +536,8 @@ struct capture *capture__open(const struct capture_opts *o)
 
 void capture__stop(struct capture *c)
 {
-	if (offcpu__stop(c->offcpu, c->live, bpf_map__fd(c->skel->maps.count_banks),
-			 c->counts_fd[c->live]))
+	if (c->offcpu && offcpu__stop(c->offcpu, c->live, bpf_map__fd(c->skel->maps.count_banks),
+				      c->counts_fd[c->live]))
 		warn("cannot read the waits in progress: %s (their time is left out)", errstr(errno));
 	unwind_maps__stop(c->unwind);
 	for (size_t i = 0; i < c->nr_events; i++) {
