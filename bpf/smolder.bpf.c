@@ -163,10 +163,19 @@ struct {
 __u32 next_gen = 0;
 
 /*
- * Moves on whenever a "procs" entry goes (exec, exit) or its map_count
- * changes, which makes every CPU's image_cache entry stale.
+ * Epochs of "procs" entries, by tgid modulo PROCS_EPOCHS: a slot moves on
+ * whenever an entry of its tgids goes (exec, exit) or changes its
+ * map_count, which makes every CPU's image_cache entry of those tgids
+ * stale.  Slots, not one epoch, so that processes coming and going
+ * elsewhere on the machine leave the cache of a sampled one alone.
  */
-__u32 procs_epoch = 0;
+#define PROCS_EPOCHS 64
+__u32 procs_epoch[PROCS_EPOCHS] = {};
+
+static __always_inline void procs_changed(__u32 tgid)
+{
+	__sync_fetch_and_add(&procs_epoch[tgid & (PROCS_EPOCHS - 1)], 1);
+}
 
 /* Per CPU: the last image image_gen answered for (see there). */
 struct image_cache {
@@ -465,7 +474,7 @@ static __always_inline __u32 image_lookup(const struct bank *b, __u32 tgid, __u6
 		if (img->map_count == fresh.map_count)
 			return img->gen;
 		img->map_count = fresh.map_count;
-		__sync_fetch_and_add(&procs_epoch, 1); /* other CPUs' caches */
+		procs_changed(tgid); /* other CPUs' caches */
 		ev.gen = img->gen;
 	} else {
 		/*
@@ -498,8 +507,8 @@ static __always_inline __u32 image_lookup(const struct bank *b, __u32 tgid, __u6
  * mm, its number of mappings and procs_epoch are those it was given for,
  * which spares the usual sample (a process sampled again and again on the
  * same CPU) the "procs" lookup, a hash lookup and most of the image
- * tracking's cost; else image_lookup.  The epoch is read before the
- * lookup: a change of "procs" after it is seen by the next sample.
+ * tracking's cost; else image_lookup.  The tgid's epoch is read before
+ * the lookup: a change of "procs" after it is seen by the next sample.
  *
  * A program may interrupt another on the same CPU (a sample, a tracing
  * program), so the entry is written with its epoch EPOCH_NONE until it
@@ -509,7 +518,8 @@ static __always_inline __u32 image_lookup(const struct bank *b, __u32 tgid, __u6
 static __always_inline __u32 image_gen(const struct bank *b, struct task_struct *task,
 					__u32 tgid)
 {
-	__u32 zero = 0, epoch = *(volatile __u32 *)&procs_epoch, map_count, gen;
+	__u32 zero = 0, map_count, gen;
+	__u32 epoch = *(volatile __u32 *)&procs_epoch[tgid & (PROCS_EPOCHS - 1)];
 	struct image_cache *c = bpf_map_lookup_elem(&image_cache, &zero);
 	struct mm_struct *mm = BPF_CORE_READ(task, mm);
 	volatile struct image_cache *vc = c;
@@ -577,7 +587,7 @@ int BPF_PROG(on_exec, struct task_struct *task)
 	struct bank b;
 
 	bpf_map_delete_elem(&procs, &tgid);
-	__sync_fetch_and_add(&procs_epoch, 1);
+	procs_changed(tgid);
 	if (dwarf_unwind && user_stacks && exec_profiled(task, tgid)) {
 		struct mm_struct *mm = BPF_CORE_READ(task, mm);
 
@@ -607,7 +617,7 @@ int BPF_PROG(on_exit, struct task_struct *task)
 
 	if (BPF_CORE_READ(task, pid) == BPF_CORE_READ(task, tgid)) {
 		bpf_map_delete_elem(&procs, &tgid);
-		__sync_fetch_and_add(&procs_epoch, 1);
+		procs_changed(tgid);
 	}
 	return 0;
 }
