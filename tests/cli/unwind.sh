@@ -147,7 +147,8 @@ done
 # already: >= 95% of the samples in the hot leaf are whole, from _start, and
 # no caller is ever wrong.  The rest is how fast the loader reacts to the
 # libraries ld.so maps, seen only at their first sample: on a busy machine
-# the first samples of main may come before (on a quiet one, 98-99% here).
+# the first samples of main may come before (on a quiet one, 99% here, and
+# 97% of all their samples, start-up included).
 run_sm_bg() { "$SMOLDER" "$@" >"$TMP/short.out" 2>"$TMP/short.err" & SM_PID=$!; }
 run_sm_bg -U -F 999 -f 8
 sleep 2
@@ -161,7 +162,7 @@ echo "# unwind: 30 processes of 40 ms: $tot samples, exact $ex ($pct%), truncate
 check short_lived_wrong_0 equals "$wrong" 0
 check short_lived_hot_samples within "$(total "$TMP/short.hot")" 600 100000
 share_is short_lived_hot_whole_95 "$TMP/short.hot" '^unwind_paths-gc;_start;__libc_start_main;__libc_start_call_main;main;run_mode;run_leaf;chain_a;chain_b;hot_leaf [0-9]+$' 95 100
-check short_lived_mostly_exact within "$pct" 90 100
+check short_lived_mostly_exact within "$pct" 85 100
 
 # A budget too small for a 100 MB library's table: counted, said once, the
 # rest still whole; and building that table costs little memory.
