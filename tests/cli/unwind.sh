@@ -160,7 +160,7 @@ read -r tot ex trunc wrong pct example <<<"$(classify "$TMP/short.folded")"
 hot=$(share_clean "$TMP/short.hot" '^unwind_paths-gc;_start;__libc_start_main;__libc_start_call_main;main;run_mode;run_leaf;chain_a;chain_b;hot_leaf [0-9]+$')
 echo "# unwind: 30 processes of 40 ms: $tot samples, exact $ex ($pct%), truncated $trunc, wrong $wrong; in the hot leaf: $(total "$TMP/short.hot") samples, $hot% whole"
 check short_lived_wrong_0 equals "$wrong" 0
-check short_lived_hot_samples within "$(total "$TMP/short.hot")" 600 100000
+check short_lived_hot_samples within "$(total "$TMP/short.hot")" 200 100000
 share_is short_lived_hot_whole_95 "$TMP/short.hot" '^unwind_paths-gc;_start;__libc_start_main;__libc_start_call_main;main;run_mode;run_leaf;chain_a;chain_b;hot_leaf [0-9]+$' 95 100
 check short_lived_mostly_exact within "$pct" 85 100
 
