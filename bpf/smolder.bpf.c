@@ -166,6 +166,34 @@ struct {
 
 __u32 next_gen = 0;
 
+/*
+ * Epochs of "procs" entries, by tgid modulo PROCS_EPOCHS: a slot moves on
+ * whenever an entry of its tgids goes (exec, exit) or changes its
+ * map_count, which makes every CPU's image_cache entry of those tgids
+ * stale.  Slots, not one epoch, so that processes coming and going
+ * elsewhere on the machine leave the cache of a sampled one alone.
+ */
+#define PROCS_EPOCHS 64
+__u32 procs_epoch[PROCS_EPOCHS] = {};
+
+static __always_inline void procs_changed(__u32 tgid)
+{
+	__sync_fetch_and_add(&procs_epoch[tgid & (PROCS_EPOCHS - 1)], 1);
+}
+
+/* Per CPU: the last image image_gen answered for (see there). */
+struct image_cache {
+	__u64 mm;
+	__u32 tgid, map_count, gen, epoch;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct image_cache);
+	__uint(max_entries, 1);
+} image_cache SEC(".maps");
+
 #include "unwind.bpf.h"
 
 #define PF_IDLE 0x00000002
@@ -429,21 +457,17 @@ static __always_inline bool classify(const struct bank *b, struct sample_key *ke
 }
 
 /*
- * The generation of tgid's image.  User space is told when an image gets its
- * first sample and whenever its number of mappings changed since (ld.so
- * loading libraries, dlopen, JIT code), so it reads the maps while the
- * process still lives.
+ * The generation of tgid's image, from "procs".  User space is told when an
+ * image gets its first sample and whenever its number of mappings changed
+ * since (ld.so loading libraries, dlopen, JIT code), so it reads the maps
+ * while the process still lives.
  */
-static __always_inline __u32 image_gen(const struct bank *b, struct task_struct *task,
-					__u32 tgid)
+static __always_inline __u32 image_lookup(const struct bank *b, __u32 tgid, __u64 mm,
+					  __u32 map_count)
 {
 	struct image_event ev = { .tgid = tgid };
-	struct mm_struct *mm = BPF_CORE_READ(task, mm);
 	struct image_state *img = bpf_map_lookup_elem(&procs, &tgid);
-	struct image_state fresh = {
-		.mm = (__u64)mm,
-		.map_count = BPF_CORE_READ(mm, map_count),
-	};
+	struct image_state fresh = { .mm = mm, .map_count = map_count };
 
 	/*
 	 * A new mm is a new image even before sched_process_exec has fired:
@@ -454,6 +478,7 @@ static __always_inline __u32 image_gen(const struct bank *b, struct task_struct 
 		if (img->map_count == fresh.map_count)
 			return img->gen;
 		img->map_count = fresh.map_count;
+		procs_changed(tgid); /* other CPUs' caches */
 		ev.gen = img->gen;
 	} else {
 		/*
@@ -479,6 +504,49 @@ static __always_inline __u32 image_gen(const struct bank *b, struct task_struct 
 	return ev.gen;
 }
 
+#define EPOCH_NONE 0xffffffffu /* an image_cache entry being written */
+
+/*
+ * The generation of tgid's image: the CPU's last answer while the task's
+ * mm, its number of mappings and procs_epoch are those it was given for,
+ * which spares the usual sample (a process sampled again and again on the
+ * same CPU) the "procs" lookup, a hash lookup and most of the image
+ * tracking's cost; else image_lookup.  The tgid's epoch is read before
+ * the lookup: a change of "procs" after it is seen by the next sample.
+ *
+ * A program may interrupt another on the same CPU (a sample, a tracing
+ * program), so the entry is written with its epoch EPOCH_NONE until it
+ * is whole, and read gen first, epoch last: a read that an interrupting
+ * write tore has the writer's mm, which matches only for the same image.
+ */
+static __always_inline __u32 image_gen(const struct bank *b, struct task_struct *task,
+					__u32 tgid)
+{
+	__u32 zero = 0, map_count, gen;
+	__u32 epoch = *(volatile __u32 *)&procs_epoch[tgid & (PROCS_EPOCHS - 1)];
+	struct image_cache *c = bpf_map_lookup_elem(&image_cache, &zero);
+	struct mm_struct *mm = BPF_CORE_READ(task, mm);
+	volatile struct image_cache *vc = c;
+
+	map_count = BPF_CORE_READ(mm, map_count);
+	if (vc) {
+		gen = vc->gen;
+		if (vc->mm == (__u64)mm && vc->tgid == tgid && vc->map_count == map_count &&
+		    vc->epoch == epoch)
+			return gen;
+	}
+	gen = image_lookup(b, tgid, (__u64)mm, map_count);
+	if (vc && gen && epoch != EPOCH_NONE) {
+		vc->epoch = EPOCH_NONE;
+		vc->tgid = tgid;
+		vc->mm = (__u64)mm;
+		vc->map_count = map_count;
+		vc->gen = gen;
+		vc->epoch = epoch;
+	}
+	return gen;
+}
+
 /* Our-namespace tgid of a task, or 0 when it is not visible to us. */
 static __always_inline __u32 ns_tgid(struct task_struct *task)
 {
@@ -492,13 +560,44 @@ static __always_inline __u32 ns_tgid(struct task_struct *task)
 
 #include "kctx.bpf.h"
 
-/* A new image: its samples must not share the old image's symbols. */
+static __always_inline bool in_cgroups(struct task_struct *task);
+
+/* Whether a task that just exec'd may have samples kept: do_sample's
+ * filters that do not depend on the sample. */
+static __always_inline bool exec_profiled(struct task_struct *task, __u32 tgid)
+{
+	if (!tgid || idle_mode == IDLE_ONLY)
+		return false;
+	if (filter_tgid && !bpf_map_lookup_elem(&tgids, &tgid))
+		return false;
+	if (filter_tid && !bpf_map_lookup_elem(&tids, &tgid)) /* exec left one thread: tgid's */
+		return false;
+	return in_cgroups(task);
+}
+
+/*
+ * A new image: its samples must not share the old image's symbols.  With
+ * --unwind dwarf it is announced now rather than at its first sample, so
+ * that user space puts its mappings (the program, the dynamic loader, the
+ * vDSO, whose tables are often loaded already) in the kernel before that
+ * sample: a process that lives a few milliseconds still gets whole stacks.
+ * The libraries the loader maps next come with the first sample that sees
+ * the new mappings (image_gen).
+ */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *task)
 {
 	__u32 tgid = ns_tgid(task);
+	struct bank b;
 
 	bpf_map_delete_elem(&procs, &tgid);
+	procs_changed(tgid);
+	if (dwarf_unwind && user_stacks && exec_profiled(task, tgid)) {
+		struct mm_struct *mm = BPF_CORE_READ(task, mm);
+
+		open_bank(&b);
+		image_lookup(&b, tgid, (__u64)mm, BPF_CORE_READ(mm, map_count));
+	}
 	return 0;
 }
 
@@ -520,8 +619,10 @@ int BPF_PROG(on_exit, struct task_struct *task)
 {
 	__u32 tgid = ns_tgid(task);
 
-	if (BPF_CORE_READ(task, pid) == BPF_CORE_READ(task, tgid))
+	if (BPF_CORE_READ(task, pid) == BPF_CORE_READ(task, tgid)) {
 		bpf_map_delete_elem(&procs, &tgid);
+		procs_changed(tgid);
+	}
 	return 0;
 }
 
@@ -549,6 +650,22 @@ static __always_inline void count_unwind(const struct bank *b, const struct unwi
 		count(b, CNT_UNWIND_DEPTH);
 }
 
+#define PF_FORKNOEXEC 0x00000040
+
+/*
+ * Inside execve past its point of no return (the address space is the new
+ * program's, PF_FORKNOEXEC cleared), before the new program ran: the user
+ * registers saved on kernel entry are still the old program's, whose pc is
+ * no frame of the new image.  A process that execs without a fork between
+ * has no PF_FORKNOEXEC to clear, and loses its execve's user stack from the
+ * start of the call.
+ */
+static __always_inline bool in_exec(struct task_struct *task)
+{
+	return BPF_CORE_READ_BITFIELD_PROBED(task, in_execve) &&
+	       !(BPF_CORE_READ(task, flags) & PF_FORKNOEXEC);
+}
+
 /*
  * --unwind dwarf: the user stack walked with unwind tables.  The image's
  * generation comes first: the walk only trusts mappings read for it.
@@ -561,6 +678,8 @@ walk_unwound(struct bpf_perf_event_data *ctx, const struct bank *b, struct task_
 
 	if (!BPF_CORE_READ(task, mm))
 		return NULL; /* exiting: no user stack any more */
+	if (in_kernel && in_exec(task))
+		return NULL;
 	if (key->tgid)
 		key->gen = image_gen(b, task, key->tgid);
 	s = unwind_user(ctx, task, in_kernel, key);

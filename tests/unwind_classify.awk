@@ -11,8 +11,8 @@
 #    without a name is no caller, and its pc is the sample's own (a PLT
 #    stub, __restore_rt): it is never wrong;
 #  - exact: not wrong, and whole: from _start (or __clone3 for threads, or
-#    the dynamic loader's entry before main) to the leaf, or the 127
-#    innermost frames of the 200-deep recursion;
+#    the dynamic loader's entry before main, or a sample in that entry) to
+#    the leaf, or the 127 innermost frames of the 200-deep recursion;
 #  - truncated: the rest (right as far as it goes).
 BEGIN {
 	c["hot_leaf"] = "chain_b|big_frame|recurse|run_plt|on_prof|jit_callback"
@@ -67,7 +67,10 @@ BEGIN {
 			bad = f[i - 1] "->" f[i]
 	}
 	if (bad != "") { w += n; if (ex == "") ex = bad; next }
+	# a lone frame in the loader's unnamed entry code (_start,
+	# _dl_start_user) is the first instructions a process runs: whole
 	if (f[2] == "_start" || f[2] == "__clone3" || (k > 2 && f[3] ~ /^_dl_(start|init)$/) ||
+	    (k == 2 && f[2] ~ /^\[ld-linux-x86-64\.so\.2\+0x[0-9a-f]+\]$/) ||
 	    (k - 1 == 127 && f[k] ~ /^(recurse|hot_leaf)$/))
 		e += n
 	else
