@@ -325,7 +325,7 @@ static __always_inline __u64 hash_stack(const struct stack_trace *st)
 static __always_inline bool write_chunks(void *stacks, const struct stack_trace *st, __u64 id)
 {
 	struct stack_chunk_key key = { .id = id };
-	struct stack_chunk chunk = { .nr = st->nr };
+	struct stack_chunk chunk = { .nr = st->nr, .exact = st->exact };
 	int last = (st->nr - 1) / STACK_CHUNK_FRAMES;
 	long err;
 
@@ -381,6 +381,7 @@ static __always_inline struct stack_trace *walk_stack(void *ctx, __u32 slot, __u
 		return NULL;
 	}
 	st->nr = len / sizeof(__u64);
+	st->exact = 0; /* frame pointers name no signal frames */
 	return st;
 }
 

@@ -394,6 +394,8 @@ static __always_inline int unwind_frame(struct unwind_scratch *s)
 		return UNWIND_STOP;
 	s->trace.ip[n] = s->pc;
 	s->trace.nr = n + 1;
+	if (s->exact && n && n < 32)
+		s->trace.exact |= 1u << n;
 	if (s->map_kind == MK_TABLE && at == s->row_at) {
 		row = s->row;
 		kind = row.kind;
@@ -489,6 +491,7 @@ static __always_inline struct unwind_scratch *unwind_begin(__u32 slot, __u32 tgi
 	if (!s)
 		return NULL;
 	s->trace.nr = 0;
+	s->trace.exact = 0;
 	s->reasons = 0;
 	s->complete = 0;
 	s->exact = 1;

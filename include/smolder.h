@@ -35,14 +35,17 @@ struct stack_chunk_key {
 
 struct stack_chunk {
 	__u32 nr; /* frames in the whole stack */
-	__u32 pad;
+	__u32 exact; /* the whole stack's stack_trace.exact */
 	__u64 ip[STACK_CHUNK_FRAMES];
 };
 
 /* A whole stack, leaf first, as the loader hands it out. */
 struct stack_trace {
 	__u32 nr;
-	__u32 pad;
+	/* Bit i (0 < i < 32): frame i is a pc a signal interrupted, named at
+	 * its own address, not a return address named at address - 1.  (The
+	 * leaf, frame 0, always is.)  Only the DWARF unwinder sets it. */
+	__u32 exact;
 	__u64 ip[STACK_CHUNKS * STACK_CHUNK_FRAMES];
 };
 

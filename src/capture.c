@@ -574,13 +574,16 @@ int capture__stack(struct capture *c, uint64_t id, struct stack_trace *out)
 	struct stack_chunk chunk;
 	uint32_t nr = 0;
 
+	out->exact = 0;
 	for (key.idx = 0; key.idx < STACK_CHUNKS; key.idx++) {
 		if (key.idx * STACK_CHUNK_FRAMES >= nr && key.idx)
 			break;
 		if (bpf_map_lookup_elem(fd, &key, &chunk))
 			return key.idx ? -EIO : -errno; /* a chunk went missing */
-		if (!key.idx)
+		if (!key.idx) {
 			nr = chunk.nr < SMOLDER_MAX_DEPTH ? chunk.nr : SMOLDER_MAX_DEPTH;
+			out->exact = chunk.exact;
+		}
 		memcpy(&out->ip[key.idx * STACK_CHUNK_FRAMES], chunk.ip, sizeof(chunk.ip));
 	}
 	out->nr = nr;

@@ -194,10 +194,13 @@ static int add_head(struct fold *f, const struct sample_key *key, uint16_t *n,
 	return push_frame(f, name, "");
 }
 
-/* Frame i's address to name: the leaf's own, a caller's return address - 1. */
+/* Frame i's address to name: the leaf's own, a caller's return address - 1,
+ * the pc a signal interrupted as it is. */
 static uint64_t frame_addr(const struct stack_trace *st, int i)
 {
-	return i ? st->ip[i] - 1 : st->ip[i];
+	bool exact = !i || (i < 32 && (st->exact & (1u << i)));
+
+	return exact ? st->ip[i] : st->ip[i] - 1;
 }
 
 /* The user frames, root first; *miss gets why the leaf-most "[unknown]" is. */

@@ -13,7 +13,7 @@
 #include "log.h"
 #include "recording.h"
 
-#define REC_MAGIC "smolder-rec-1"
+#define REC_MAGIC "smolder-rec-2"
 
 struct rec_header {
 	char magic[16];
@@ -49,6 +49,7 @@ static void put_trace(FILE *f, int rc, const struct stack_trace *st)
 	uint32_t nr = rc ? 0 : st->nr;
 
 	fwrite(&nr, sizeof(nr), 1, f);
+	fwrite(&st->exact, sizeof(st->exact), 1, f);
 	fwrite(st->ip, sizeof(st->ip[0]), nr, f);
 }
 
@@ -100,6 +101,7 @@ static bool get_trace(FILE *f, struct stack_trace *st)
 {
 	memset(st, 0, sizeof(*st));
 	return fread(&st->nr, sizeof(st->nr), 1, f) == 1 && st->nr <= SMOLDER_MAX_DEPTH &&
+	       fread(&st->exact, sizeof(st->exact), 1, f) == 1 &&
 	       fread(st->ip, sizeof(st->ip[0]), st->nr, f) == st->nr;
 }
 

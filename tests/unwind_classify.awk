@@ -15,7 +15,7 @@
 #    the leaf, or the 127 innermost frames of the 200-deep recursion;
 #  - truncated: the rest (right as far as it goes).
 BEGIN {
-	c["hot_leaf"] = "chain_b|big_frame|recurse|run_plt|on_prof|jit_callback"
+	c["hot_leaf"] = "chain_b|big_frame|recurse|run_plt|on_prof|on_segv|jit_callback"
 	c["chain_b"] = "chain_a"
 	c["chain_a"] = "run_leaf"
 	c["run_leaf"] = "run_mode|main|run_signal|thread_main|run_jit"
@@ -24,6 +24,9 @@ BEGIN {
 	c["run_plt"] = "run_mode|main"
 	c["by_value"] = "msort_with_tmp[.a-z0-9]*|qsort_r|__qsort_r|__GI___qsort_r"
 	c["on_prof"] = "__restore_rt|\\[libc\\.so\\.6\\+0x[0-9a-f]+\\]"
+	c["on_segv"] = c["on_prof"]
+	c["load_at_entry"] = "run_fault"
+	c["run_fault"] = "run_mode|main"
 	c["run_signal"] = "run_mode|main"
 	c["run_threads"] = "run_mode|main"
 	c["run_dlopen"] = "run_mode|main"

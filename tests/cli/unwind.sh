@@ -35,7 +35,7 @@ unwound() {
 }
 
 
-MODES=${UNWIND_MODES:-leaf bigframe recurse plt signal threads dlopen jit}
+MODES=${UNWIND_MODES:-leaf bigframe recurse plt signal sigentry threads dlopen jit}
 for cc in ${UNWIND_CCS:-gcc clang}; do
 	for mode in $MODES; do
 		unwound "$cc-$mode" "$WL/unwind_paths-$cc" "$mode"

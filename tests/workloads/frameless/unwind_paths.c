@@ -10,6 +10,11 @@
  *   plt       main -> run_plt -> qsort (libc, through the PLT) -> by_value
  *   signal    main -> run_leaf -> ...; SIGPROF's handler: on_prof -> hot_leaf
  *             above glibc's __restore_rt
+ *   sigentry  main -> run_fault -> load_at_entry, which faults on its first
+ *             instruction; SIGSEGV's handler: on_segv -> hot_leaf, then
+ *             back to run_fault.  The signal frame's pc is a function's
+ *             entry: named as it is, not as a return address - 1 (which is
+ *             the function before)
  *   threads   2 threads: thread_main -> run_leaf -> chain_a -> ...
  *   dlopen    main -> run_dlopen -> dl_entry -> dl_work (unwind_dl-CC.so,
  *             next to this binary, frameless too)
@@ -29,6 +34,7 @@
 #include <sys/mman.h>
 #include <limits.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,6 +144,21 @@ static void on_prof(int sig)
 {
 	sink += hot_leaf(20000 + sig);
 	NOT_TAIL();
+}
+
+static sigjmp_buf fault_env;
+static volatile unsigned long *volatile nowhere;
+
+static void on_segv(int sig)
+{
+	sink += hot_leaf(20000 + sig);
+	siglongjmp(fault_env, 1);
+}
+
+/* The load is its first instruction (nothing to set up): it faults there. */
+NOINLINE unsigned long load_at_entry(volatile unsigned long *p)
+{
+	return *p;
 }
 
 static void *thread_main(void *arg)
@@ -253,6 +274,18 @@ static void run_signal(double end)
 	setitimer(ITIMER_PROF, &it, NULL);
 }
 
+NOINLINE void run_fault(double end)
+{
+	struct sigaction sa = { .sa_handler = on_segv, .sa_flags = SA_NODEFER };
+
+	sigaction(SIGSEGV, &sa, NULL);
+	while (now() < end)
+		if (!sigsetjmp(fault_env, 1))
+			sink += load_at_entry(nowhere);
+	signal(SIGSEGV, SIG_DFL);
+	NOT_TAIL();
+}
+
 static void run_threads(double end)
 {
 	pthread_t t[2];
@@ -271,6 +304,8 @@ static int run_mode(const char *mode, double seconds)
 
 	if (!strcmp(mode, "signal"))
 		run_signal(end);
+	else if (!strcmp(mode, "sigentry"))
+		run_fault(end);
 	else if (!strcmp(mode, "threads"))
 		run_threads(end);
 	else if (!strcmp(mode, "dlopen"))
@@ -300,7 +335,7 @@ static int run_mode(const char *mode, double seconds)
 int main(int argc, char **argv)
 {
 	static const char *const all[] = { "leaf", "bigframe", "recurse", "plt",
-					   "signal", "threads", "dlopen", "jit" };
+					   "signal", "sigentry", "threads", "dlopen", "jit" };
 	double seconds = argc > 2 ? atof(argv[2]) : 5;
 	size_t i, n = sizeof(all) / sizeof(all[0]);
 
