@@ -67,14 +67,15 @@ for attempt in 1 2 3 4 5 6; do
 	read -r i1 a1 < <(cpu0)
 	idle0=$(awk -v i=$((i1 - i0)) -v a=$((a1 - a0)) 'BEGIN { print a ? i / a : 0 }')
 	secs=$(awk -v a=$((a1 - a0)) -v hz="$(getconf CLK_TCK)" 'BEGIN { print a / hz }')
-	# Expected idle-loop samples: at least 40% of CPU 0's idle time.
+	# Expected samples of the idle task: at least 40% of CPU 0's idle time.
 	want_idle=$(awk -v f="$idle0" -v s="$secs" 'BEGIN { printf "%d", 0.4 * f * s * 999 }')
 	inc_irq=$(sum "$TMP/inc" "$SWAPPER.*$IRQ")
 	inc_idle=$(sum "$TMP/inc" "$SWAPPER" "$IRQ")
+	inc_swapper=$((inc_irq + inc_idle))
 	def_irq=$(sum "$TMP/def" "$SWAPPER.*$IRQ")
 	only_all=$(total "$TMP/only")
-	echo "# idle attempt $attempt: cpu0 idle $idle0 of ${secs}s; -I: swapper irq $inc_irq, idle loop $inc_idle (want >= $want_idle); default: swapper irq $def_irq; --idle-only: $only_all"
-	between "$idle0" 0.3 1 && [ "$inc_idle" -ge "$want_idle" ] &&
+	echo "# idle attempt $attempt: cpu0 idle $idle0 of ${secs}s; -I: swapper $inc_swapper (want >= $want_idle): irq $inc_irq, idle loop $inc_idle (want >= 100); default: swapper irq $def_irq; --idle-only: $only_all"
+	between "$idle0" 0.3 1 && [ "$inc_swapper" -ge "$want_idle" ] && [ "$inc_idle" -ge 100 ] &&
 		[ "$only_all" -ge 200 ] && [ "$def_irq" -ge 30 ] && break
 done
 check idle_captures_ran equals "$(cat "$TMP/def.err" "$TMP/inc.err" "$TMP/only.err" | grep -cE '^smolder: [0-9]+ samples')" 3
@@ -88,9 +89,15 @@ pass idle_cpu0_was_idle
 # Reference (-I): the workload did make softirq work on the idle task, and
 # the idle loop was sampled with its frames.
 check idle_ref_softirq_on_swapper within "$inc_irq" 30 100000
-# At least a good part of CPU 0's idle time shows as idle-loop samples
-# (other CPUs may add theirs).
-check idle_ref_idle_loop within "$inc_idle" "$want_idle" 100000
+# At least a good part of CPU 0's idle time shows as samples of the idle
+# task (other CPUs may add theirs).  How they split between the idle loop
+# and interrupt work is the hypervisor's doing (a timer held back while the
+# vCPU halts fires in handle_softirqs, see above): CI's machines gave 275
+# to 500 idle-loop samples of 2,000 to 2,900 on swapper where this one
+# gives most to the idle loop.  So the idle time is checked against all of
+# swapper, and the idle loop only for being clearly there.
+check idle_ref_swapper_covers_idle within "$inc_swapper" "$want_idle" 100000
+check idle_ref_idle_loop within "$inc_idle" 100 100000
 check idle_ref_idle_frames some_line "$TMP/inc" "$SWAPPER.*(^|;)do_idle;"
 check idle_ref_block_softirq some_line "$TMP/inc" "$SWAPPER.*;blk_done_softirq(;| )"
 check idle_ref_other_tasks some_line "$TMP/inc" '^idle_irq;'
