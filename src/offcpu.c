@@ -234,6 +234,10 @@ static int pending_part(struct offcpu *o, const void *k, const void *v, void *ar
 	}
 	if (o->o.max_ns && p->at - rec->start > o->o.max_ns)
 		return 0;
+	/* at the capture's end the part seen is all there will be; at a
+	 * boundary the wait may still reach the minimum */
+	if (!p->b && p->at - rec->start < o->o.min_ns)
+		return 0;
 	return carry(o, &rec->key, from < p->at ? (p->at - from) * o->o.sample : 0);
 }
 
