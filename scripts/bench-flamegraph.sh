@@ -11,23 +11,19 @@
 # bytes a line, like a busy server's perf output.  Reports wall time and
 # peak RSS (/usr/bin/time) of each tool and the SVG sizes; smolder's time is
 # the median of 3 runs, flamegraph.pl runs once per file (it takes seconds).
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/.." || exit 1
-SMOLDER=$PWD/smolder
-die() { echo "bench-flamegraph: $*" >&2; exit 1; }
+# shellcheck source=scripts/bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh" || exit 1
+SMOLDER=$ROOT/smolder
 FG=${FLAMEGRAPH_PL:-}
 dir=${FLAMEGRAPH_DIR:-}
 if [ -z "$FG" ] && [ -z "$dir" ]; then
 	echo "bench-flamegraph: skipped: no flamegraph.pl to compare with (set FLAMEGRAPH_PL=/path/to/flamegraph.pl or FLAMEGRAPH_DIR to a FlameGraph checkout)"
 	exit 0
 fi
-[ -x "$SMOLDER" ] || die "./smolder is missing (run make)"
-[ -x /usr/bin/time ] || die "/usr/bin/time is missing (apt-get install time)"
-command -v perl >/dev/null || die "perl is missing (apt-get install perl)"
-
-TMP=$(mktemp -d /tmp/smolder-bench-fg.XXXXXX) || die "cannot create a temporary directory"
-trap 'rm -rf "$TMP"' EXIT
+need_built "$SMOLDER"
+need_time
+need_cmd perl perl
+make_tmp
 
 if [ -z "$FG" ]; then
 	if [ -f "$dir/flamegraph.pl" ]; then FG=$dir/flamegraph.pl
@@ -58,31 +54,28 @@ gen() {
 	}'
 }
 
-# run LABEL RSSFILE CMD...: wall seconds of CMD (stdout to the SVG file).
+# run SVG TIMEFILE CMD...: wall seconds of CMD (stdout to the SVG file).
 run() {
-	local out=$1 rss=$2 t0 t1
+	local out=$1 tf=$2 t0
 	shift 2
-	t0=${EPOCHREALTIME/./}
-	/usr/bin/time -f %M -o "$rss" "$@" >"$out" 2>"$TMP/err" || { cat "$TMP/err" >&2; die "$* failed"; }
-	t1=${EPOCHREALTIME/./}
-	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", (b - a) / 1e6 }'
+	t0=$(now_us)
+	timed "$tf" "$@" >"$out" 2>"$TMP/err" || { cat "$TMP/err" >&2; die "$* failed"; }
+	secs "$t0" "$(now_us)" 3
 }
-median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-rss() { tail -n 1 "$1" | tr -dc '0-9'; }
 kib() { awk -v b="$(stat -c %s "$1")" 'BEGIN { printf "%.0f", b / 1024 }'; }
 
 echo "smolder $("$SMOLDER" --version | cut -d' ' -f2), flamegraph.pl from ${FG_REV:-$FG}, perl $(perl -e 'print $^V')"
-echo "$(nproc) CPUs, kernel $(uname -r), $(date -u +%Y-%m-%dT%H:%MZ)"
+machine
 printf "%-12s %-9s %-22s %-22s %-18s %-18s %s\n" lines "input" "flamegraph.pl s/KiB" "smolder s/KiB" "time ratio" "memory ratio" "SVG KiB (pl/smolder)"
 for n in 10000 100000; do
 	gen "$n" >"$TMP/in.folded"
-	tp=$(run "$TMP/pl.svg" "$TMP/pl.rss" perl "$FG" "$TMP/in.folded")
+	tp=$(run "$TMP/pl.svg" "$TMP/pl.time" perl "$FG" "$TMP/in.folded")
 	ts=()
 	for i in 1 2 3; do
-		ts+=("$(run "$TMP/sm.svg" "$TMP/sm.rss" "$SMOLDER" flamegraph "$TMP/in.folded")")
+		ts+=("$(run "$TMP/sm.svg" "$TMP/sm.time" "$SMOLDER" flamegraph "$TMP/in.folded")")
 	done
 	t=$(median "${ts[@]}")
-	rp=$(rss "$TMP/pl.rss"); rs=$(rss "$TMP/sm.rss")
+	rp=$(rss_of "$TMP/pl.time"); rs=$(rss_of "$TMP/sm.time")
 	printf "%-12s %-9s %-22s %-22s %-18s %-18s %s\n" "$n" "$(kib "$TMP/in.folded") KiB" \
 		"$tp s / $rp" "$t s / $rs" \
 		"$(awk -v a="$tp" -v b="$t" 'BEGIN { printf "%.1fx faster", a / b }')" \

@@ -22,30 +22,23 @@
 # that waits for its target to exit shows that time.
 # SMOLDER=path compares another build (e.g. main's) with the same
 # workloads.  Not a test: the figures go to docs/BENCHMARKS.md.
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/.." || exit 1
-ROOT=$PWD
+# shellcheck source=scripts/bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh" || exit 1
 SMOLDER=${SMOLDER:-$ROOT/smolder}
 WL=$ROOT/build/workloads
-die() { echo "bench-hostile: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || die "must run as root"
-for f in "$SMOLDER" "$WL/hostile" "$ROOT/build/tools/many_syms" /usr/bin/time; do
-	[ -x "$f" ] || die "$f is missing (run make smolder workloads tools)"
-done
-TMP=$(mktemp -d /tmp/smolder-hostile.XXXXXX) || die "cannot create a temporary directory"
+need_root
+need_built "$SMOLDER"
+need_built "$WL/hostile" workloads
+need_built "$ROOT/build/tools/many_syms" tools
+need_time
+make_tmp
 chmod 755 "$TMP"
 CG=
-cleanup() {
-	kill $(jobs -p) 2>/dev/null
-	wait 2>/dev/null
+on_exit() {	# the memory cgroup, once nothing runs in it
+	kill_jobs
 	[ -n "$CG" ] && rmdir "$CG" 2>/dev/null
 	rm -f /tmp/perf-*.map.hostile-bench
-	rm -rf "$TMP"
 }
-trap cleanup EXIT
-now() { date +%s.%N; }
-secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
 # hostile ARGS...: starts the workload as nobody; sets HP.
 hostile() {
@@ -61,15 +54,15 @@ hostile() {
 }
 stop_hostile() { kill "$HP" 2>/dev/null; wait "$HP" 2>/dev/null; rm -f "/tmp/perf-$HP.map"; }
 
-# timed NAME SMOLDER-ARGS...: one capture; prints wall time and peak RSS.
-timed() {
+# capture NAME SMOLDER-ARGS...: one capture; prints wall time and peak RSS.
+capture() {
 	local name=$1 t0 t1
 	shift
-	t0=$(now)
-	/usr/bin/time -f %M -o "$TMP/$name.rss" "$SMOLDER" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
-	t1=$(now)
-	printf '%-12s capture %5s s   peak RSS %6d MiB   %s\n' "$name" "$(secs "$t0" "$t1")" \
-		"$(($(tail -n 1 "$TMP/$name.rss") / 1024))" "$(grep -m1 -E 'samples, ' "$TMP/$name.err")"
+	t0=$(now_us)
+	timed "$TMP/$name.time" "$SMOLDER" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
+	t1=$(now_us)
+	printf '%-12s capture %5s s   peak RSS %6d MiB   %s\n' "$name" "$(secs "$t0" "$t1" 1)" \
+		"$(($(rss_of "$TMP/$name.time") / 1024))" "$(grep -m1 -E 'samples, ' "$TMP/$name.err")"
 }
 
 # sigterm NAME SMOLDER-ARGS...: SIGTERM 2 s in; prints how long it took to end.
@@ -79,11 +72,11 @@ sigterm() {
 	"$SMOLDER" "$@" >"$TMP/$name.term.out" 2>"$TMP/$name.term.err" &
 	sm=$!
 	sleep 2
-	t0=$(now)
+	t0=$(now_us)
 	kill -TERM "$sm"
 	wait "$sm"
-	t1=$(now)
-	printf '%-12s SIGTERM took %5s s\n' "$name" "$(secs "$t0" "$t1")"
+	t1=$(now_us)
+	printf '%-12s SIGTERM took %5s s\n' "$name" "$(secs "$t0" "$t1" 1)"
 }
 
 echo "# smolder $(cd "$ROOT" && git describe --always --dirty 2>/dev/null) ($SMOLDER), $(nproc) CPUs"
@@ -97,7 +90,7 @@ scenario() {
 	shift
 	hostile "${h[@]}"
 	a=("${@//PID/$HP}")
-	timed "$name" "${a[@]}"
+	capture "$name" "${a[@]}"
 	stop_hostile
 	hostile "${h[@]}"
 	a=("${@//PID/$HP}")
@@ -110,7 +103,7 @@ scenario() {
 scenario jit-1M jit 1000000 40 -- -f -p PID -o "$TMP/j.folded" -v 3
 hostile jit 1000000 40
 mkdir -p "$TMP/cont"
-timed jit-1M-cont --continuous --interval 2 --output-dir "$TMP/cont" -p "$HP" 6
+capture jit-1M-cont --continuous --interval 2 --output-dir "$TMP/cont" -p "$HP" 6
 echo "jit-1M-cont  $(ls "$TMP/cont" | grep -c '^smolder-') files written (6 s at 2 s intervals: 3 expected)"
 stop_hostile
 
@@ -132,13 +125,13 @@ elif [ -d /sys/fs/cgroup/memory ]; then
 	killed() { awk '$1 == "oom_kill" { print $2 }' "$CG/memory.oom_control"; }
 fi
 if [ -n "$CG" ]; then
-	t0=$(now)
+	t0=$(now_us)
 	sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$CG" "$SMOLDER" $svc_opts 8 \
 		>"$TMP/svc.out" 2>"$TMP/svc.err"
 	rc=$?
-	t1=$(now)
+	t1=$(now_us)
 	printf '%-12s exit %d after %s s, %s OOM kills, %d profiles written\n' service "$rc" \
-		"$(secs "$t0" "$t1")" "$(killed)" "$(ls "$TMP/svc" | grep -c '^smolder-')"
+		"$(secs "$t0" "$t1" 1)" "$(killed)" "$(ls "$TMP/svc" | grep -c '^smolder-')"
 else
 	echo "service      skipped: no memory cgroup to run it in"
 fi

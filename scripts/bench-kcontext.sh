@@ -19,15 +19,15 @@
 # ratios to "none" are what counts (a small, shared, noisy VM).
 #
 #   sudo make bench-kcontext      (ROUNDS=5 SECONDS_PER_RUN=5 by default)
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/.." || exit 1
+# shellcheck source=scripts/bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh" || exit 1
 ROUNDS=${ROUNDS:-5}
 RUN=${SECONDS_PER_RUN:-5}
-TMP=$(mktemp -d /tmp/bench-kcontext.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-[ "$(id -u)" = 0 ] || { echo "bench-kcontext: must run as root" >&2; exit 1; }
-command -v perf >/dev/null || { echo "bench-kcontext: perf not found (apt-get install linux-perf)" >&2; exit 1; }
+need_root
+need_built "$ROOT/smolder"
+need_built "$ROOT/build/workloads/net_pump" workloads
+need_cmd perf linux-perf
+make_tmp
 
 TP="-e irq:softirq_entry -e irq:softirq_exit -e irq:irq_handler_entry -e irq:irq_handler_exit"
 TP="$TP -e workqueue:workqueue_queue_work -e workqueue:workqueue_execute_start -e workqueue:workqueue_execute_end"
@@ -55,12 +55,16 @@ for r in $(seq "$ROUNDS"); do
 	echo "bench-kcontext: round $r of $ROUNDS done" >&2
 done
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-base=$(awk '$1 == "none" { print $2 }' "$TMP/results" | median)
+# of MODE COLUMN: the values of MODE's runs in that column of the results.
+of() { awk -v m="$1" -v c="$2" '$1 == m { print $c }' "$TMP/results"; }
+# shellcheck disable=SC2046 # one value a word
+base=$(median $(of none 2))
 printf '%-8s %14s %10s %12s\n' mode "MB/s (median)" "vs none" "output KiB"
 for mode in none smolder context perf; do
-	rate=$(awk -v m=$mode '$1 == m { print $2 }' "$TMP/results" | median)
-	size=$(awk -v m=$mode '$1 == m { print $3 }' "$TMP/results" | median)
+	# shellcheck disable=SC2046
+	rate=$(median $(of "$mode" 2))
+	# shellcheck disable=SC2046
+	size=$(median $(of "$mode" 3))
 	awk -v m=$mode -v r="$rate" -v b="$base" -v s="$size" \
 		'BEGIN { printf "%-8s %14.0f %10.3f %12.0f\n", m, r / 1e6, r / b, s / 1024 }'
 done

@@ -39,10 +39,8 @@
 # PIN=CPU runs pingpong pinned to one CPU (both threads).
 #
 #   sudo make bench-offcpu
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/.." || exit 1
-ROOT=$PWD
+# shellcheck source=scripts/bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh" || exit 1
 SMOLDER=${SMOLDER:-$ROOT/smolder}
 BASE=${SMOLDER_BASE:-}
 PINGPONG=$ROOT/build/workloads/pingpong
@@ -53,35 +51,24 @@ SAMPLE_N=${SAMPLE_N:-10}
 PIN=${PIN:-}
 OFFCPUTIME=${OFFCPUTIME:-$(command -v offcputime || echo /usr/sbin/offcputime)}
 
-die() { echo "bench-offcpu: $*" >&2; exit 1; }
 for v in ROUNDS RUN SETTLE SAMPLE_N; do
 	[[ ${!v} =~ ^[0-9]+$ ]] && [ "${!v}" -gt 0 ] || die "$v must be a whole number of at least 1, not '${!v}'"
 done
-[ "$(id -u)" = 0 ] || die "must run as root (sudo make bench-offcpu)"
-[ -x "$SMOLDER" ] || die "$SMOLDER is missing (run make)"
-[ -x "$PINGPONG" ] || die "$PINGPONG is missing (run make workloads)"
-[ -z "$BASE" ] || [ -x "$BASE" ] || die "SMOLDER_BASE=$BASE is not an executable"
-command -v bpftool >/dev/null || die "bpftool is missing (apt-get install bpftool)"
-
-TMP=$(mktemp -d /tmp/smolder-bench-offcpu.XXXXXX) || die "cannot create a temporary directory"
-STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo 0)
-TR_PID="" TR2_PID="" WL_PID=""
-cleanup() {
-	trap - EXIT INT TERM
+need_root
+need_built "$SMOLDER"
+need_built "$PINGPONG" workloads
+need_exec_var SMOLDER_BASE "another smolder build"
+need_cmd bpftool bpftool
+make_tmp
+exit_on_interrupt
+TR_PID="" TR2_PID=""
+on_exit() {	# the tracers end on SIGINT, as a user ends them
 	[ -n "$TR_PID" ] && kill -INT "$TR_PID" 2>/dev/null && wait "$TR_PID" 2>/dev/null
 	[ -n "$TR2_PID" ] && kill -INT "$TR2_PID" 2>/dev/null && wait "$TR2_PID" 2>/dev/null
-	[ -n "$WL_PID" ] && kill "$WL_PID" 2>/dev/null && wait "$WL_PID" 2>/dev/null
-	sysctl -q -w kernel.bpf_stats_enabled="$STATS_WAS" 2>/dev/null
-	rm -rf "$TMP"
 }
-trap cleanup EXIT
-trap 'echo "bench-offcpu: interrupted" >&2; exit 130' INT TERM
 
 # var MODE: MODE as a shell variable name's tail.
 var() { local v=${1//-/_}; echo "${v//+/_}"; }
-median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }'; }
-range() { printf '%s\n' "$@" | sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR) printf "%s-%s", lo, hi }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "") printf "%.2f", a / b; else print "n/a" }'; }
 
 # Which modes this machine can run, and why not the others.
 # has_opt OPTION...: smolder takes these options (--ebpf parses the command
@@ -91,7 +78,7 @@ MODES="alone"
 SKIPPED=()
 if [ -x "$OFFCPUTIME" ]; then
 	MODES="$MODES offcputime offcputime-p"
-	command -v perf >/dev/null && MODES="$MODES offcputime+perf"
+	have_cmd perf && MODES="$MODES offcputime+perf"
 else
 	SKIPPED+=("offcputime: not found (apt-get install libbpf-tools, or OFFCPUTIME=PATH)")
 fi
@@ -106,10 +93,10 @@ else
 	SKIPPED+=("smolder --off-cpu: $SMOLDER has no such option (a build before it): rows left out")
 fi
 MODES="$MODES smolder-cpu${BASE:+ smolder-base}"
-if command -v perf >/dev/null; then
+if have_cmd perf; then
 	MODES="$MODES perf-off"
 else
-	SKIPPED+=("perf --off-cpu: perf not found (apt-get install linux-perf)")
+	SKIPPED+=("perf --off-cpu: perf is missing (apt-get install linux-perf)")
 fi
 
 # start_tracer MODE PID OUT: starts MODE's tool on PID (or the machine) in
@@ -199,9 +186,9 @@ run() {
 	echo "  $mode: $rate round trips/s${rec:+, ping+pong recorded ${rec} s}" >&2
 }
 
-echo "smolder off-CPU tracing cost: $(uname -r), $(nproc) CPUs, git $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- src bpf include 2>/dev/null || echo '+local changes')"
+echo "smolder off-CPU tracing cost: $(uname -r), $(nproc) CPUs, git $(source_rev)"
 [ -x "$OFFCPUTIME" ] && echo "  offcputime: $OFFCPUTIME (libbpf-tools $(dpkg-query -W -f '${Version}' libbpf-tools 2>/dev/null))"
-command -v perf >/dev/null && echo "  perf: $(perf --version 2>&1)"
+have_cmd perf && echo "  perf: $(perf --version 2>&1)"
 [ -n "$BASE" ] && echo "  SMOLDER_BASE: $BASE"
 for s in "${SKIPPED[@]}"; do echo "  skipped: $s"; done
 echo "  pingpong $RUN s from $SETTLE s after the tool attached${PIN:+, pinned to CPU $PIN}; $ROUNDS rounds; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -209,9 +196,8 @@ echo
 
 for m in $MODES; do eval "RATE_$(var "$m")=() REC_$(var "$m")=()"; done
 for ((r = 0; r < ROUNDS; r++)); do
-	set -- $MODES
-	for ((k = 0; k < r % $#; k++)); do set -- "${@:2}" "$1"; done # rotate
-	for m in "$@"; do run "$m"; done
+	# shellcheck disable=SC2086 # the modes, a word each
+	for m in $(rotated "$r" $MODES); do run "$m"; done
 done
 
 label() {
@@ -252,7 +238,7 @@ for p in json.load(sys.stdin):
     print(p["id"], p.get("name", "?"), p["type"], p.get("run_cnt", 0), p.get("run_time_ns", 0))'
 }
 echo "BPF programs each tool loaded, kernel.bpf_stats_enabled=1, one $RUN s pingpong run each:"
-sysctl -q -w kernel.bpf_stats_enabled=1 || die "cannot set kernel.bpf_stats_enabled"
+bpf_stats_on || die "cannot set kernel.bpf_stats_enabled=1"
 for m in $MODES; do
 	case $m in alone|perf-off|smolder-base|offcputime+perf) continue ;; esac
 	prog_stats | awk '{ print $1 }' >"$TMP/before"
@@ -264,4 +250,3 @@ for m in $MODES; do
 		printf "    %s (%s): %d runs, %.0f ns per run\n", $2, $3, $4, $5 / $4 }' \
 		"$TMP/before" "$TMP/after"
 done
-sysctl -q -w kernel.bpf_stats_enabled="$STATS_WAS"

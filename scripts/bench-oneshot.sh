@@ -26,50 +26,31 @@
 # way: libbpf parsing the kernel's BTF alone (a four-line static program
 # built here against Debian's libbpf 1.1), and reading /proc/kallsyms (the
 # kernel formats ~120k lines however they are read).
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/.." || exit 1
-ROOT=$PWD
+# shellcheck source=scripts/bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh" || exit 1
 SMOLDER=${SMOLDER:-$ROOT/smolder}
 WORKLOAD=$ROOT/build/workloads/cpu_split
 PEER=${LIBBPF_TOOLS_PROFILE:-}
 BASE=${SMOLDER_BASE:-}
 ROUNDS=${ROUNDS:-5}
 
-die() { echo "bench-oneshot: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || die "must run as root (sudo make bench-oneshot)"
-[ -x "$SMOLDER" ] || die "$SMOLDER is missing (run make)"
-[ -x "$WORKLOAD" ] || die "$WORKLOAD is missing (run make workloads)"
-[ -x /usr/bin/time ] || die "/usr/bin/time is missing (apt-get install time)"
-command -v perf >/dev/null || die "perf is missing (apt-get install linux-perf)"
-if [ -n "$PEER" ]; then
-	[ -x "$PEER" ] || die "LIBBPF_TOOLS_PROFILE=$PEER is not an executable"
-fi
-if [ -n "$BASE" ]; then
-	[ -x "$BASE" ] || die "SMOLDER_BASE=$BASE is not an executable"
-fi
+need_root
+need_built "$SMOLDER"
+need_built "$WORKLOAD" workloads
+need_time
+need_cmd perf linux-perf
+need_exec_var LIBBPF_TOOLS_PROFILE "a build of libbpf-tools' profile"
+need_exec_var SMOLDER_BASE "another smolder build"
+make_tmp
+exit_on_interrupt
 
-TMP=$(mktemp -d /tmp/smolder-bench-oneshot.XXXXXX) || die "cannot create a temporary directory"
-WL_PID=""
-cleanup() {
-	trap - EXIT INT TERM
-	[ -n "$WL_PID" ] && kill "$WL_PID" 2>/dev/null && wait "$WL_PID" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'echo "bench-oneshot: interrupted" >&2; exit 130' INT TERM
-
-median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }'; }
-range() { printf '%s\n' "$@" | sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR) printf "%s-%s", lo, hi }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "") printf "%.2f", a / b; else print "n/a" }'; }
-
-# timed OUT CMD...: runs CMD, stdout to /dev/null; OUT gets "wall_ms cpu_ms rss_kib".
-timed() {
+# measure OUT CMD...: runs CMD, stdout to /dev/null; OUT gets "wall_ms cpu_ms rss_kib".
+measure() {
 	local out=$1
 	shift
-	/usr/bin/time -o "$TMP/time" -f '%e %U %S %M' "$@" >/dev/null 2>"$TMP/err" ||
+	timed "$TMP/time" "$@" >/dev/null 2>"$TMP/err" ||
 		die "$* failed: $(tail -n 1 "$TMP/err")"
-	awk '{ printf "%.0f %.0f %d\n", $1 * 1000, ($2 + $3) * 1000, $4 }' "$TMP/time" >"$out"
+	tail -n 1 "$TMP/time" | awk '{ printf "%.0f %.0f %d\n", $1 * 1000, ($2 + $3) * 1000, $4 }' >"$out"
 }
 
 # run_tool TOOL SCOPE: one capture of SCOPE (machine, or process: cpu_split
@@ -78,13 +59,13 @@ run_tool() {
 	local w c r w2 c2 r2 sel=() psel=(-a)
 	[ "$2" = process ] && sel=(-p "$WL_PID") psel=(-p "$WL_PID")
 	case $1 in
-	sm) timed "$TMP/m" "$SMOLDER" "${sel[@]}" -f 1 ;;
-	fp) timed "$TMP/m" "$SMOLDER" "${sel[@]}" --unwind fp -f 1 ;;
-	base) timed "$TMP/m" "$BASE" "${sel[@]}" -f 1 ;;
-	pr) timed "$TMP/m" "$PEER" "${sel[@]}" -f 1 ;;
+	sm) measure "$TMP/m" "$SMOLDER" "${sel[@]}" -f 1 ;;
+	fp) measure "$TMP/m" "$SMOLDER" "${sel[@]}" --unwind fp -f 1 ;;
+	base) measure "$TMP/m" "$BASE" "${sel[@]}" -f 1 ;;
+	pr) measure "$TMP/m" "$PEER" "${sel[@]}" -f 1 ;;
 	pe)
-		timed "$TMP/m1" perf record -q -F 99 "${psel[@]}" -g -o "$TMP/perf.data" -- sleep 1
-		timed "$TMP/m2" perf script -i "$TMP/perf.data"
+		measure "$TMP/m1" perf record -q -F 99 "${psel[@]}" -g -o "$TMP/perf.data" -- sleep 1
+		measure "$TMP/m2" perf script -i "$TMP/perf.data"
 		read -r w c r <"$TMP/m1"
 		read -r w2 c2 r2 <"$TMP/m2"
 		echo "$((w + w2)) $((c + c2)) $((r > r2 ? r : r2))" >"$TMP/m"
@@ -96,34 +77,27 @@ run_tool() {
 	echo "  $2, $1: outside the capture $((w - 1000)) ms, CPU $c ms, peak RSS $r KiB" >&2
 }
 
-echo "smolder one-shot capture: $(uname -r), $(nproc) CPUs, git $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- src bpf include 2>/dev/null || echo '+local changes')"
+echo "smolder one-shot capture: $(uname -r), $(nproc) CPUs, git $(source_rev)"
 echo "  perf: $(perf --version 2>&1)"
-[ -n "$PEER" ] && echo "  libbpf-tools profile: $PEER"
-[ -n "$PEER" ] || echo "  note: LIBBPF_TOOLS_PROFILE is not set: skipped the comparison with libbpf-tools' profile"
+profile_peer_line "$PEER"
 [ -n "$BASE" ] && echo "  SMOLDER_BASE (another smolder build, same options as smolder): $BASE"
 echo "  load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 
-"$WORKLOAD" 3600 >/dev/null 2>&1 &
-WL_PID=$!
-sleep 0.5
-kill -0 "$WL_PID" 2>/dev/null || die "$WORKLOAD did not start"
+start_workload "$WORKLOAD" 3600
 
 TOOLS="sm fp${BASE:+ base}${PEER:+ pr} pe"
 for t in $TOOLS; do
 	for sc in machine process; do eval "OUT_${t}_$sc=() CPU_${t}_$sc=() RSS_${t}_$sc=()"; done
 done
 for ((r = 0; r < ROUNDS; r++)); do
-	set -- $TOOLS
-	for ((k = 0; k < r % $#; k++)); do set -- "${@:2}" "$1"; done # rotate
-	for t in "$@"; do
+	# shellcheck disable=SC2086 # the tools, a word each
+	for t in $(rotated "$r" $TOOLS); do
 		run_tool "$t" machine
 		run_tool "$t" process
 	done
 done
-kill "$WL_PID" 2>/dev/null
-wait "$WL_PID" 2>/dev/null
-WL_PID=""
+stop_workload
 
 # row LABEL METRIC SCOPE: median (range) per tool, then smolder's ratios.
 row() {
@@ -176,10 +150,10 @@ if cc -O2 "$TMP/btf.c" -o "$TMP/btf" -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic 
 	cc -O2 "$TMP/nothing.c" -o "$TMP/nothing"; then
 	BW=(); BR=(); NR=()
 	for ((r = 0; r < ROUNDS; r++)); do
-		timed "$TMP/m" "$TMP/btf"
+		measure "$TMP/m" "$TMP/btf"
 		read -r w c rss <"$TMP/m"
 		BW+=("$w"); BR+=("$rss")
-		timed "$TMP/m" "$TMP/nothing"
+		measure "$TMP/m" "$TMP/nothing"
 		read -r w c rss <"$TMP/m"
 		NR+=("$rss")
 	done
@@ -189,7 +163,7 @@ else
 fi
 KW=(); KC=()
 for ((r = 0; r < ROUNDS; r++)); do
-	timed "$TMP/m" cat /proc/kallsyms
+	measure "$TMP/m" cat /proc/kallsyms
 	read -r w c rss <"$TMP/m"
 	KW+=("$w"); KC+=("$c")
 done

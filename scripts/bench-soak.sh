@@ -15,29 +15,19 @@
 # Every 30 s it records each instance's RSS, fd count and CPU ticks from
 # /proc.  There is no peer here: no other profiler has a continuous mode
 # on this machine; the figures are checked against the issue's limits.
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/.." || exit 1
-ROOT=$PWD
+# shellcheck source=scripts/bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh" || exit 1
 SMOLDER=$ROOT/smolder
 WL=$ROOT/build/workloads
 SOAK=${SOAK_SECONDS:-1800}
 INTERVAL=${SOAK_INTERVAL:-60}
-die() { echo "bench-soak: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || die "must run as root"
-for f in "$SMOLDER" "$WL/short_parent" "$WL/short_child" "$WL/cpu_split"; do
-	[ -x "$f" ] || die "$f is missing (run make smolder workloads)"
+need_root
+need_built "$SMOLDER"
+for f in short_parent short_child cpu_split; do
+	need_built "$WL/$f" workloads
 done
-TMP=$(mktemp -d /tmp/smolder-soak.XXXXXX) || die "cannot create a temporary directory"
-OLD_STATS=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo "")
-cleanup() {
-	kill $(jobs -p) 2>/dev/null
-	wait 2>/dev/null
-	[ -n "$OLD_STATS" ] && sysctl -qw kernel.bpf_stats_enabled="$OLD_STATS"
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-sysctl -qw kernel.bpf_stats_enabled=1 || echo "bench-soak: warning: no BPF cost figures" >&2
+make_tmp
+bpf_stats_on || warn "cannot set kernel.bpf_stats_enabled=1 (no BPF cost figures)"
 HZ_TICK=$(getconf CLK_TCK)
 
 "$WL/short_parent" "$SOAK" "$WL/short_child" 200 >"$TMP/children" 2>&1 &
@@ -72,7 +62,7 @@ files_sum() { cat "$1"/smolder-*.folded | awk '{ t += $NF } END { print t + 0 }'
 summ() { sed -nE "s/^smolder: ([0-9]+) samples, ([0-9]+) lost.*/\\$2/p" "$1" | tail -n 1; }
 bpfns() { sed -nE 's/.*BPF program: [0-9]+ runs, ([0-9]+) ns per run.*/\1/p' "$1" | tail -n 1; }
 
-echo "smolder $("$SMOLDER" --version | cut -d' ' -f2), $(nproc) CPUs, kernel $(uname -r), $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "smolder $("$SMOLDER" --version | cut -d' ' -f2), $(machine)"
 echo "$SOAK s, ${INTERVAL} s intervals; short processes started and ended: $(sed -nE 's/^children ([0-9]+)/\1/p' "$TMP/children")"
 awk -v iv="$INTERVAL" -v hz="$HZ_TICK" '
 	!/^#/ { n++; t[n] = $1; for (i = 2; i <= 9; i++) v[n, i] = $i }

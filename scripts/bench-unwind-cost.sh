@@ -29,10 +29,8 @@
 #      once): perf.data against smolder's folded stacks.
 #   4. Unwind table memory of a C++ process (libstdc++, libm, libgcc_s,
 #      libc, ld.so): smolder -v's "unwind tables" line.
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/.." || exit 1
-ROOT=$PWD
+# shellcheck source=scripts/bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh" || exit 1
 SMOLDER=${SMOLDER:-$ROOT/smolder}
 FRAMELESS=$ROOT/build/workloads/unwind_paths-gcc
 SRC=$ROOT/tests/workloads/frameless/unwind_paths.c
@@ -42,35 +40,21 @@ SECS=${SECONDS_PER_RUN:-4}
 HZ=999
 PY=$(readlink -f /usr/bin/python3)
 
-die() { echo "bench-unwind-cost: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || die "must run as root (sudo make bench-unwind)"
-[ -x "$SMOLDER" ] || die "$SMOLDER is missing (run make)"
-[ -x "$FRAMELESS" ] || die "$FRAMELESS is missing (run make workloads)"
-[ -x /usr/bin/time ] || die "/usr/bin/time is missing (apt-get install time)"
-command -v perf >/dev/null || die "perf is missing (apt-get install linux-perf)"
-command -v bpftool >/dev/null || die "bpftool is missing (apt-get install bpftool)"
-[ -x "$PY" ] || die "/usr/bin/python3 is missing"
+need_root
+need_built "$SMOLDER"
+need_built "$FRAMELESS" workloads
+need_time
+need_cmd perf linux-perf
+need_cmd bpftool bpftool
+[ -x "$PY" ] || die "/usr/bin/python3 is missing (apt-get install python3)"
 [ "$(nproc)" -ge 2 ] || die "needs 2 CPUs (the workload on CPU 1, the tools on CPU 0)"
-if [ -n "$PEER" ]; then
-	[ -x "$PEER" ] || die "LIBBPF_TOOLS_PROFILE=$PEER is not an executable"
-fi
-
-TMP=$(mktemp -d /tmp/smolder-bench-unwind-cost.XXXXXX) || die "cannot create a temporary directory"
-OLD_STATS=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo "")
-WL_PID=""
-cleanup() {
-	trap - EXIT INT TERM
-	[ -n "$WL_PID" ] && kill "$WL_PID" 2>/dev/null && wait "$WL_PID" 2>/dev/null
-	local p
-	for p in $(jobs -p); do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	[ -n "$OLD_STATS" ] && sysctl -qw kernel.bpf_stats_enabled="$OLD_STATS"
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'echo "bench-unwind-cost: interrupted" >&2; exit 130' INT TERM
-# Set before every capture: another tool on the machine may reset it.
-stats_on() { sysctl -qw kernel.bpf_stats_enabled=1 || die "cannot set kernel.bpf_stats_enabled=1"; }
+need_exec_var LIBBPF_TOOLS_PROFILE "a build of libbpf-tools' profile"
+make_tmp
+exit_on_interrupt
+# Set before every capture: another tool on the machine may reset it.  Set
+# here first, in this shell, so that the value before is restored on exit.
+stats_on() { bpf_stats_on || die "cannot set kernel.bpf_stats_enabled=1"; }
+stats_on
 
 gcc -O2 -g -fno-omit-frame-pointer -pthread -DWL_CC='"gcc"' "$SRC" -o "$TMP/unwind_paths-fp" -ldl ||
 	die "cannot build the frame-pointer workload"
@@ -86,22 +70,8 @@ while time.time() < end:
     work(100000)
 PY
 
-median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }'; }
-range() { printf '%s\n' "$@" | sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR) printf "%s-%s", lo, hi }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "") printf "%.2f", a / b; else print "n/a" }'; }
-
-# start_workload CMD...: CMD alone on CPU 1, in the background.
-start_workload() {
-	taskset -c 1 "$@" >/dev/null 2>&1 &
-	WL_PID=$!
-	sleep 0.5
-	kill -0 "$WL_PID" 2>/dev/null || die "workload $* did not start"
-}
-stop_workload() {
-	kill "$WL_PID" 2>/dev/null
-	wait "$WL_PID" 2>/dev/null
-	WL_PID=""
-}
+# start_pinned CMD...: CMD alone on CPU 1, in the background.
+start_pinned() { start_workload taskset -c 1 "$@"; }
 
 # sm_cost MODE: smolder --unwind MODE on the workload; prints ns per run.
 sm_cost() {
@@ -141,10 +111,9 @@ peer_cost() {
 	echo $(($1 / $2))
 }
 
-echo "smolder unwinder cost: $(uname -r), $(nproc) CPUs, git $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- src bpf include 2>/dev/null || echo '+local changes')"
+echo "smolder unwinder cost: $(uname -r), $(nproc) CPUs, git $(source_rev)"
 echo "  perf: $(perf --version 2>&1)"
-[ -n "$PEER" ] && echo "  libbpf-tools profile: $PEER"
-[ -n "$PEER" ] || echo "  note: LIBBPF_TOOLS_PROFILE is not set: no comparison with libbpf-tools' profile"
+profile_peer_line "$PEER"
 echo
 
 # ---- 1. BPF ns per sample --------------------------------------------------
@@ -156,16 +125,15 @@ printf '| --- | ---: | ---: | ---: | ---: |%s\n' "${PEER:+ ---: | ---: |}"
 DWFP=(); FPPE=()
 for w in fp-leaf fp-deep frameless-deep python3.11; do
 	case $w in
-	fp-leaf) start_workload "$TMP/unwind_paths-fp" leaf 3600 ;;
-	fp-deep) start_workload "$TMP/unwind_paths-fp" deep 3600 ;;
-	frameless-deep) start_workload "$FRAMELESS" deep 3600 ;;
-	python3.11) start_workload "$PY" "$TMP/loop.py" ;;
+	fp-leaf) start_pinned "$TMP/unwind_paths-fp" leaf 3600 ;;
+	fp-deep) start_pinned "$TMP/unwind_paths-fp" deep 3600 ;;
+	frameless-deep) start_pinned "$FRAMELESS" deep 3600 ;;
+	python3.11) start_pinned "$PY" "$TMP/loop.py" ;;
 	esac
 	FP=(); DW=(); PE=()
 	for ((r = 0; r < ROUNDS; r++)); do
-		set -- $TOOLS
-		for ((k = 0; k < r % $#; k++)); do set -- "${@:2}" "$1"; done # rotate
-		for t in "$@"; do
+		# shellcheck disable=SC2086 # the tools, a word each
+		for t in $(rotated "$r" $TOOLS); do
 			case $t in
 			fp) FP+=("$(sm_cost fp)") ;;
 			dwarf) DW+=("$(sm_cost dwarf)"); cp "$TMP/sm.folded" "$TMP/dwarf.folded" ;;
@@ -192,25 +160,23 @@ echo "dwarf / fp, largest: $(printf '%s\n' "${DWFP[@]}" | sort -n | tail -n 1) (
 echo
 
 # ---- 2. whole CPU time of a 10 s capture, against perf --------------------
-# cpu_of FILE: user + sys seconds in /usr/bin/time -f '%U %S' output (last line)
-cpu_of() { tail -n 1 "$1" | awk '{ printf "%.2f\n", $1 + $2 }'; }
 echo "2. CPU time of a 10 s capture of python3.11 at 499 Hz (3 rounds, median):"
-start_workload "$PY" "$TMP/loop.py"
+start_pinned "$PY" "$TMP/loop.py"
 SMC=(); SM1=(); SMB=(); PRC=(); PSC=(); PTOT=()
 for r in 1 2 3; do
 	stats_on
-	/usr/bin/time -f '%U %S' -o "$TMP/sm.time" "$SMOLDER" -v -F 499 -p "$WL_PID" -f -o "$TMP/c.folded" 10 \
+	timed "$TMP/sm.time" "$SMOLDER" -v -F 499 -p "$WL_PID" -f -o "$TMP/c.folded" 10 \
 		2>"$TMP/c.err" || die "smolder failed: $(tail -n 1 "$TMP/c.err")"
 	read -r runs ns < <(sed -n 's/^smolder: BPF program: \([0-9]*\) runs, \([0-9]*\) ns per run.*/\1 \2/p' "$TMP/c.err")
 	SMC+=("$(cpu_of "$TMP/sm.time")")
 	SMBPF=$(awk -v r="$runs" -v n="$ns" 'BEGIN { printf "%.3f", r * n / 1e9 }')
 	SMB+=("$SMBPF")
-	/usr/bin/time -f '%U %S' -o "$TMP/sm1.time" "$SMOLDER" -F 499 -p "$WL_PID" -f -o "$TMP/c1.folded" 1 \
+	timed "$TMP/sm1.time" "$SMOLDER" -F 499 -p "$WL_PID" -f -o "$TMP/c1.folded" 1 \
 		2>"$TMP/c1.err" || die "smolder failed: $(tail -n 1 "$TMP/c1.err")"
 	SM1+=("$(cpu_of "$TMP/sm1.time")")
-	/usr/bin/time -f '%U %S' -o "$TMP/pr.time" perf record -q -e cpu-clock -F 499 --call-graph dwarf \
+	timed "$TMP/pr.time" perf record -q -e cpu-clock -F 499 --call-graph dwarf \
 		-p "$WL_PID" -o "$TMP/c.data" -- sleep 10 >/dev/null 2>&1 || die "perf record failed"
-	/usr/bin/time -f '%U %S' -o "$TMP/ps.time" perf script -i "$TMP/c.data" >"$TMP/c.perf.txt" 2>/dev/null ||
+	timed "$TMP/ps.time" perf script -i "$TMP/c.data" >"$TMP/c.perf.txt" 2>/dev/null ||
 		die "perf script failed"
 	PRC+=("$(cpu_of "$TMP/pr.time")"); PSC+=("$(cpu_of "$TMP/ps.time")")
 	PTOT+=("$(awk -v a="$(cpu_of "$TMP/pr.time")" -v b="$(cpu_of "$TMP/ps.time")" 'BEGIN { printf "%.2f", a + b }')")
@@ -234,7 +200,7 @@ echo
 
 # ---- 3. bytes written for 3 s ----------------------------------------------
 echo "3. Bytes written for 3 s of python3.11 at 499 Hz (perf and smolder at once):"
-start_workload "$PY" "$TMP/loop.py"
+start_pinned "$PY" "$TMP/loop.py"
 perf record -q -e cpu-clock -F 499 --call-graph dwarf -p "$WL_PID" -o "$TMP/b.data" -- sleep 3 >/dev/null 2>&1 &
 pp=$!
 "$SMOLDER" -F 499 -p "$WL_PID" -f -o "$TMP/b.folded" -o "$TMP/b.pb.gz" 3 2>"$TMP/b.err" || die "smolder failed"
@@ -273,7 +239,7 @@ int main()
 }
 CXX
 g++ -O2 -o "$TMP/cxx" "$TMP/cxx.cpp" || die "g++ failed"
-start_workload "$TMP/cxx"
+start_pinned "$TMP/cxx"
 "$SMOLDER" -v -F 99 -p "$WL_PID" -f -o "$TMP/x.folded" 2 2>"$TMP/x.err" || die "smolder failed"
 stop_workload
 echo "  libraries: $(ldd "$TMP/cxx" | awk '$3 ~ /^\// { print $1 } $1 ~ /^\// { print $1 }' | xargs -n1 basename | tr '\n' ' ')"

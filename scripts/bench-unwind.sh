@@ -8,16 +8,13 @@
 # 3 runs) and peak RSS (/usr/bin/time -f %M) of the whole tool.  Then the
 # tables a C++ process needs: its program and every file ldd lists for it
 # (libstdc++, libm, libgcc_s, libc, ld.so).
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/.." || exit 1
-DUMP=$PWD/build/tools/unwind_dump
-die() { echo "bench-unwind: $*" >&2; exit 1; }
-[ -x "$DUMP" ] || die "build/tools/unwind_dump is missing (run make tools)"
-[ -x /usr/bin/time ] || die "/usr/bin/time is missing (apt-get install time)"
-command -v readelf >/dev/null || die "readelf is missing (apt-get install binutils)"
-TMP=$(mktemp -d /tmp/smolder-bench-unwind.XXXXXX) || die "cannot create a temporary directory"
-trap 'rm -rf "$TMP"' EXIT
+# shellcheck source=scripts/bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh" || exit 1
+DUMP=$ROOT/build/tools/unwind_dump
+need_built "$DUMP" tools
+need_time
+need_cmd readelf binutils
+make_tmp
 
 LIB=/usr/lib/x86_64-linux-gnu
 FILES=${UNWIND_FILES:-"$LIB/libc.so.6 $LIB/ld-linux-x86-64.so.2 $LIB/libstdc++.so.6 $LIB/libLLVM-14.so.1 /usr/bin/python3.11"}
@@ -25,7 +22,6 @@ FILES=${UNWIND_FILES:-"$LIB/libc.so.6 $LIB/ld-linux-x86-64.so.2 $LIB/libstdc++.s
 # field KEY LINE: a value of unwind_dump -m's key=value line.
 field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? 100 * a / b : 0 }'; }
-median3() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
 
 printf '| file | size MB | FDEs | CFI rows | table rows (gaps) | rsp %% | rbp %% | plt/signal/end | unsupported %% | rules | table KiB | build ms | RSS MB | readelf s | readelf RSS MB |\n'
 printf '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n'
@@ -33,15 +29,16 @@ for f in $FILES; do
 	[ -r "$f" ] || { echo "bench-unwind: $f missing, left out" >&2; continue; }
 	f=$(readlink -f "$f")
 	ms=()
-	rm -f "$TMP"/rss.*
-	for i in 1 2 3; do
-		line=$(/usr/bin/time -f %M -o "$TMP/rss.dump.$i" "$DUMP" -m "$f") || die "unwind_dump $f failed"
+	rss=0
+	for _ in 1 2 3; do
+		line=$(timed "$TMP/dump.time" "$DUMP" -m "$f") || die "unwind_dump $f failed"
 		ms+=("$(field ms "$line")")
+		r=$(rss_of "$TMP/dump.time")
+		[ "${r:-0}" -gt "$rss" ] && rss=$r
 	done
-	rss=$(sort -n "$TMP"/rss.dump.* | tail -n 1)
-	t0=${EPOCHREALTIME/./}
-	/usr/bin/time -f %M -o "$TMP/rss.readelf" readelf -wN -W --debug-dump=frames-interp "$f" >/dev/null
-	t1=${EPOCHREALTIME/./}
+	t0=$(now_us)
+	timed "$TMP/readelf.time" readelf -wN -W --debug-dump=frames-interp "$f" >/dev/null
+	t1=$(now_us)
 	cfi=$(field cfi_rows "$line")
 	printf '| %s | %.1f | %s | %s | %s (%s) | %s | %s | %s/%s/%s | %s | %s | %.0f | %s | %.1f | %.2f | %.1f |\n' \
 		"$(basename "$f")" "$(awk -v b="$(stat -c %s "$f")" 'BEGIN { print b / 1048576 }')" \
@@ -50,9 +47,9 @@ for f in $FILES; do
 		"$(field plt "$line")" "$(field signal "$line")" "$(field end "$line")" \
 		"$(pct "$(field unsupported "$line")" "$cfi")" "$(field rules "$line")" \
 		"$(awk -v b="$(field bytes "$line")" 'BEGIN { print b / 1024 }')" \
-		"$(median3 "${ms[@]}")" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')" \
-		"$(awk -v a="$t0" -v b="$t1" 'BEGIN { print (b - a) / 1e6 }')" \
-		"$(awk -v k="$(cat "$TMP/rss.readelf")" 'BEGIN { print k / 1024 }')"
+		"$(median "${ms[@]}")" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')" \
+		"$(secs "$t0" "$t1")" \
+		"$(awk -v k="$(rss_of "$TMP/readelf.time")" 'BEGIN { print k / 1024 }')"
 done
 
 # A process linking the C and C++ runtimes: its program and every library.

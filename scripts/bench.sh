@@ -16,11 +16,8 @@
 #
 # Every tool runs alone, one after the other, against the same workload.
 # Ratios matter, not absolute numbers: this is a small, shared, noisy VM.
-set -u
-export LC_ALL=C
-
-cd "$(dirname "$0")/.." || exit 1
-ROOT=$PWD
+# shellcheck source=scripts/bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh" || exit 1
 SMOLDER=$ROOT/smolder
 WL=$ROOT/build/workloads
 HZ=999          # samples per second per CPU, every tool
@@ -31,47 +28,21 @@ PHASE3_BUDGET=40 # seconds (bpftrace names stacks slowly on a busy machine)
 BT_TIMEOUT=120  # seconds before a bpftrace run is given up (it names stacks slowly)
 BT_PROG="profile:hz:$HZ { @[kstack, ustack, comm] = count(); }"
 
-die() {
-	echo "bench: $*" >&2
-	exit 1
-}
-
-[ "$(id -u)" = 0 ] || die "must run as root (sudo make bench)"
-[ -x "$SMOLDER" ] || die "./smolder is missing (run sudo make bench)"
+need_root
+need_built "$SMOLDER"
 for w in many_stacks cpu_split; do
-	[ -x "$WL/$w" ] || die "build/workloads/$w is missing (run sudo make bench)"
+	need_built "$WL/$w" workloads
 done
 
-TMP=$(mktemp -d /tmp/smolder-bench.XXXXXX) || die "cannot create a temporary directory"
-OLD_STATS=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo "")
-
-# Stops the background jobs we started (and the tools under our
-# /usr/bin/time wrappers), restores kernel.bpf_stats_enabled, removes the
-# temporary files.
-kill_tree() {	# kill_tree PID: the tool first, then its parents
-	local c
-	for c in $(pgrep -P "$1" 2>/dev/null); do
-		kill_tree "$c"
-	done
-	kill "$1" 2>/dev/null
-}
+make_tmp
 MANY=()          # pids of the symbolization workload (section 6)
-cleanup() {
-	local p
-	trap - EXIT INT TERM
-	if [ ${#MANY[@]} -gt 0 ]; then  # maybe stopped (SIGSTOP): SIGKILL
+on_exit() {	# maybe stopped (SIGSTOP): SIGKILL, before the other jobs end
+	if [ ${#MANY[@]} -gt 0 ]; then
 		kill -KILL "${MANY[@]}" 2>/dev/null
 		wait "${MANY[@]}" 2>/dev/null
 	fi
-	for p in $(jobs -p); do     # our background jobs still running
-		kill_tree "$p"
-	done
-	wait 2>/dev/null
-	[ -n "$OLD_STATS" ] && sysctl -qw kernel.bpf_stats_enabled="$OLD_STATS" 2>/dev/null
-	rm -rf "$TMP"
 }
-trap cleanup EXIT
-trap 'echo "bench: interrupted" >&2; exit 130' INT TERM
+exit_on_interrupt
 
 # --- bench-only packages (not test dependencies) ----------------------------
 apt_install() {
@@ -83,7 +54,6 @@ apt_install() {
 [ -x /usr/bin/time ] || apt_install time
 command -v bpftrace >/dev/null 2>&1 || apt_install bpftrace
 command -v perf >/dev/null 2>&1 || apt_install linux-perf
-HAVE_TIME=0; [ -x /usr/bin/time ] && HAVE_TIME=1
 HAVE_PERF=0; command -v perf >/dev/null 2>&1 && HAVE_PERF=1
 HAVE_BT=0; command -v bpftrace >/dev/null 2>&1 && HAVE_BT=1
 BT_NA=""        # "n/a (reason)" for every bpftrace cell once it has failed
@@ -94,30 +64,10 @@ PERF_NA=""
 
 # Set again before every capture: anything else on the machine that
 # restores the sysctl to 0 would leave a BPF cost cell n/a.
-stats_on() { sysctl -qw kernel.bpf_stats_enabled=1 2>/dev/null; }
-stats_on || echo "bench: warning: cannot set kernel.bpf_stats_enabled=1 (no BPF cost figures)" >&2
+stats_on() { bpf_stats_on; }
+stats_on || warn "cannot set kernel.bpf_stats_enabled=1 (no BPF cost figures)"
 
 # --- helpers -----------------------------------------------------------------
-now_us() { local t=${EPOCHREALTIME/./}; echo "$t"; }
-
-start_load() {	# start_load NAME SECONDS [ARGS]: workload in the background
-	local name=$1
-	shift
-	"$WL/$name" "$@" >/dev/null 2>&1 &
-	LOAD=$!
-}
-stop_load() {
-	kill "$LOAD" 2>/dev/null
-	wait "$LOAD" 2>/dev/null
-}
-
-# timed RSSFILE CMD...: CMD under /usr/bin/time, which writes its peak RSS
-# in KiB to RSSFILE (without the time package: CMD alone, RSS n/a).
-timed() {
-	local f=$1
-	shift
-	if [ $HAVE_TIME = 1 ]; then /usr/bin/time -f %M -o "$f" "$@"; else "$@"; fi
-}
 # tool_pid JOB NAME: the pid of the process called NAME that `timed CMD &`
 # started as job JOB (job subshell -> /usr/bin/time -> tool).
 tool_pid() {
@@ -128,9 +78,6 @@ tool_pid() {
 		[ -n "$p" ] || return
 	done
 }
-# Peak RSS in KiB from a timed RSSFILE (last line).
-rss_of() { [ -s "$1" ] && tail -n 1 "$1" | tr -dc '0-9'; }
-
 # BPF programs and maps held by process $1, from /proc/PID/fdinfo:
 # prints "run_cnt run_time_ns map_bytes" of its busiest program.
 bpf_fdinfo() {
@@ -155,9 +102,6 @@ perf_mmap_bytes() {
 	awk '/perf_event\]/ { on = 1; next } on && $1 == "Size:" { s += $2 * 1024; on = 0 }
 	     END { printf "%d\n", s }' /proc/"$1"/smaps 2>/dev/null
 }
-
-median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }'; }
-range() { printf '%s\n' "$@" | sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR) printf "%s-%s", lo, hi }'; }
 
 # Stack statistics of the many_stacks process, as
 # "samples no_user_stack distinct_user_stacks", from each tool's output.
@@ -217,8 +161,8 @@ stats_perf() {	# perf script: header line, then one tab-indented frame a line
 
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f%%", 100 * a / b; else print "n/a" }'; }
 
-# ratio SMOLDER "peer=value ..." lower|higher: smolder against the best peer
-ratio() {
+# vs_best SMOLDER "peer=value ..." lower|higher: smolder against the best peer
+vs_best() {
 	local s=$1 peers=$2 better=$3
 	awk -v s="$s" -v peers="$peers" -v better="$better" 'BEGIN {
 		n = split(peers, p, " "); bv = ""; bn = ""
@@ -237,8 +181,7 @@ ratio() {
 
 # --- versions ----------------------------------------------------------------
 SM_VER=$("$SMOLDER" --version 2>&1 | head -n 1)
-SM_COMMIT=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
-git -C "$ROOT" diff --quiet HEAD -- src bpf include 2>/dev/null || SM_COMMIT="$SM_COMMIT+local changes"
+SM_COMMIT=$(source_rev)
 PERF_VER=$([ $HAVE_PERF = 1 ] && perf --version 2>&1 | head -n 1 || echo "not installed")
 BT_VER=$([ $HAVE_BT = 1 ] && bpftrace --version 2>&1 | head -n 1 || echo "not installed")
 echo "smolder benchmark: $(uname -r), $(nproc) CPUs, $HZ Hz"
@@ -253,30 +196,30 @@ echo
 echo "running: ${DUR} s captures on many_stacks (smolder, perf, bpftrace)..." >&2
 
 # smolder
-start_load many_stacks 300
-sleep 1
+start_workload "$WL/many_stacks" 300
+sleep 0.5
 stats_on
 t0=$(now_us)
-timed "$TMP/sm.rss" "$SMOLDER" -v -F "$HZ" -a -f -o "$TMP/sm.folded" "$DUR" \
+timed "$TMP/sm.time" "$SMOLDER" -v -F "$HZ" -a -f -o "$TMP/sm.folded" "$DUR" \
 	2>"$TMP/sm.err"
 rc=$?
 SM_WALL=$(( ($(now_us) - t0) / 1000 ))
-stop_load
+stop_workload
 [ $rc = 0 ] && [ -s "$TMP/sm.folded" ] ||
 	die "smolder failed on many_stacks (exit $rc): $(grep -v '^Command exited' "$TMP/sm.err" | tail -n 1)"
 read -r SM_SAMPLES SM_LOST < <(sed -n 's/^smolder: \([0-9]*\) samples, \([0-9]*\) lost.*/\1 \2/p' "$TMP/sm.err")
 [ -n "${SM_SAMPLES:-}" ] || die "smolder printed no summary line"
 SM_NS=$(sed -n 's/^smolder: BPF program: [0-9]* runs, \([0-9]*\) ns per run.*/\1/p' "$TMP/sm.err")
 SM_KMEM=$(sed -n 's/^smolder: BPF maps use \([0-9]*\) KiB.*/\1/p' "$TMP/sm.err")
-SM_RSS=$(rss_of "$TMP/sm.rss")
+SM_RSS=$(rss_of "$TMP/sm.time")
 read -r SM_MS SM_NOU SM_DIST < <(stats_smolder "$TMP/sm.folded")
 
 # perf
 if [ -z "$PERF_NA" ]; then
-	start_load many_stacks 300
-	sleep 1
+	start_workload "$WL/many_stacks" 300
+	sleep 0.5
 	t0=$(now_us)
-	timed "$TMP/pr.rss" perf record -e cpu-clock -F "$HZ" -a -g \
+	timed "$TMP/pr.time" perf record -e cpu-clock -F "$HZ" -a -g \
 		-o "$TMP/perf.data" -- sleep "$DUR" >/dev/null 2>"$TMP/pr.err" &
 	TP=$!
 	PERF_KMEM=0
@@ -291,13 +234,13 @@ if [ -z "$PERF_NA" ]; then
 	wait "$TP"
 	rc=$?
 	if [ $rc != 0 ] || [ ! -s "$TMP/perf.data" ]; then
-		stop_load
+		stop_workload
 		PERF_NA="n/a (perf record exit $rc)"
 	else
-		timed "$TMP/ps.rss" perf script -i "$TMP/perf.data" \
+		timed "$TMP/ps.time" perf script -i "$TMP/perf.data" \
 			>"$TMP/perf.txt" 2>"$TMP/ps.err"
 		PERF_WALL=$(( ($(now_us) - t0) / 1000 ))
-		stop_load
+		stop_workload
 		perf report -i "$TMP/perf.data" --stats >"$TMP/perf.stats" 2>/dev/null
 		PERF_SAMPLES=$(awk '/^cpu-clock stats:/ { on = 1 } on && /SAMPLE events:/ { print $3; exit }' "$TMP/perf.stats")
 		lost_a=$(awk '/^cpu-clock stats:/ { on = 1 } on && /LOST_SAMPLES events:/ { print $3; exit }' "$TMP/perf.stats")
@@ -307,7 +250,7 @@ if [ -z "$PERF_NA" ]; then
 		PERF_LOST=${lost_a:-0}
 		[ "${lost_b:-0}" -gt "$PERF_LOST" ] && PERF_LOST=$lost_b
 		read -r PERF_MS PERF_NOU PERF_DIST < <(stats_perf "$TMP/perf.txt")
-		PERF_RSS_REC=$(rss_of "$TMP/pr.rss"); PERF_RSS_SCR=$(rss_of "$TMP/ps.rss")
+		PERF_RSS_REC=$(rss_of "$TMP/pr.time"); PERF_RSS_SCR=$(rss_of "$TMP/ps.time")
 		PERF_RSS=""
 		[ -n "$PERF_RSS_REC" ] && [ -n "$PERF_RSS_SCR" ] &&
 			PERF_RSS=$(( PERF_RSS_REC > PERF_RSS_SCR ? PERF_RSS_REC : PERF_RSS_SCR ))
@@ -357,19 +300,19 @@ bt_run() {
 	BTR_WALL=$(( ($(now_us) - t0) / 1000 ))
 }
 if [ -z "$BT_NA" ]; then
-	start_load many_stacks 300
-	sleep 1
+	start_workload "$WL/many_stacks" 300
+	sleep 0.5
 	stats_on
-	bt_run "$DUR" "$TMP/bt.out" "$TMP/bt.err" "$TMP/bt.rss"
+	bt_run "$DUR" "$TMP/bt.out" "$TMP/bt.err" "$TMP/bt.time"
 	BT_RUNS=$BTR_RUNS; BT_RUNNS=$BTR_RUNNS; BT_KMEM=$BTR_KMEM; BT_WALL=$BTR_WALL
 	rc=$BTR_RC
-	stop_load
+	stop_workload
 	if [ $rc != 0 ] || ! grep -q '^@\[' "$TMP/bt.out"; then
 		bt_fail "$rc" "$TMP/bt.err"
 	else
 		read -r BT_MS BT_NOU BT_DIST BT_SAMPLES < <(stats_bpftrace "$TMP/bt.out")
 		BT_STACKERR=$(grep -c 'failed to look up stack id' "$TMP/bt.err")
-		BT_RSS=$(rss_of "$TMP/bt.rss")
+		BT_RSS=$(rss_of "$TMP/bt.time")
 		BT_NS=""
 		[ "$BT_RUNS" -gt 0 ] && BT_NS=$(( BT_RUNNS / BT_RUNS ))
 		# bpftrace counts no losses: a sample whose key finds its map
@@ -384,8 +327,7 @@ fi
 
 # --- 3: startup + teardown, 1-second captures on cpu_split ------------------
 echo "running: startup + teardown, $MIN_RUNS-$RUNS x 1-second captures per tool on cpu_split..." >&2
-start_load cpu_split 600
-sleep 0.5
+start_workload "$WL/cpu_split" 600
 SM_T=(); PR_T=(); PS_T=(); BT_T=(); SM_NS1=(); BT_NS1=(); BT3_NA=""
 P3_START=$(now_us)
 for ((i = 0; i < RUNS; i++)); do
@@ -427,7 +369,7 @@ for ((i = 0; i < RUNS; i++)); do
 	fi
 done
 RUNS3=$i
-stop_load
+stop_workload
 
 # --- 6: symbolization: end of capture to folded output ----------------------
 # SYM_N processes of many_stacks, one thread each.  Every process is started
@@ -467,7 +409,7 @@ done
 SYM_INT=""
 nap() {
 	read -r -t "$1" -u 8 _
-	[ -z "$SYM_INT" ] || { echo "bench: interrupted" >&2; exit 130; }
+	[ -z "$SYM_INT" ] || interrupted
 }
 
 # Starts the SYM_N processes (pids in MANY) at SCHED_IDLE and waits until
@@ -530,14 +472,6 @@ child_of() {
 		[ "${st[1]}" = "($2)" ] && [ "${st[3]}" = "$1" ] && { CHILD=$p; return; }
 	done
 }
-# timed2 TIMEFILE CMD...: CMD under /usr/bin/time -f '%e %M' if we have it
-timed2() {
-	local f=$1
-	shift
-	if [ $HAVE_TIME = 1 ]; then /usr/bin/time -f '%e %M' -o "$f" "$@"; else "$@"; fi
-}
-# Peak RSS from a `/usr/bin/time -f '%e %M'` file (last line, 2nd field).
-rss2_of() { [ -s "$1" ] && tail -n 1 "$1" | awk '$2 ~ /^[0-9]+$/ { print $2 }'; }
 # perf script text -> folded stacks, modelled on FlameGraph's
 # stackcollapse-perf.pl (not packaged in Debian, not fetched): "comm;root;
 # ...;leaf count", offsets (+0x1a) and (dso) dropped, kernel frames kept,
@@ -579,9 +513,7 @@ FOLD_RP_AWK='
 	/^[0-9]+ / { c[comm ";" substr($0, length($1) + 2)] += $1 }
 	END { for (s in c) print s, c[s] }'
 # tfold FOLD_AWK TIMEFILE: the folding step, under /usr/bin/time if we have it
-tfold() {
-	if [ $HAVE_TIME = 1 ]; then /usr/bin/time -f '%e %M' -o "$2" awk "$1"; else awk "$1"; fi
-}
+tfold() { timed "$2" awk "$1"; }
 # Folded stacks -> "samples distinct named" of the many_stacks_NNN
 # processes: samples, distinct stacks, and samples whose every frame has a
 # name (no [unknown], [file+0x..], [anon]..., no bare address).
@@ -633,7 +565,7 @@ if [ $SYM_OK = 1 ]; then
 	t1=${EPOCHREALTIME/./}
 	SYM_SM_ALIVE=${SYM_ALIVE:-?}
 	sym_kill
-	[ -z "$SYM_INT" ] || { echo "bench: interrupted" >&2; exit 130; }
+	[ -z "$SYM_INT" ] || interrupted
 	if [ $rc = 0 ] && [ -s "$TMP/sym_sm.folded" ]; then
 		read -r SYM_SM_N SYM_SM_MS SYM_SM_RSS < <(sed -n \
 			's/^smolder: \([0-9]*\) stacks named and written in \([0-9]*\) ms; peak RSS \([0-9]*\) KiB.*/\1 \2 \3/p' "$TMP/sym_sm.err")
@@ -650,7 +582,7 @@ if [ $SYM_OK = 1 ]; then
 	if [ -z "$SYM_PERF_NA" ]; then
 		sym_start
 		SYM_PERF_WARM=$SYM_WARM; SYM_PERF_CALIB=$SYM_CALIB
-		timed "$TMP/sym_pr.rss" perf record -e cpu-clock -F "$HZ" -a -g \
+		timed "$TMP/sym_pr.time" perf record -e cpu-clock -F "$HZ" -a -g \
 			-o "$TMP/sym.data" -- sleep "$SYM_DUR" >/dev/null 2>"$TMP/sym_pr.err" 8>&- &
 		TP=$!
 		sp=""; pp=""; t0=${EPOCHREALTIME/./}
@@ -676,27 +608,27 @@ if [ $SYM_OK = 1 ]; then
 		wait "$TP"
 		rc=$?
 		t1=${EPOCHREALTIME/./}
-		[ -z "$SYM_INT" ] || { echo "bench: interrupted" >&2; exit 130; }
+		[ -z "$SYM_INT" ] || interrupted
 		if [ -z "$sp" ]; then
 			SYM_PERF_NA="n/a (perf's sleep not seen)"
 		elif [ $rc != 0 ] || [ ! -s "$TMP/sym.data" ]; then
 			SYM_PERF_NA="n/a (perf record exit $rc)"
 		else
 			SYM_REC_WRAP=$(( (t1 - te) / 1000 ))
-			SYM_REC_RSS=$(rss_of "$TMP/sym_pr.rss")
+			SYM_REC_RSS=$(rss_of "$TMP/sym_pr.time")
 			SYM_PERF_SAMPLES=$(perf report -i "$TMP/sym.data" --stats 2>/dev/null |
 				awk '/^cpu-clock stats:/ { on = 1 } on && /SAMPLE events:/ { print $3; exit }')
 			t0=${EPOCHREALTIME/./}
-			timed2 "$TMP/sym_ps.time" perf script -i "$TMP/sym.data" 2>/dev/null |
+			timed "$TMP/sym_ps.time" perf script -i "$TMP/sym.data" 2>/dev/null |
 				tfold "$FOLD_PS_AWK" "$TMP/sym_psf.time" >"$TMP/sym_ps.folded"
 			SYM_PS_MS=$(( (${EPOCHREALTIME/./} - t0) / 1000 ))
 			t0=${EPOCHREALTIME/./}
-			timed2 "$TMP/sym_rp.time" perf report -i "$TMP/sym.data" \
+			timed "$TMP/sym_rp.time" perf report -i "$TMP/sym.data" \
 				--stdio --no-children -g folded,0,caller,count 2>/dev/null |
 				tfold "$FOLD_RP_AWK" "$TMP/sym_rpf.time" >"$TMP/sym_rp.folded"
 			SYM_RP_MS=$(( (${EPOCHREALTIME/./} - t0) / 1000 ))
-			SYM_PS_RSS=$(rss2_of "$TMP/sym_ps.time"); SYM_PSF_RSS=$(rss2_of "$TMP/sym_psf.time")
-			SYM_RP_RSS=$(rss2_of "$TMP/sym_rp.time"); SYM_RPF_RSS=$(rss2_of "$TMP/sym_rpf.time")
+			SYM_PS_RSS=$(rss_of "$TMP/sym_ps.time"); SYM_PSF_RSS=$(rss_of "$TMP/sym_psf.time")
+			SYM_RP_RSS=$(rss_of "$TMP/sym_rp.time"); SYM_RPF_RSS=$(rss_of "$TMP/sym_rpf.time")
 			read -r SYM_PS_MSS SYM_PS_DIST SYM_PS_NAMED < <(sym_stats "$TMP/sym_ps.folded")
 			read -r SYM_RP_MSS SYM_RP_DIST SYM_RP_NAMED < <(sym_stats "$TMP/sym_rp.folded")
 			SYM_PS_N=$(wc -l <"$TMP/sym_ps.folded"); SYM_RP_N=$(wc -l <"$TMP/sym_rp.folded")
@@ -704,8 +636,8 @@ if [ $SYM_OK = 1 ]; then
 		sym_kill
 		rm -f "$TMP/sym.data" "$TMP/sym_ps.folded" "$TMP/sym_rp.folded"
 	fi
-	trap 'echo "bench: interrupted" >&2; exit 130' INT TERM
-	[ -z "$SYM_INT" ] || { echo "bench: interrupted" >&2; exit 130; }
+	exit_on_interrupt
+	[ -z "$SYM_INT" ] || interrupted
 fi
 
 # --- table -------------------------------------------------------------------
@@ -714,7 +646,7 @@ row() { printf "%-40s %-15s %-31s %-24s %s\n" "$@"; }
 P() { [ -n "$PERF_NA" ] && echo "$PERF_NA" || echo "$1"; }
 B() { [ -n "$BT_NA" ] && echo "$BT_NA" || echo "$1"; }
 B3() { [ -n "$BT3_NA" ] && echo "$BT3_NA" || B "$1"; }
-# "tool=value" for ratio(), nothing when the tool did not run
+# "tool=value" for vs_best(), nothing when the tool did not run
 peer() { { [ "$1" = perf ] && [ -n "$PERF_NA" ]; } || { [ "$1" = bpftrace ] && [ -n "$BT_NA" ]; } || echo "$1=$2"; }
 peer3() { [ "$1" = bpftrace ] && [ -n "$BT3_NA" ] || peer "$@"; }
 strip() { echo "${1%\%}"; }
@@ -748,38 +680,38 @@ row "metric" "smolder" "perf" "bpftrace" "smolder / best peer"
 row "------" "-------" "----" "--------" "-------------------"
 row "1. BPF cost per sample, ns, many_stacks" "$(or_na "${SM_NS:-}")" "n/a (no BPF)" \
 	"$(B "$(or_na "${BT_NS:-}")")" \
-	"$(ratio "${SM_NS:-x}" "$(peer bpftrace "${BT_NS:-x}")" lower)"
+	"$(vs_best "${SM_NS:-x}" "$(peer bpftrace "${BT_NS:-x}")" lower)"
 row "   same, cpu_split (median of $RUNS3)" "$(or_na "$SM_NS1_MED")" "n/a (no BPF)" \
 	"$(B3 "$(or_na "$BT_NS1_MED")")" \
-	"$(ratio "${SM_NS1_MED:-x}" "$(peer3 bpftrace "${BT_NS1_MED:-x}")" lower)"
+	"$(vs_best "${SM_NS1_MED:-x}" "$(peer3 bpftrace "${BT_NS1_MED:-x}")" lower)"
 row "2. many_stacks, ${DUR} s: samples taken" "$SM_SAMPLES" "$(P "${PERF_SAMPLES:-}")" \
 	"$(B "${BT_RUNS:-?} (prog runs)")" ""
 row "   lost samples (share of taken)" "$SM_LOST ($sm_lostpct)" \
 	"$(P "${PERF_LOST:-} (${perf_lostpct})")" "$(B "$bt_lostcell")" \
-	"$(ratio "$(strip "$sm_lostpct")" "$(peer perf "$(strip "$perf_lostpct")") $(peer bpftrace "$(strip "$bt_lostpct")")" lower)"
+	"$(vs_best "$(strip "$sm_lostpct")" "$(peer perf "$(strip "$perf_lostpct")") $(peer bpftrace "$(strip "$bt_lostpct")")" lower)"
 row "   many_stacks samples in the output" "$SM_MS" "$(P "${PERF_MS:-}")" "$(B "${BT_MS:-}")" ""
 row "   ... of them without a user stack" "$SM_NOU ($sm_noupct)" \
 	"$(P "${PERF_NOU:-} (${perf_noupct})")" "$(B "${BT_NOU:-} (${bt_noupct})")" \
-	"$(ratio "$(strip "$sm_noupct")" "$(peer perf "$(strip "$perf_noupct")") $(peer bpftrace "$(strip "$bt_noupct")")" lower)"
+	"$(vs_best "$(strip "$sm_noupct")" "$(peer perf "$(strip "$perf_noupct")") $(peer bpftrace "$(strip "$bt_noupct")")" lower)"
 row "   distinct many_stacks user stacks" "$SM_DIST" "$(P "${PERF_DIST:-}")" "$(B "${BT_DIST:-}")" \
-	"$(ratio "$SM_DIST" "$(peer perf "${PERF_DIST:-x}") $(peer bpftrace "${BT_DIST:-x}")" higher)"
+	"$(vs_best "$SM_DIST" "$(peer perf "${PERF_DIST:-x}") $(peer bpftrace "${BT_DIST:-x}")" higher)"
 row "   wall time to named stacks, s" "$(ms_s "$SM_WALL")" "$(P "$(ms_s "${PERF_WALL:-}") (rec+script)")" \
 	"$(B "$(ms_s "${BT_WALL:-}")")" \
-	"$(ratio "$SM_WALL" "$(peer perf "${PERF_WALL:-x}") $(peer bpftrace "${BT_WALL:-x}")" lower)"
+	"$(vs_best "$SM_WALL" "$(peer perf "${PERF_WALL:-x}") $(peer bpftrace "${BT_WALL:-x}")" lower)"
 row "3. startup+teardown, ms (median of $RUNS3)" "$SM_T_MED" \
 	"$(P "$PS_T_MED (rec+script)")" "$(B3 "$BT_T_MED")" \
-	"$(ratio "$SM_T_MED" "$(peer perf "${PS_T_MED:-x}") $(peer3 bpftrace "${BT_T_MED:-x}")" lower)"
+	"$(vs_best "$SM_T_MED" "$(peer perf "${PS_T_MED:-x}") $(peer3 bpftrace "${BT_T_MED:-x}")" lower)"
 row "   range, ms" "$(range "${SM_T[@]}")" \
 	"$(P "$(range "${PS_T[@]}") (rec+script)")" "$(B3 "$(range "${BT_T[@]}")")" ""
 row "   perf record alone, ms (median; range)" "" \
 	"$(P "$PR_T_MED; $(range "${PR_T[@]}")")" "" \
-	"$(ratio "$SM_T_MED" "$(peer perf "${PR_T_MED:-x}")" lower)"
+	"$(vs_best "$SM_T_MED" "$(peer perf "${PR_T_MED:-x}")" lower)"
 row "4. peak RSS, KiB" "${SM_RSS:-n/a}" \
 	"$(P "$(or_na "${PERF_RSS:-}" "n/a (no /usr/bin/time)") (rec ${PERF_RSS_REC:-}/script ${PERF_RSS_SCR:-})")" "$(B "${BT_RSS:-n/a}")" \
-	"$(ratio "${SM_RSS:-x}" "$(peer perf "${PERF_RSS:-x}") $(peer bpftrace "${BT_RSS:-x}")" lower)"
+	"$(vs_best "${SM_RSS:-x}" "$(peer perf "${PERF_RSS:-x}") $(peer bpftrace "${BT_RSS:-x}")" lower)"
 row "5. kernel memory, KiB" "${SM_KMEM:-n/a} (maps)" \
 	"$(P "$PERF_KMEM_K (ring buffers)")" "$(B "$BT_KMEM_K (maps)")" \
-	"$(ratio "${SM_KMEM:-x}" "$(peer perf "$PERF_KMEM_K") $(peer bpftrace "$BT_KMEM_K")" lower)"
+	"$(vs_best "${SM_KMEM:-x}" "$(peer perf "$PERF_KMEM_K") $(peer bpftrace "$BT_KMEM_K")" lower)"
 echo
 echo "ratio: smolder's figure / the best peer's (fewer ns, losses, seconds, KiB are"
 echo "better; more distinct stacks is better, though that count also follows the"
@@ -806,19 +738,19 @@ if [ $SYM_OK = 1 ]; then
 	row6 "metric" "smolder" "perf script | fold" "perf report -g folded" "smolder / best perf"
 	row6 "------" "-------" "------------------" "---------------------" "-------------------"
 	row6 "time to folded output, ms" "${SYM_SM_MS:-n/a}" "$(SP6 "${SYM_PS_MS:-}")" "$(SP6 "${SYM_RP_MS:-}")" \
-		"$(ratio "${SYM_SM_MS:-x}" "$(peer6 "${SYM_PS_MS:-x}" "${SYM_RP_MS:-x}")" lower)"
+		"$(vs_best "${SYM_SM_MS:-x}" "$(peer6 "${SYM_PS_MS:-x}" "${SYM_RP_MS:-x}")" lower)"
 	row6 "   end of capture to exit, ms (+record)" "${SYM_SM_EXIT:-n/a}" \
 		"$(SP6 "$ps_exit (${SYM_REC_WRAP:-?} + ${SYM_PS_MS:-?})")" "$(SP6 "$rp_exit (${SYM_REC_WRAP:-?} + ${SYM_RP_MS:-?})")" \
-		"$(ratio "${SYM_SM_EXIT:-x}" "$(peer6 "${ps_exit:-x}" "${rp_exit:-x}")" lower)"
+		"$(vs_best "${SYM_SM_EXIT:-x}" "$(peer6 "${ps_exit:-x}" "${rp_exit:-x}")" lower)"
 	row6 "peak RSS, KiB" "${SYM_SM_RSS:-n/a}" \
 		"$(SP6 "$(or_na "${SYM_PS_RSS:-}") (awk ${SYM_PSF_RSS:-n/a})")" "$(SP6 "$(or_na "${SYM_RP_RSS:-}") (awk ${SYM_RPF_RSS:-n/a})")" \
-		"$(ratio "${SYM_SM_RSS:-x}" "$(peer6 "${SYM_PS_RSS:-x}" "${SYM_RP_RSS:-x}")" lower)"
+		"$(vs_best "${SYM_SM_RSS:-x}" "$(peer6 "${SYM_PS_RSS:-x}" "${SYM_RP_RSS:-x}")" lower)"
 	row6 "samples taken / folded stacks written" "${SYM_SM_SAMPLES:-?} / ${SYM_SM_N:-?}" \
 		"$(SP6 "${SYM_PERF_SAMPLES:-?} / ${SYM_PS_N:-?}")" "$(SP6 "${SYM_PERF_SAMPLES:-?} / ${SYM_RP_N:-?}")" ""
 	row6 "many_stacks_* samples in the output" "${SYM_SM_MSS:-n/a}" "$(SP6 "${SYM_PS_MSS:-}")" "$(SP6 "${SYM_RP_MSS:-}")" ""
 	row6 "   distinct stacks" "${SYM_SM_DIST:-n/a}" "$(SP6 "${SYM_PS_DIST:-}")" "$(SP6 "${SYM_RP_DIST:-}")" ""
 	row6 "   fully named (no [unknown] or [..])" "$sm_sh" "$(SP6 "$ps_sh")" "$(SP6 "$rp_sh")" \
-		"$(ratio "$(strip "$sm_sh")" "$(peer6 "$(strip "$ps_sh")" "$(strip "$rp_sh")")" higher)"
+		"$(vs_best "$(strip "$sm_sh")" "$(peer6 "$(strip "$ps_sh")" "$(strip "$rp_sh")")" higher)"
 	echo
 	echo "time to folded output: smolder's own -v figure (capture stopped -> file written);"
 	echo "perf: wall time of the pipeline alone, perf.data already written.  The row"

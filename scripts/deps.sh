@@ -24,8 +24,10 @@ BUILD_PKGS="clang llvm make gcc libc6-dev libbpf-dev libelf-dev zlib1g-dev liblz
 # npm (the machine's Node.js, or Debian's npm when there is none) fetches
 # speedscope's schema.
 # Benchmarks only: libbpf-tools' offcputime is the peer of --off-cpu
-# (scripts/bench-offcpu.sh).
-BENCH_PKGS="libbpf-tools"
+# (scripts/bench-offcpu.sh), bpftrace the other peer of scripts/bench.sh;
+# time (/usr/bin/time) measures peak RSS and CPU time, procps (sysctl,
+# pgrep) sets kernel.bpf_stats_enabled and ends what a bench started.
+BENCH_PKGS="libbpf-tools bpftrace time procps"
 TEST_PKGS="g++ libclang-rt-dev libexpat1-dev libjson-c-dev systemd util-linux chromium chromium-driver linux-perf golang-go python3 python3-jsonschema qemu-system-x86 busybox-static cpio debian-archive-keyring sqlite3 bzip2 perl"
 case "$WHAT" in
 build) PKGS=$BUILD_PKGS ;;
