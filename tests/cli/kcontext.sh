@@ -114,13 +114,16 @@ check kw_sync_queues_writeback some_line "$TMP/kw" \
 # A work function that ends in a tail call leaves its callee's frame there
 # instead of its own: bpf_prog_free_deferred (another capture's programs
 # being freed) jumps to vfree, wb_update_bandwidth_workfn to
-# wb_update_bandwidth (a callee named by the work function's prefix).
+# wb_update_bandwidth (a callee named by the work function's prefix), and
+# one that re-arms itself last (vmstat_shepherd's schedule_delayed_work)
+# to queue_delayed_work_on or its kin.
 read -r same differ < <(awk '{ n = $NF; sub(/ [^ ]*$/, ""); k = split($0, f, ";")
 	if (f[2] !~ /^wq:/) next
 	for (i = 5; i < k; i++) if (f[i] == "process_one_work") {
 		if (f[i + 1] == f[3]) s += n
 		else if (f[4] == "queued-by:[unknown]" && f[i + 1] == "_raw_spin_unlock_irq") s += 0
 		else if (f[3] == "bpf_prog_free_deferred" && f[i + 1] ~ /^vfree/) s += 0
+		else if (f[i + 1] ~ /^(queue_delayed_work_on|queue_work_on|mod_delayed_work_on)$/) s += 0
 		else if (length(f[i + 1]) >= 8 && index(f[3], f[i + 1]) == 1) s += 0
 		else if (f[i + 1] !~ /^((__)?bpf_|__rcu_read_(un)?lock|(__pi_)?__x86_indirect_thunk)/) { d += n; print > "/dev/stderr" }
 		break }
