@@ -12,13 +12,15 @@
  * over or see a key twice.  The kernel never splits a bucket: one holding
  * more entries than the buffer fails the call with ENOSPC, and the walk
  * asks again for that bucket with twice the room, up to the map's size.
+ * (Other types, arrays and LPM tries, batch by get_next_key in the kernel,
+ * the last key read as the token.)
  *
  * By keys: bpf_map_get_next_key from a key deleted since starts over at the
  * first bucket, repeating every key before it.  So the keys are collected
  * first, repeats dropped, and each is then looked up once; a key deleted
- * before its lookup is left out, as a batch would have.  A walk whose key
- * keeps being deleted under it keeps starting over; it ends once it
- * reaches the last key.
+ * before its lookup is left out, as a batch read after it would.  A walk
+ * whose key keeps being deleted under it keeps starting over; it ends once
+ * it reaches the last key.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -35,6 +37,7 @@
 
 struct batch {
 	char *keys, *vals;
+	char *in, *out; /* tokens: a u32 bucket number, or a key (other types) */
 	size_t key_size, val_size;
 	uint32_t cap; /* entries both buffers hold */
 	bool delete;  /* map_clear's: each entry deleted as it is read */
@@ -78,18 +81,20 @@ static bool refused(int e)
 /* The walk by batches; *by_keys set when the kernel refuses batches. */
 static int walk_batches(int fd, struct batch *b, map_walk_fn fn, void *arg, bool *by_keys)
 {
-	/* tokens: a bucket number for hash maps, a u32 index for arrays */
-	uint64_t in = 0, out = 0;
+	size_t token = b->key_size > 8 ? b->key_size : 8;
 	bool first = true;
 	uint32_t n;
 	int e, stop = 0;
 
+	if (!(b->in = calloc(2, token)))
+		return -ENOMEM;
+	b->out = b->in + token;
 	if ((e = batch_resize(b, MAP_WALK_BATCH)))
 		return e;
 	do {
 		n = b->cap;
 		e = (b->delete ? bpf_map_lookup_and_delete_batch : bpf_map_lookup_batch)(
-			fd, first ? NULL : &in, &out, b->keys, b->vals, &n, NULL);
+			fd, first ? NULL : b->in, b->out, b->keys, b->vals, &n, NULL);
 		e = e ? -errno : 0;
 		if (e == -ENOSPC) {
 			e = batch_grow(fd, b); /* and the same bucket again */
@@ -102,7 +107,7 @@ static int walk_batches(int fd, struct batch *b, map_walk_fn fn, void *arg, bool
 		/* -ENOENT: the last batch, maybe with entries */
 		for (uint32_t i = 0; fn && (!e || e == -ENOENT) && i < n && !stop; i++)
 			stop = fn(b->keys + i * b->key_size, b->vals + i * b->val_size, arg);
-		in = out;
+		memcpy(b->in, b->out, token);
 		first = false;
 	} while (!e && !stop);
 	return stop ? stop : e == -ENOENT ? 0 : e;
@@ -188,6 +193,7 @@ static int walk(int fd, struct batch *b, map_walk_fn fn, void *arg)
 	/* refused before anything was read: start from scratch */
 	if (by_keys)
 		e = walk_keys(fd, b, fn, arg);
+	free(b->in);
 	free(b->keys);
 	free(b->vals);
 	return e;

@@ -29,9 +29,11 @@ typedef int (*map_walk_fn)(const void *key, const void *val, void *arg);
  * possible CPUs).  Returns 0, fn's nonzero return, or -errno (-ENOMEM when
  * memory is short); every buffer is freed on every path.
  *
- * While entries come and go (BPF programs, or fn deleting), an entry
- * present from the walk's start to its end is seen exactly once, and one
- * inserted or deleted meanwhile at most once: never twice.
+ * While entries of a hash map come and go (BPF programs, or fn deleting),
+ * an entry present from the walk's start to its end is seen exactly once,
+ * and one inserted or deleted meanwhile at most once: never twice.  (Other
+ * map types walk as their kernel batches them: an LPM trie's batch starts
+ * over when its last key is deleted.)
  */
 int map_walk(int fd, size_t key_size, size_t val_size, map_walk_fn fn, void *arg);
 
