@@ -3,8 +3,8 @@
  * map_walk and map_clear against real BPF maps created here.  A hash map of
  * 10,000 entries whose hash seed is zero (BPF_F_ZERO_SEED), so that keys
  * can be chosen by the kernel's bucket hash: three buckets hold over twice
- * a batch each, and the kernel's ENOSPC for them is checked
- * before the walk.  Each entry is seen once with its value, fn's nonzero
+ * a batch each, and the kernel's ENOSPC for them is checked before the
+ * walk.  Each entry is seen once with its value, fn's nonzero
  * return stops the walk and comes back, entries deleted while walked (by
  * fn, by another thread) are never seen twice, an empty map gives no call.
  * A devmap hash, for which the kernel refuses batch lookups (checked), is
