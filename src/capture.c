@@ -33,6 +33,7 @@
 #include "capture.h"
 #include "kctx.h"
 #include "log.h"
+#include "map_walk.h"
 #include "offcpu.h"
 #include "probe.h"
 #include "smolder.skel.h"
@@ -547,24 +548,25 @@ void capture__stop(struct capture *c)
 	c->nr_events = 0;
 }
 
+struct sample_walk {
+	sample_fn fn;
+	void *arg;
+};
+
+static int walk_sample(const void *key, const void *val, void *arg)
+{
+	const struct sample_walk *w = arg;
+
+	return w->fn(key, *(const __u64 *)val, w->arg);
+}
+
 int capture__for_each_sample(struct capture *c, sample_fn fn, void *arg)
 {
-	int fd = c->counts_fd[c->read];
-	struct sample_key key, next;
-	void *prev = NULL;
-	uint64_t count;
-	int e;
+	struct sample_walk w = { fn, arg };
+	int e = map_walk(c->counts_fd[c->read], sizeof(struct sample_key), sizeof(__u64),
+			 walk_sample, &w);
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		if (!bpf_map_lookup_elem(fd, &next, &count)) {
-			e = fn(&next, count, arg);
-			if (e)
-				return e;
-		}
-		key = next;
-		prev = &key;
-	}
-	return errno != ENOENT ? -errno : offcpu__for_each_carry(c->offcpu, fn, arg);
+	return e ? e : offcpu__for_each_carry(c->offcpu, fn, arg);
 }
 
 int capture__stack(struct capture *c, uint64_t id, struct stack_trace *out)
@@ -684,34 +686,6 @@ int capture__rotate(struct capture *c)
 	return offcpu__boundary(c->offcpu, &ob);
 }
 
-/* Deletes every entry of a hash map nobody writes to, a batch at a time. */
-static int clear_map(int fd, size_t key_size, size_t value_size)
-{
-	const uint32_t batch = 1024; /* more than any one bucket holds */
-	void *keys = malloc(batch * key_size), *vals = malloc(batch * value_size);
-	uint64_t in = 0, out = 0; /* htab batch tokens are bucket numbers */
-	bool first = true;
-	uint32_t n;
-	int e;
-
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
-		return -ENOMEM;
-	}
-	do {
-		n = batch;
-		e = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &in, &out, keys, vals,
-						    &n, NULL);
-		e = e ? -errno : 0;
-		in = out;
-		first = false;
-	} while (!e);
-	free(keys);
-	free(vals);
-	return e == -ENOENT ? 0 : e;
-}
-
 int capture__release(struct capture *c)
 {
 	unsigned int b = c->read;
@@ -719,8 +693,9 @@ int capture__release(struct capture *c)
 
 	if (!c->drained)
 		return 0;
-	if ((e = clear_map(c->counts_fd[b], sizeof(struct sample_key), sizeof(__u64))) ||
-	    (e = clear_map(c->stacks_fd[b], sizeof(struct stack_chunk_key),
+	/* the drained bank: nobody writes to it */
+	if ((e = map_clear(c->counts_fd[b], sizeof(struct sample_key), sizeof(__u64))) ||
+	    (e = map_clear(c->stacks_fd[b], sizeof(struct stack_chunk_key),
 			   sizeof(struct stack_chunk))) ||
 	    (e = bank_counters(c, b, c->released, true)) ||
 	    (e = kctx__end_interval(c->kctx)) || (e = offcpu__release(c->offcpu)))

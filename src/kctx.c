@@ -23,6 +23,7 @@
 #include "grow.h"
 #include "kctx.h"
 #include "log.h"
+#include "map_walk.h"
 #include "probe.h"
 #include "smolder.skel.h"
 
@@ -204,48 +205,42 @@ int kctx__work_desc(struct kctx *k, uint64_t id, struct work_desc *out)
 	return 0;
 }
 
-/* The ids in the work_names map now (its keys, before any is deleted). */
-static struct named_work *list_work_names(int fd, size_t *nr)
-{
-	struct named_work *list = NULL;
-	size_t cap = 0;
-	uint64_t key, next;
-	void *prev = NULL;
+struct names {
+	struct named_work *list;
+	size_t nr, cap;
+};
 
-	*nr = 0;
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		if (GROW(list, cap, *nr + 1, 256)) {
-			free(list);
-			return NULL;
-		}
-		list[(*nr)++].id = key = next;
-		prev = &key;
-	}
-	return list ? list : calloc(1, sizeof(*list));
+static int add_name(const void *key, const void *val, void *arg)
+{
+	struct names *n = arg;
+
+	if (GROW(n->list, n->cap, n->nr + 1, 256))
+		return -ENOMEM;
+	n->list[n->nr].id = *(const uint64_t *)key;
+	n->list[n->nr++].desc = *(const struct work_desc *)val;
+	return 0;
 }
 
 int kctx__end_interval(struct kctx *k)
 {
-	size_t nr, kept = 0;
-	struct named_work *snap;
+	struct names n = {};
+	int e;
 
 	if (!k->kworker_frames)
 		return 0;
-	snap = list_work_names(k->names_fd, &nr);
-	if (!snap)
-		return -ENOMEM;
-	for (size_t i = 0; i < nr; i++) {
-		/* copied before deleted: a sample that finds it gone puts it back */
-		if (bpf_map_lookup_elem(k->names_fd, &snap[i].id, &snap[kept].desc))
-			continue;
-		snap[kept].id = snap[i].id;
-		bpf_map_delete_elem(k->names_fd, &snap[i].id);
-		kept++;
+	/* Copied, then deleted: a sample that finds its item gone puts it
+	 * back.  Samples only add names (BPF_NOEXIST), so what the walk
+	 * copied is what each deletion removes. */
+	if ((e = map_walk(k->names_fd, sizeof(__u64), sizeof(struct work_desc), add_name, &n))) {
+		free(n.list);
+		return e;
 	}
-	qsort(snap, kept, sizeof(*snap), by_id);
+	for (size_t i = 0; i < n.nr; i++)
+		bpf_map_delete_elem(k->names_fd, &n.list[i].id);
+	qsort(n.list, n.nr, sizeof(*n.list), by_id);
 	free(k->snap);
-	k->snap = snap;
-	k->nr_snap = kept;
+	k->snap = n.list;
+	k->nr_snap = n.nr;
 	return 0;
 }
 

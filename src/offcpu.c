@@ -27,6 +27,7 @@
 #include <bpf/libbpf.h>
 #include "grow.h"
 #include "log.h"
+#include "map_walk.h"
 #include "offcpu.h"
 #include "probe.h"
 #include "smolder.skel.h"
@@ -57,7 +58,7 @@ struct offcpu {
 	struct seen_wait *seen; /* waits the last boundary's pass counted, sorted */
 	size_t nr_seen, cap_seen;
 	struct named_waker *snap; /* sorted by id */
-	size_t nr_snap;
+	size_t nr_snap, cap_snap;
 	uint64_t lost[2]; /* stacks that found no room in the live bank: interval, total */
 };
 
@@ -129,39 +130,6 @@ static void detach(struct offcpu *o)
 	}
 }
 
-typedef int (*entry_fn)(struct offcpu *o, const void *key, const void *val, void *arg);
-
-/* Calls fn for every entry of a hash map, a batch at a time (unlike
- * get_next_key, a batch never restarts when entries come and go). */
-static int for_each_entry(int fd, size_t ksz, size_t vsz, entry_fn fn, struct offcpu *o,
-			  void *arg)
-{
-	const uint32_t batch = 256;
-	char *keys = malloc(batch * ksz), *vals = malloc(batch * vsz);
-	uint64_t in = 0, out = 0;
-	bool first = true;
-	uint32_t n;
-	int e, e2 = 0;
-
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
-		return -ENOMEM;
-	}
-	do {
-		n = batch;
-		e = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys, vals, &n, NULL);
-		e = e ? -errno : 0;
-		for (uint32_t i = 0; (!e || e == -ENOENT) && i < n && !e2; i++)
-			e2 = fn(o, keys + i * ksz, vals + i * vsz, arg);
-		in = out;
-		first = false;
-	} while (!e && !e2);
-	free(keys);
-	free(vals);
-	return e2 ? e2 : e == -ENOENT ? 0 : e;
-}
-
 static int carry(struct offcpu *o, const struct sample_key *key, uint64_t ns)
 {
 	if (!ns)
@@ -210,15 +178,17 @@ static void copy_key_stacks(struct offcpu *o, const struct offcpu_boundary *b,
 }
 
 struct pass {
+	struct offcpu *o;
 	const struct offcpu_boundary *b; /* NULL at the end of a one-shot capture */
 	uint64_t at, epoch;              /* the boundary, the ending interval's start */
 };
 
 /* A wait pending at the boundary: its part up to there. */
-static int pending_part(struct offcpu *o, const void *k, const void *v, void *arg)
+static int pending_part(const void *k, const void *v, void *arg)
 {
 	const struct offcpu_start *rec = v;
 	const struct pass *p = arg;
+	struct offcpu *o = p->o;
 	uint64_t from = rec->start > p->epoch ? rec->start : p->epoch;
 
 	/* even one that began after the boundary: its run may have found the
@@ -251,11 +221,13 @@ static int by_wait(const void *a, const void *b)
 }
 
 /* A late part written in the live bank: counted unless the pass did. */
-static int late_part(struct offcpu *o, const void *k, const void *v, void *arg)
+static int late_part(const void *k, const void *v, void *arg)
 {
 	const struct offcpu_late_key *lk = k;
 	const struct offcpu_late *late = v;
-	const struct offcpu_boundary *b = arg;
+	const struct pass *p = arg;
+	const struct offcpu_boundary *b = p->b;
+	struct offcpu *o = p->o;
 	struct seen_wait w = { lk->tid, late->start };
 
 	if (lk->bank != b->next)
@@ -266,13 +238,13 @@ static int late_part(struct offcpu *o, const void *k, const void *v, void *arg)
 	return carry(o, &late->key, late->ns);
 }
 
-static int stale_late(struct offcpu *o, const void *k, const void *v __attribute__((unused)),
-		      void *arg)
+static int stale_late(const void *k, const void *v __attribute__((unused)), void *arg)
 {
 	const struct offcpu_late_key *lk = k;
+	const struct pass *p = arg;
 
-	if (lk->bank == *(const unsigned int *)arg)
-		bpf_map_delete_elem(bpf_map__fd(o->skel->maps.offcpu_late), lk);
+	if (lk->bank == p->b->old)
+		bpf_map_delete_elem(bpf_map__fd(p->o->skel->maps.offcpu_late), lk);
 	return 0;
 }
 
@@ -292,28 +264,28 @@ uint64_t offcpu__epoch(struct offcpu *o, unsigned int next)
 
 int offcpu__boundary(struct offcpu *o, const struct offcpu_boundary *b)
 {
-	struct pass p = { .b = b, .at = b->at, .epoch = o->skel->bss->offcpu_epoch[b->old] };
+	struct pass p = { .o = o, .b = b, .at = b->at, .epoch = o->skel->bss->offcpu_epoch[b->old] };
 	int late = bpf_map__fd(o->skel->maps.offcpu_late), e;
 
 	if (!o->o.enabled)
 		return 0;
 	o->nr_seen = 0;
-	if ((e = for_each_entry(late, sizeof(struct offcpu_late_key), sizeof(struct offcpu_late),
-				stale_late, o, (void *)&b->old)) ||
-	    (e = for_each_entry(bpf_map__fd(o->skel->maps.offcpu_pending), sizeof(__u32),
-				sizeof(struct offcpu_start), pending_part, o, &p)))
+	if ((e = map_walk(late, sizeof(struct offcpu_late_key), sizeof(struct offcpu_late),
+			  stale_late, &p)) ||
+	    (e = map_walk(bpf_map__fd(o->skel->maps.offcpu_pending), sizeof(__u32),
+			  sizeof(struct offcpu_start), pending_part, &p)))
 		return e;
 	qsort(o->seen, o->nr_seen, sizeof(*o->seen), by_wait);
 	/* runs that ended a wait before the pass saw it have written it down */
 	if ((e = grace(b->grace_outer, b->grace_inner, b->grace_idx)))
 		return e;
-	return for_each_entry(late, sizeof(struct offcpu_late_key), sizeof(struct offcpu_late),
-			      late_part, o, (void *)b);
+	return map_walk(late, sizeof(struct offcpu_late_key), sizeof(struct offcpu_late), late_part,
+			&p);
 }
 
 int offcpu__stop(struct offcpu *o, unsigned int bank, int grace_outer, int grace_inner)
 {
-	struct pass p = { .at = now_ns() };
+	struct pass p = { .o = o, .at = now_ns() };
 	int e;
 
 	if (!o || !o->links[0])
@@ -325,8 +297,8 @@ int offcpu__stop(struct offcpu *o, unsigned int bank, int grace_outer, int grace
 	/* runs still going when the programs were detached end first */
 	if ((e = grace(grace_outer, grace_inner, bank)))
 		return e;
-	return for_each_entry(bpf_map__fd(o->skel->maps.offcpu_pending), sizeof(__u32),
-			      sizeof(struct offcpu_start), pending_part, o, &p);
+	return map_walk(bpf_map__fd(o->skel->maps.offcpu_pending), sizeof(__u32),
+			sizeof(struct offcpu_start), pending_part, &p);
 }
 
 int offcpu__for_each_carry(struct offcpu *o, offcpu_key_fn fn, void *arg)
@@ -375,11 +347,11 @@ int offcpu__waker_desc(struct offcpu *o, uint64_t id, struct waker_desc *out)
 	return 0;
 }
 
-static int snap_waker(struct offcpu *o, const void *k, const void *v, void *arg)
+static int snap_waker(const void *k, const void *v, void *arg)
 {
-	size_t *cap = arg;
+	struct offcpu *o = arg;
 
-	if (GROW(o->snap, *cap, o->nr_snap + 1, 256))
+	if (GROW(o->snap, o->cap_snap, o->nr_snap + 1, 256))
 		return -ENOMEM;
 	o->snap[o->nr_snap].id = *(const uint64_t *)k;
 	o->snap[o->nr_snap++].desc = *(const struct waker_desc *)v;
@@ -395,7 +367,6 @@ static int snap_waker(struct offcpu *o, const void *k, const void *v, void *arg)
  */
 int offcpu__release(struct offcpu *o)
 {
-	size_t cap = 0;
 	int e;
 
 	if (!o || !o->o.enabled)
@@ -406,9 +377,9 @@ int offcpu__release(struct offcpu *o)
 		return 0;
 	free(o->snap);
 	o->snap = NULL;
-	o->nr_snap = 0;
-	e = for_each_entry(bpf_map__fd(o->skel->maps.offcpu_wakers_map), sizeof(__u64),
-			   sizeof(struct waker_desc), snap_waker, o, &cap);
+	o->nr_snap = o->cap_snap = 0;
+	e = map_walk(bpf_map__fd(o->skel->maps.offcpu_wakers_map), sizeof(__u64),
+		     sizeof(struct waker_desc), snap_waker, o);
 	qsort(o->snap, o->nr_snap, sizeof(*o->snap), by_id);
 	return e;
 }
