@@ -76,7 +76,9 @@ for attempt in 1 2 3 4 5 6; do
 	only_all=$(total "$TMP/only")
 	echo "# idle attempt $attempt: cpu0 idle $idle0 of ${secs}s; -I: swapper $inc_swapper (want >= $want_idle): irq $inc_irq, idle loop $inc_idle (want >= 100); default: swapper irq $def_irq; --idle-only: $only_all"
 	between "$idle0" 0.3 1 && [ "$inc_swapper" -ge "$want_idle" ] && [ "$inc_idle" -ge 100 ] &&
-		[ "$only_all" -ge 200 ] && [ "$def_irq" -ge 30 ] && break
+		[ "$only_all" -ge 200 ] && [ "$def_irq" -ge 30 ] &&
+		grep -qE "$SWAPPER.*;blk_done_softirq(;| )" "$TMP/inc" &&
+		grep -qE "$SWAPPER.*;blk_done_softirq(;| )" "$TMP/def" && break
 done
 check idle_captures_ran equals "$(cat "$TMP/def.err" "$TMP/inc.err" "$TMP/only.err" | grep -cE '^smolder: [0-9]+ samples')" 3
 # Without idle time on CPU 0 there is nothing to test: say so once.
