@@ -7,13 +7,20 @@
  *
  * burn_a and burn_b call the same leaf, spin(), with iteration counts 3:1,
  * so the share of samples on stacks through burn_a is 75% whatever the CPU
- * speed.  Usage: cpu_split [SECONDS]  (default 5); exits on its own.
+ * speed.  Each round's length varies at random (half to one and a half
+ * times the mean, the 3:1 kept exactly within the round): with rounds of
+ * one length a fixed-period sampler can fall into step with them, and a
+ * 1.5 s capture in a slow emulated guest once saw 56% burn_a that way.
+ * Usage: cpu_split [SECONDS]  (default 5); exits on its own.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
 #define UNIT 200000UL /* spin iterations per unit: ~0.1-0.3 ms */
+
+/* This round's length in quarter units: 2..6, 4 on average. */
+static unsigned long round_quarters = 4;
 
 static volatile unsigned long sink;
 
@@ -34,13 +41,13 @@ __attribute__((noinline)) void spin(unsigned long n)
 
 __attribute__((noinline)) void burn_a(void)
 {
-	spin(3 * UNIT);
+	spin(3 * (UNIT / 4) * round_quarters);
 	__asm__ volatile("" ::: "memory");
 }
 
 __attribute__((noinline)) void burn_b(void)
 {
-	spin(UNIT);
+	spin((UNIT / 4) * round_quarters);
 	__asm__ volatile("" ::: "memory");
 }
 
@@ -52,6 +59,17 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* xorshift32: the rounds need to be irregular, not unpredictable. */
+static inline __attribute__((always_inline)) unsigned int next_random(void)
+{
+	static unsigned int x = 2463534242u;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	return x;
+}
+
 __attribute__((noinline)) void run_loop(double seconds)
 {
 	double end = now() + seconds;
@@ -59,6 +77,7 @@ __attribute__((noinline)) void run_loop(double seconds)
 	/* Check the clock once per 10 rounds: time outside spin() is tiny. */
 	while (now() < end) {
 		for (int i = 0; i < 10; i++) {
+			round_quarters = 2 + next_random() % 5;
 			burn_a();
 			burn_b();
 		}
