@@ -28,11 +28,12 @@ near() { within "$1" "$(awk -v b="$2" -v t="$3" 'BEGIN { print b - t }')" "$(awk
 proc_share() { share "$1" "^$(re_escape "$2")[; ]"; }
 
 # ---- NET_RX: loopback traffic ----------------------------------------------
+# irq_ratio: the two captures' totals, with the options to without.
+irq_ratio() { awk -v a="$(total "$TMP/irq")" -v b="$(total "$TMP/plain")" 'BEGIN { print b ? a / b : 0 }'; }
 # irq_pair_agrees: the two captures' totals and the workload's shares
 # agree (the side-by-side checks below).
 irq_pair_agrees() {
-	ratio=$(awk -v a="$(total "$TMP/irq")" -v b="$(total "$TMP/plain")" 'BEGIN { print b ? a / b : 0 }')
-	within "$ratio" 0.9 1.1 >/dev/null || return 1
+	within "$(irq_ratio)" 0.9 1.1 >/dev/null || return 1
 	local proc
 	for proc in net_pump pump/1; do
 		near "$(proc_share "$TMP/irq.stripped" "$proc")" "$(proc_share "$TMP/plain" "$proc")" 5 >/dev/null || return 1
@@ -86,7 +87,7 @@ check irq_frame_names_known equals "$(frame2 "$TMP/irq" | cut -f1 | grep -E '^\[
 # net_rx_action's, differ between two captures by up to 14 points on this
 # VM, whose timer interrupts land late and in step with the traffic; the
 # checks above pin those down exactly within one capture.)
-ratio=$(awk -v a="$(total "$TMP/irq")" -v b="$(total "$TMP/plain")" 'BEGIN { print b ? a / b : 0 }')
+ratio=$(irq_ratio)
 echo "# samples with/without the options: $(total "$TMP/irq") / $(total "$TMP/plain")"
 check irq_totals_match_plain within "$ratio" 0.9 1.1
 for proc in net_pump pump/1; do
@@ -104,6 +105,8 @@ check group_no_percpu_thread_names equals "$(cut -d';' -f1 "$TMP/irq" | grep -cE
 DIR="$TOP/build/kcontext.d"
 at_exit "rm -rf '$DIR'"
 mkdir -p "$DIR"
+# A work item queued from interrupt context (the fsync'd file's I/O completing).
+KW_FROM_IRQ_RE='^kworker;wq:[^;]+;[^;]+;queued-by:\[(irq|softirq:[A-Z_]+)\];'
 # kw_shares FOLDED_GROUPED FOLDED_PLAIN: the kworkers' shares in the two captures.
 kw_shares() {
 	kwa=$(proc_share "$1" kworker)
@@ -130,10 +133,10 @@ for attempt in 1 2 3; do
 	done
 	wait "$kw" "$kwplain"
 	syncs=${syncs#|}
+	sync_re="^kworker;wq:writeback;wb_workfn;queued-by:sync-($syncs);"
 	kw_shares "$TMP/kw" "$TMP/kwplain"
 	echo "# kworker attempt $attempt: kworker share $kwa% / $kwb% (grouped / plain)"
-	grep -qE "^kworker;wq:writeback;wb_workfn;queued-by:sync-($syncs);" "$TMP/kw" &&
-		grep -qE '^kworker;wq:[^;]+;[^;]+;queued-by:\[(irq|softirq:[A-Z_]+)\];' "$TMP/kw" &&
+	grep -qE "$sync_re" "$TMP/kw" && grep -qE "$KW_FROM_IRQ_RE" "$TMP/kw" &&
 		near "$kwa" "$kwb" 10 >/dev/null && break
 done
 echo "# work items (samples): $(awk '{ n = $NF; sub(/ [^ ]*$/, ""); split($0, f, ";")
@@ -143,8 +146,7 @@ echo "# work items (samples): $(awk '{ n = $NF; sub(/ [^ ]*$/, ""); split($0, f,
 check kw_total_is_counted equals "$(total "$TMP/kw") $(summary_lost "$TMP/kw.err")" \
 	"$(summary_samples "$TMP/kw.err") 0"
 # Known truth: sync(1) queues the flusher's work on the writeback workqueue.
-check kw_sync_queues_writeback some_line "$TMP/kw" \
-	"^kworker;wq:writeback;wb_workfn;queued-by:sync-($syncs);"
+check kw_sync_queues_writeback some_line "$TMP/kw" "$sync_re"
 # The function named from the tracepoints is the one the kworker's own
 # stack calls from process_one_work (but in our own tracepoint hooks at
 # the item's edges, with the RCU read-side guard the tracepoint call
@@ -190,7 +192,7 @@ check kw_frame_shape equals "$(awk '{ sub(/ [^ ]*$/, ""); split($0, f, ";"); if 
 	(f[1] != "kworker" || f[4] !~ /^queued-by:([^;]+-[0-9]+|kworker|\[(irq|softirq:[A-Z_0-9]+|unknown)\])$/)) n++ }
 	END { print n + 0 }' "$TMP/kw")" 0
 # fsync'd writes complete in interrupt context, which queues more work.
-check kw_queued_from_interrupt some_line "$TMP/kw" '^kworker;wq:[^;]+;[^;]+;queued-by:\[(irq|softirq:[A-Z_]+)\];'
+check kw_queued_from_interrupt some_line "$TMP/kw" "$KW_FROM_IRQ_RE"
 check group_kworker_grouped equals "$(cut -d';' -f1 "$TMP/kw" | grep -cE "$PERCPU_THREAD_RE")" 0
 check group_plain_keeps_names some_line "$TMP/kwplain" '^kworker/[u0-9R]'
 check group_kworker_share_matches_plain near "$kwa" "$kwb" 10 # bursty: see above
