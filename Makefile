@@ -156,8 +156,10 @@ $(OUT)/workloads/unwind_fallbacks-%: tests/workloads/frameless/unwind_fallbacks.
 # one field renamed (a real verifier rejection), deny makes the kernel refuse
 # BPF features to one process (a BPF LSM program).  Linked like smolder, so
 # the kernel matrix's guests run them too.  many_syms writes an ELF file with
-# millions of symbols (hostile input for the symbol reader).
-TOOLS := $(OUT)/tools/btf_rename $(OUT)/tools/deny $(OUT)/tools/unwind_dump $(OUT)/tools/many_syms
+# millions of symbols (hostile input for the symbol reader), hostile_cfi one
+# whose CFI makes an unwind-table build work hard (hostile input for it).
+TOOLS := $(OUT)/tools/btf_rename $(OUT)/tools/deny $(OUT)/tools/unwind_dump $(OUT)/tools/many_syms \
+	$(OUT)/tools/hostile_cfi
 $(OUT)/tools/deny.bpf.o: tests/tools/deny.bpf.c
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
@@ -183,6 +185,11 @@ $(OUT)/tools/btf_rename: tests/tools/btf_rename.c
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LDLIBS) -o $@
 
 $(OUT)/tools/many_syms: tests/tools/many_syms.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< -o $@
+
+$(OUT)/tools/hostile_cfi: tests/tools/hostile_cfi.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $< -o $@

@@ -1,0 +1,234 @@
+/*
+ * hostile_cfi: writes an x86-64 ELF shared object whose .eh_frame makes an
+ * unwind-table builder (src/unwind_table.c) work, the kind of file a
+ * hostile user can leave for a root profiler to parse.  One page of real
+ * code at file offset and address 0x1000 (a counted loop with a frame, as
+ * tests/tools/many_syms writes it), which tests/workloads/hostile maps
+ * executable and runs, and an .eh_frame of:
+ *   - CIES CIEs, each with the augmentation "z" and AUGLEN letters "S"
+ *     after it, and INIT DW_CFA_nop among its initial instructions.  Each
+ *     starts at an offset that falls in the same slot of a 64-entry
+ *     direct-mapped cache indexed by (offset ^ offset >> 7) % 64 (nops pad
+ *     them there): a cache of parsed CIEs keyed so thrashes between them;
+ *   - FDES FDEs, using the CIEs in turn, each covering LEN bytes (0: empty
+ *     FDEs, all at 0x1000; else one after the other from 0x1000, the
+ *     executable segment's size following) with NOPS DW_CFA_nop as its
+ *     program.
+ * The issue 21 file: -c 2 -a 1000000 -f 10000 (2.2 MB).
+ * Usage: hostile_cfi [-c CIES] [-a AUGLEN] [-i INIT] [-f FDES] [-l LEN]
+ *                    [-n NOPS] OUT
+ */
+#include <elf.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CODE_OFF 0x1000
+#define EH_OFF 0x2000
+#define EH_VADDR 0x10000000ul
+#define CACHE_SLOTS 64
+
+static const unsigned char code[] = {
+	0x55,                                         /* push %rbp */
+	0x48, 0x89, 0xe5,                             /* mov %rsp, %rbp */
+	0x48, 0xb9, 0x40, 0x42, 0x0f, 0, 0, 0, 0, 0, /* mov $1000000, %rcx */
+	0x48, 0xff, 0xc9,                             /* 1: dec %rcx */
+	0x75, 0xfb,                                   /* jnz 1b */
+	0x5d,                                         /* pop %rbp */
+	0xc3,                                         /* ret */
+};
+static const char shstrtab[] = "\0.text\0.eh_frame\0.shstrtab";
+
+/* The .eh_frame being written. */
+struct buf {
+	unsigned char *p;
+	size_t len, cap;
+};
+
+static void put(struct buf *b, const void *p, size_t n)
+{
+	if (b->len + n > b->cap) {
+		b->cap = (b->len + n) * 2;
+		b->p = realloc(b->p, b->cap);
+		if (!b->p) {
+			perror("hostile_cfi");
+			exit(1);
+		}
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+static void put_u8(struct buf *b, uint8_t v)
+{
+	put(b, &v, 1);
+}
+
+static void put_u32(struct buf *b, uint32_t v)
+{
+	put(b, &v, 4);
+}
+
+static void put_u64(struct buf *b, uint64_t v)
+{
+	put(b, &v, 8);
+}
+
+static void put_nops(struct buf *b, size_t n)
+{
+	while (n--)
+		put_u8(b, 0); /* DW_CFA_nop */
+}
+
+static unsigned int slot(size_t off)
+{
+	return (off ^ (off >> 7)) % CACHE_SLOTS;
+}
+
+/* A CIE at b's end, padded so that the next record starts in slot 0. */
+static void put_cie(struct buf *b, unsigned long auglen, unsigned long init)
+{
+	static const unsigned char rules[] = {
+		0x0c, 0x07, 0x08, /* DW_CFA_def_cfa rsp 8 */
+		0x90, 0x01,       /* DW_CFA_offset r16 (return address) at cfa - 8 */
+	};
+	size_t start = b->len, end;
+
+	put_u32(b, 0); /* the length, set below */
+	put_u32(b, 0); /* CIE id */
+	put_u8(b, 1);  /* version */
+	put_u8(b, 'z');
+	while (auglen--)
+		put_u8(b, 'S');
+	put_u8(b, 0);
+	put_u8(b, 1);    /* code alignment factor */
+	put_u8(b, 0x78); /* data alignment factor, -8 */
+	put_u8(b, 16);   /* return address column */
+	put_u8(b, 0);    /* augmentation data length */
+	put(b, rules, sizeof(rules));
+	put_nops(b, init);
+	for (end = b->len; slot(end) != 0; end++)
+		put_u8(b, 0);
+	*(uint32_t *)(b->p + start) = b->len - start - 4;
+}
+
+static void put_fde(struct buf *b, size_t cie, uint64_t pc, uint64_t len, unsigned long nops)
+{
+	put_u32(b, 4 + 8 + 8 + 1 + nops);
+	put_u32(b, b->len - cie); /* back from this field to the CIE */
+	put_u64(b, pc);           /* absolute: the CIE has no 'R' */
+	put_u64(b, len);
+	put_u8(b, 0); /* augmentation data length */
+	put_nops(b, nops);
+}
+
+static Elf64_Shdr section(Elf64_Word name, Elf64_Word type, Elf64_Off off, Elf64_Xword size)
+{
+	return (Elf64_Shdr){ .sh_name = name, .sh_type = type, .sh_offset = off,
+			     .sh_size = size, .sh_addralign = 1 };
+}
+
+static void headers(Elf64_Ehdr *eh, Elf64_Phdr *ph, uint64_t code_size)
+{
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_DYN;
+	eh->e_machine = EM_X86_64;
+	eh->e_version = EV_CURRENT;
+	eh->e_phoff = sizeof(*eh);
+	eh->e_ehsize = sizeof(*eh);
+	eh->e_phentsize = sizeof(*ph);
+	eh->e_phnum = 1;
+	eh->e_shentsize = sizeof(Elf64_Shdr);
+	eh->e_shnum = 4;
+	eh->e_shstrndx = 3;
+	ph->p_type = PT_LOAD;
+	ph->p_flags = PF_R | PF_X;
+	ph->p_offset = ph->p_vaddr = ph->p_paddr = CODE_OFF;
+	ph->p_filesz = 0x1000;
+	ph->p_memsz = code_size;
+	ph->p_align = 0x1000;
+}
+
+static int write_file(const char *path, const struct buf *eh_frame, uint64_t code_size)
+{
+	static const unsigned char zero[EH_OFF];
+	size_t shstroff = EH_OFF + eh_frame->len, shoff = (shstroff + sizeof(shstrtab) + 7) & ~7ul;
+	Elf64_Ehdr eh = { 0 };
+	Elf64_Phdr ph = { 0 };
+	Elf64_Shdr sh[4] = { { 0 } };
+	FILE *f = fopen(path, "wb");
+	int bad;
+
+	if (!f)
+		return -1;
+	headers(&eh, &ph, code_size);
+	eh.e_shoff = shoff;
+	sh[1] = section(1, SHT_PROGBITS, CODE_OFF, 0x1000);
+	sh[1].sh_flags = SHF_ALLOC | SHF_EXECINSTR;
+	sh[1].sh_addr = CODE_OFF;
+	sh[2] = section(7, SHT_PROGBITS, EH_OFF, eh_frame->len);
+	sh[2].sh_flags = SHF_ALLOC;
+	sh[2].sh_addr = EH_VADDR;
+	sh[3] = section(17, SHT_STRTAB, shstroff, sizeof(shstrtab));
+	bad = fwrite(&eh, sizeof(eh), 1, f) != 1 || fwrite(&ph, sizeof(ph), 1, f) != 1 ||
+	      fwrite(zero, CODE_OFF - sizeof(eh) - sizeof(ph), 1, f) != 1 ||
+	      fwrite(code, sizeof(code), 1, f) != 1 ||
+	      fwrite(zero, EH_OFF - CODE_OFF - sizeof(code), 1, f) != 1 ||
+	      fwrite(eh_frame->p, eh_frame->len, 1, f) != 1 ||
+	      fwrite(shstrtab, sizeof(shstrtab), 1, f) != 1 ||
+	      fwrite(zero, shoff - shstroff - sizeof(shstrtab), 1, f) != 1 ||
+	      fwrite(sh, sizeof(sh), 1, f) != 1;
+	return fclose(f) || bad ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long cies = 2, auglen = 0, init = 0, fdes = 0, len = 0, nops = 0, i;
+	struct buf b = { 0 };
+	size_t *cie_at;
+	uint64_t code_size;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "c:a:i:f:l:n:")) != -1) {
+		unsigned long v = strtoul(optarg, NULL, 0);
+
+		switch (opt) {
+		case 'c': cies = v; break;
+		case 'a': auglen = v; break;
+		case 'i': init = v; break;
+		case 'f': fdes = v; break;
+		case 'l': len = v; break;
+		case 'n': nops = v; break;
+		default: goto usage;
+		}
+	}
+	if (optind + 1 != argc || !cies)
+		goto usage;
+	cie_at = calloc(cies, sizeof(*cie_at));
+	if (!cie_at)
+		return 1;
+	for (i = 0; i < cies; i++) {
+		cie_at[i] = b.len;
+		put_cie(&b, auglen, init);
+	}
+	for (i = 0; i < fdes; i++)
+		put_fde(&b, cie_at[i % cies], CODE_OFF + i * len, len, nops);
+	put_u32(&b, 0); /* the terminator */
+	code_size = len * fdes > 0x1000 ? (len * fdes + 0xfff) & ~0xffful : 0x1000;
+	if (write_file(argv[optind], &b, code_size)) {
+		perror(argv[optind]);
+		return 1;
+	}
+	free(cie_at);
+	free(b.p);
+	return 0;
+usage:
+	fprintf(stderr, "usage: hostile_cfi [-c CIES] [-a AUGLEN] [-i INIT] [-f FDES] [-l LEN] "
+			"[-n NOPS] OUT\n");
+	return 2;
+}
