@@ -192,7 +192,7 @@ $(OUT)/tools/many_syms: tests/tools/many_syms.c
 $(OUT)/tools/hostile_cfi: tests/tools/hostile_cfi.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $< -lz -o $@
 
 # libFuzzer targets, one per tests/fuzz/fuzz_*.c, built by clang with ASan
 # and UBSan (any report is a crash) from the module sources themselves:

@@ -13,10 +13,14 @@
  *   - FDES FDEs, using the CIEs in turn, each covering LEN bytes (0: empty
  *     FDEs, all at 0x1000; else one after the other from 0x1000, the
  *     executable segment's size following) with NOPS DW_CFA_nop as its
- *     program.
+ *     program (no CIEs either when FDES is 0: the file has no CFI);
+ *   - with -z SIZE, a zlib-compressed .debug_frame too, which inflates to
+ *     SIZE bytes of zeros (a terminator: no records);
+ *   - with -g NAME, a .gnu_debuglink naming NAME with a CRC no file has,
+ *     so that a debug-file search reads every candidate whole.
  * The issue 21 file: -c 2 -a 1000000 -f 10000 (2.2 MB).
  * Usage: hostile_cfi [-c CIES] [-a AUGLEN] [-i INIT] [-f FDES] [-l LEN]
- *                    [-n NOPS] OUT
+ *                    [-n NOPS] [-z SIZE] [-g NAME] OUT
  */
 #include <elf.h>
 #include <stdint.h>
@@ -24,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #define CODE_OFF 0x1000
 #define EH_OFF 0x2000
@@ -39,8 +44,6 @@ static const unsigned char code[] = {
 	0x5d,                                         /* pop %rbp */
 	0xc3,                                         /* ret */
 };
-static const char shstrtab[] = "\0.text\0.eh_frame\0.shstrtab";
-
 /* The .eh_frame being written. */
 struct buf {
 	unsigned char *p;
@@ -124,13 +127,42 @@ static void put_fde(struct buf *b, size_t cie, uint64_t pc, uint64_t len, unsign
 	put_nops(b, nops);
 }
 
-static Elf64_Shdr section(Elf64_Word name, Elf64_Word type, Elf64_Off off, Elf64_Xword size)
+/* b: a compressed section's bytes (header, then zlib's) for size zeros. */
+static void put_zeros_compressed(struct buf *b, uint64_t size)
 {
-	return (Elf64_Shdr){ .sh_name = name, .sh_type = type, .sh_offset = off,
-			     .sh_size = size, .sh_addralign = 1 };
+	static const unsigned char zero[1 << 16];
+	Elf64_Chdr ch = { .ch_type = ELFCOMPRESS_ZLIB, .ch_size = size, .ch_addralign = 1 };
+	unsigned char out[1 << 16];
+	z_stream z = { 0 };
+	int flush;
+
+	put(b, &ch, sizeof(ch));
+	if (deflateInit(&z, 9) != Z_OK)
+		exit(1);
+	do {
+		z.next_in = (unsigned char *)zero;
+		z.avail_in = size < sizeof(zero) ? size : sizeof(zero);
+		size -= z.avail_in;
+		flush = size ? Z_NO_FLUSH : Z_FINISH;
+		do {
+			z.next_out = out;
+			z.avail_out = sizeof(out);
+			deflate(&z, flush);
+			put(b, out, sizeof(out) - z.avail_out);
+		} while (!z.avail_out);
+	} while (flush != Z_FINISH);
+	deflateEnd(&z);
 }
 
-static void headers(Elf64_Ehdr *eh, Elf64_Phdr *ph, uint64_t code_size)
+/* A section after the code page: its header (name, type, flags, address)
+ * and bytes. */
+struct sect {
+	const char *name;
+	Elf64_Shdr sh;
+	struct buf b;
+};
+
+static void headers(Elf64_Ehdr *eh, Elf64_Phdr *ph, uint64_t code_size, int shnum)
 {
 	memcpy(eh->e_ident, ELFMAG, SELFMAG);
 	eh->e_ident[EI_CLASS] = ELFCLASS64;
@@ -144,8 +176,8 @@ static void headers(Elf64_Ehdr *eh, Elf64_Phdr *ph, uint64_t code_size)
 	eh->e_phentsize = sizeof(*ph);
 	eh->e_phnum = 1;
 	eh->e_shentsize = sizeof(Elf64_Shdr);
-	eh->e_shnum = 4;
-	eh->e_shstrndx = 3;
+	eh->e_shnum = shnum;
+	eh->e_shstrndx = shnum - 1;
 	ph->p_type = PT_LOAD;
 	ph->p_flags = PF_R | PF_X;
 	ph->p_offset = ph->p_vaddr = ph->p_paddr = CODE_OFF;
@@ -154,47 +186,79 @@ static void headers(Elf64_Ehdr *eh, Elf64_Phdr *ph, uint64_t code_size)
 	ph->p_align = 0x1000;
 }
 
-static int write_file(const char *path, const struct buf *eh_frame, uint64_t code_size)
+/*
+ * The file: headers, the code page (.text), then sections n of sec (the
+ * section names last) from EH_OFF on, then the section headers.
+ */
+static int write_file(const char *path, struct sect *sec, int n, uint64_t code_size)
 {
 	static const unsigned char zero[EH_OFF];
-	size_t shstroff = EH_OFF + eh_frame->len, shoff = (shstroff + sizeof(shstrtab) + 7) & ~7ul;
 	Elf64_Ehdr eh = { 0 };
 	Elf64_Phdr ph = { 0 };
-	Elf64_Shdr sh[4] = { { 0 } };
+	Elf64_Shdr sh[8] = { { 0 } };
+	struct buf names = { 0 };
+	size_t off = EH_OFF;
 	FILE *f = fopen(path, "wb");
-	int bad;
+	int i, bad;
 
 	if (!f)
 		return -1;
-	headers(&eh, &ph, code_size);
-	eh.e_shoff = shoff;
-	sh[1] = section(1, SHT_PROGBITS, CODE_OFF, 0x1000);
-	sh[1].sh_flags = SHF_ALLOC | SHF_EXECINSTR;
-	sh[1].sh_addr = CODE_OFF;
-	sh[2] = section(7, SHT_PROGBITS, EH_OFF, eh_frame->len);
-	sh[2].sh_flags = SHF_ALLOC;
-	sh[2].sh_addr = EH_VADDR;
-	sh[3] = section(17, SHT_STRTAB, shstroff, sizeof(shstrtab));
+	put_u8(&names, 0);
+	sh[1] = (Elf64_Shdr){ .sh_name = names.len, .sh_type = SHT_PROGBITS, .sh_addr = CODE_OFF,
+			      .sh_flags = SHF_ALLOC | SHF_EXECINSTR, .sh_offset = CODE_OFF,
+			      .sh_size = 0x1000, .sh_addralign = 1 };
+	put(&names, ".text", sizeof(".text"));
+	sec[n].name = ".shstrtab";
+	sec[n].sh.sh_type = SHT_STRTAB;
+	for (i = 0; i <= n; i++) {
+		sh[i + 2] = sec[i].sh;
+		sh[i + 2].sh_name = names.len;
+		put(&names, sec[i].name, strlen(sec[i].name) + 1);
+	}
+	sec[n].b = names;
+	for (i = 0; i <= n; i++) {
+		sh[i + 2].sh_offset = off;
+		sh[i + 2].sh_size = sec[i].b.len;
+		sh[i + 2].sh_addralign = 1;
+		off += sec[i].b.len;
+	}
+	headers(&eh, &ph, code_size, n + 3);
+	eh.e_shoff = (off + 7) & ~7ul;
 	bad = fwrite(&eh, sizeof(eh), 1, f) != 1 || fwrite(&ph, sizeof(ph), 1, f) != 1 ||
 	      fwrite(zero, CODE_OFF - sizeof(eh) - sizeof(ph), 1, f) != 1 ||
 	      fwrite(code, sizeof(code), 1, f) != 1 ||
-	      fwrite(zero, EH_OFF - CODE_OFF - sizeof(code), 1, f) != 1 ||
-	      fwrite(eh_frame->p, eh_frame->len, 1, f) != 1 ||
-	      fwrite(shstrtab, sizeof(shstrtab), 1, f) != 1 ||
-	      fwrite(zero, shoff - shstroff - sizeof(shstrtab), 1, f) != 1 ||
-	      fwrite(sh, sizeof(sh), 1, f) != 1;
+	      fwrite(zero, EH_OFF - CODE_OFF - sizeof(code), 1, f) != 1;
+	for (i = 0; i <= n && !bad; i++)
+		bad = sec[i].b.len && fwrite(sec[i].b.p, sec[i].b.len, 1, f) != 1;
+	bad = bad || fwrite(zero, eh.e_shoff - off, 1, f) != 1 ||
+	      fwrite(sh, sizeof(sh[0]), n + 3, f) != (size_t)n + 3;
+	free(names.p);
 	return fclose(f) || bad ? -1 : 0;
+}
+
+/* A .gnu_debuglink naming name (its CRC 0: no file matches, every candidate
+ * is read whole to find out). */
+static void put_debuglink(struct buf *b, const char *name)
+{
+	put(b, name, strlen(name) + 1);
+	while (b->len % 4)
+		put_u8(b, 0);
+	put_u32(b, 0);
 }
 
 int main(int argc, char **argv)
 {
-	unsigned long cies = 2, auglen = 0, init = 0, fdes = 0, len = 0, nops = 0, i;
-	struct buf b = { 0 };
+	unsigned long cies = 2, auglen = 0, init = 0, fdes = 0, len = 0, nops = 0, zsize = 0, i;
+	struct sect sec[5] = { { .name = ".eh_frame", .sh = { .sh_type = SHT_PROGBITS,
+							     .sh_flags = SHF_ALLOC,
+							     .sh_addr = EH_VADDR } } };
+	const char *link = NULL;
+	struct buf *b = &sec[0].b;
 	size_t *cie_at;
 	uint64_t code_size;
-	int opt;
+	int opt, n = 1, err;
 
-	while ((opt = getopt(argc, argv, "c:a:i:f:l:n:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:a:i:f:l:n:z:g:")) != -1) {
 		unsigned long v = strtoul(optarg, NULL, 0);
 
 		switch (opt) {
@@ -204,6 +268,8 @@ int main(int argc, char **argv)
 		case 'f': fdes = v; break;
 		case 'l': len = v; break;
 		case 'n': nops = v; break;
+		case 'z': zsize = v; break;
+		case 'g': link = optarg; break;
 		default: goto usage;
 		}
 	}
@@ -212,23 +278,34 @@ int main(int argc, char **argv)
 	cie_at = calloc(cies, sizeof(*cie_at));
 	if (!cie_at)
 		return 1;
-	for (i = 0; i < cies; i++) {
-		cie_at[i] = b.len;
-		put_cie(&b, auglen, init);
+	for (i = 0; i < cies && fdes; i++) {
+		cie_at[i] = b->len;
+		put_cie(b, auglen, init);
 	}
 	for (i = 0; i < fdes; i++)
-		put_fde(&b, cie_at[i % cies], CODE_OFF + i * len, len, nops);
-	put_u32(&b, 0); /* the terminator */
+		put_fde(b, cie_at[i % cies], CODE_OFF + i * len, len, nops);
+	put_u32(b, 0); /* the terminator */
+	if (zsize) {
+		sec[n] = (struct sect){ .name = ".debug_frame",
+					.sh = { .sh_type = SHT_PROGBITS, .sh_flags = SHF_COMPRESSED } };
+		put_zeros_compressed(&sec[n++].b, zsize);
+	}
+	if (link) {
+		sec[n] = (struct sect){ .name = ".gnu_debuglink", .sh = { .sh_type = SHT_PROGBITS } };
+		put_debuglink(&sec[n++].b, link);
+	}
 	code_size = len * fdes > 0x1000 ? (len * fdes + 0xfff) & ~0xffful : 0x1000;
-	if (write_file(argv[optind], &b, code_size)) {
+	err = write_file(argv[optind], sec, n, code_size);
+	for (i = 0; i < (unsigned long)n; i++)
+		free(sec[i].b.p);
+	free(cie_at);
+	if (err) {
 		perror(argv[optind]);
 		return 1;
 	}
-	free(cie_at);
-	free(b.p);
 	return 0;
 usage:
 	fprintf(stderr, "usage: hostile_cfi [-c CIES] [-a AUGLEN] [-i INIT] [-f FDES] [-l LEN] "
-			"[-n NOPS] OUT\n");
+			"[-n NOPS] [-z SIZE] [-g DEBUGLINK] OUT\n");
 	return 2;
 }
