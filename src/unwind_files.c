@@ -50,6 +50,9 @@
 /* A table whose gaps cover more than 1/GAP_SHARE of the code is missing
  * CFI (built without unwind tables): its debug file may have it. */
 #define GAP_SHARE 8
+/* What libelf may hold of one file besides the CFI read (section headers,
+ * an inflated .debug_frame), as the symbol reader allows a file. */
+#define FILE_BYTES (64u << 20)
 
 /* ---- files ----------------------------------------------------------- */
 
@@ -118,7 +121,8 @@ static void read_segments(struct ufile *uf, struct elf_file *ef)
 /* Reads uf's segments from the file open on fd. */
 static void inspect(struct ufile *uf, int fd)
 {
-	struct elf_file *ef = elf_file__open_fd(fd);
+	struct budget b = { .max_bytes = FILE_BYTES };
+	struct elf_file *ef = elf_file__open_fd_within(fd, &b);
 
 	uf->inspected = true;
 	if (ef) {
@@ -155,9 +159,9 @@ static bool mostly_gaps(const struct unwind_table *t, const struct ufile *uf)
 static struct unwind_table *build_table(struct unwind_maps *um, const struct ufile *uf,
 					int fd, pid_t pid, const char *path)
 {
-	struct budget b = { .cancel = &um->cancel };
+	struct budget b = { .max_bytes = FILE_BYTES, .cancel = &um->cancel };
 	struct unwind_build_opts o = { .cancel = &um->cancel };
-	struct elf_file *ef = elf_file__open_fd(fd), *dbg;
+	struct elf_file *ef = elf_file__open_fd_within(fd, &b), *dbg;
 	struct unwind_table *t, *t2;
 	char root[64];
 	int dfd = -1;
