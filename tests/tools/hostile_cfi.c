@@ -23,6 +23,7 @@
  *                    [-n NOPS] [-z SIZE] [-g NAME] OUT
  */
 #include <elf.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,6 +187,12 @@ static void headers(Elf64_Ehdr *eh, Elf64_Phdr *ph, uint64_t code_size, int shnu
 	ph->p_align = 0x1000;
 }
 
+/* False when n bytes could not all be written. */
+static bool written(FILE *f, const void *p, size_t n)
+{
+	return fwrite(p, 1, n, f) == n;
+}
+
 /*
  * The file: headers, the code page (.text), then sections n of sec (the
  * section names last) from EH_OFF on, then the section headers.
@@ -224,14 +231,14 @@ static int write_file(const char *path, struct sect *sec, int n, uint64_t code_s
 	}
 	headers(&eh, &ph, code_size, n + 3);
 	eh.e_shoff = (off + 7) & ~7ul;
-	bad = fwrite(&eh, sizeof(eh), 1, f) != 1 || fwrite(&ph, sizeof(ph), 1, f) != 1 ||
-	      fwrite(zero, CODE_OFF - sizeof(eh) - sizeof(ph), 1, f) != 1 ||
-	      fwrite(code, sizeof(code), 1, f) != 1 ||
-	      fwrite(zero, EH_OFF - CODE_OFF - sizeof(code), 1, f) != 1;
+	bad = !written(f, &eh, sizeof(eh)) || !written(f, &ph, sizeof(ph)) ||
+	      !written(f, zero, CODE_OFF - sizeof(eh) - sizeof(ph)) ||
+	      !written(f, code, sizeof(code)) ||
+	      !written(f, zero, EH_OFF - CODE_OFF - sizeof(code));
 	for (i = 0; i <= n && !bad; i++)
-		bad = sec[i].b.len && fwrite(sec[i].b.p, sec[i].b.len, 1, f) != 1;
-	bad = bad || fwrite(zero, eh.e_shoff - off, 1, f) != 1 ||
-	      fwrite(sh, sizeof(sh[0]), n + 3, f) != (size_t)n + 3;
+		bad = !written(f, sec[i].b.p, sec[i].b.len);
+	bad = bad || !written(f, zero, eh.e_shoff - off) ||
+	      !written(f, sh, sizeof(sh[0]) * (n + 3));
 	free(names.p);
 	return fclose(f) || bad ? -1 : 0;
 }
