@@ -251,10 +251,12 @@ $(OUT)/fuzz/corpus-fuzz_elf/.seeded:
 	$(Q)cp /bin/true $(@D)/true
 	$(Q)touch $@
 
-# CFI: small libraries from both compilers, .debug_frame, and CFI sections
-# alone, ld.so's and libc's among them (see tests/fuzz/cfi_seeds.sh).
-$(OUT)/fuzz/corpus-fuzz_cfi/.seeded: tests/fuzz/cfi_seeds.sh
-	$(Q)CC=$(CC) CLANG=$(CLANG) tests/fuzz/cfi_seeds.sh $(@D)
+# CFI: small libraries from both compilers, .debug_frame, CFI sections
+# alone, ld.so's and libc's among them, and hostile shapes (see
+# tests/fuzz/cfi_seeds.sh).
+$(OUT)/fuzz/corpus-fuzz_cfi/.seeded: tests/fuzz/cfi_seeds.sh $(OUT)/tools/hostile_cfi
+	$(Q)CC=$(CC) CLANG=$(CLANG) HOSTILE_CFI=$(abspath $(OUT)/tools/hostile_cfi) \
+		tests/fuzz/cfi_seeds.sh $(@D)
 	$(Q)touch $@
 
 $(OUT)/fuzz/corpus-fuzz_proc_maps/.seeded:
