@@ -50,9 +50,11 @@
 /* A table whose gaps cover more than 1/GAP_SHARE of the code is missing
  * CFI (built without unwind tables): its debug file may have it. */
 #define GAP_SHARE 8
-/* What libelf may hold of one file besides the CFI read (section headers,
- * an inflated .debug_frame), as the symbol reader allows a file. */
-#define FILE_BYTES (64u << 20)
+/* What libelf may hold of one file besides the CFI it reads (section
+ * headers: 64 Ki of them; an inflated .debug_frame, which the table's own
+ * budget halves): with that budget and the table's, a build stays under
+ * 128 MiB whatever the file holds. */
+#define FILE_BYTES (16u << 20)
 
 /* ---- files ----------------------------------------------------------- */
 

@@ -29,7 +29,9 @@
 
 /* libLLVM-14, 105 MB: 0.95 Mi rows, a 4.9 MiB .eh_frame, 2.2 Mi instructions. */
 #define DEFAULT_MAX_ROWS (2u << 20)
-#define DEFAULT_MAX_CFI_BYTES (64u << 20)
+/* The CFI sections together: over 30 times libLLVM-14's, more than
+ * max_rows can hold rows of. */
+#define DEFAULT_MAX_CFI_BYTES (32u << 20)
 #define DEFAULT_MAX_INSNS (64ull << 20)
 /*
  * Work per byte of CFI: a build reads each record once per pass, runs each
@@ -432,12 +434,14 @@ static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *sh)
 }
 
 /*
- * Section name of f into s.  Its first max bytes only (a cut record ends
- * the list there); a compressed one is inflated whole, within max, or left
- * out.  Either counts as a budget stop.
+ * Section name of f into s, within *left bytes, which it takes.  Its first
+ * *left bytes only (a cut record ends the list there); a compressed one is
+ * inflated whole or left out, and takes twice its size (libelf keeps what
+ * it inflated until the file is closed; s->owned is a copy).  Either counts
+ * as a budget stop.
  */
 static void load_section(struct builder *b, struct elf_file *f, const char *name,
-			 size_t max, struct cfi_sec *s)
+			 size_t *left, struct cfi_sec *s)
 {
 	Elf *elf = elf_file__elf(f);
 	GElf_Shdr sh;
@@ -448,20 +452,22 @@ static void load_section(struct builder *b, struct elf_file *f, const char *name
 		return;
 	s->vaddr = sh.sh_addr;
 	if (sh.sh_flags & SHF_COMPRESSED) {
-		s->owned = elf_file__section(f, name, max, &len);
+		s->owned = *left / 2 ? elf_file__section(f, name, *left / 2, &len) : NULL;
 		if (!s->owned)
 			note_stop(b, UNWIND_STOP_BYTES);
 		s->data = s->owned;
 		s->size = s->owned ? len : 0;
+		*left -= 2 * s->size;
 		return;
 	}
-	if (sh.sh_size > max)
+	if (sh.sh_size > *left)
 		note_stop(b, UNWIND_STOP_BYTES);
-	d = elf_getdata_rawchunk(elf, sh.sh_offset, sh.sh_size > max ? max : sh.sh_size,
-				 ELF_T_BYTE);
+	d = *left ? elf_getdata_rawchunk(elf, sh.sh_offset, sh.sh_size > *left ? *left : sh.sh_size,
+					 ELF_T_BYTE) : NULL;
 	if (d && d->d_buf) {
 		s->data = d->d_buf;
 		s->size = d->d_size;
+		*left -= s->size;
 	}
 }
 
@@ -553,20 +559,24 @@ static int load_segments(struct builder *b, Elf *elf)
 	return 0;
 }
 
-/* f's CFI sections and dbg's .debug_frame (when dbg is the same machine). */
+/* f's CFI sections and dbg's .debug_frame (when dbg is the same machine),
+ * within max bytes together, in order of precedence. */
 static void load_sections(struct builder *b, struct elf_file *f,
 			  struct elf_file *dbg, size_t max)
 {
+	struct cfi_sec *eh = &b->sec[UNWIND_SRC_EH_FRAME];
 	GElf_Ehdr feh, deh;
 
-	load_section(b, f, ".eh_frame", max, &b->sec[UNWIND_SRC_EH_FRAME]);
-	if (!b->sec[UNWIND_SRC_EH_FRAME].data)
-		load_eh_frame_phdr(elf_file__elf(f), max, &b->sec[UNWIND_SRC_EH_FRAME]);
-	b->sec[UNWIND_SRC_EH_FRAME].eh = true;
-	load_section(b, f, ".debug_frame", max, &b->sec[UNWIND_SRC_DEBUG_FRAME]);
+	load_section(b, f, ".eh_frame", &max, eh);
+	if (!eh->data && max) {
+		load_eh_frame_phdr(elf_file__elf(f), max, eh);
+		max -= eh->size;
+	}
+	eh->eh = true;
+	load_section(b, f, ".debug_frame", &max, &b->sec[UNWIND_SRC_DEBUG_FRAME]);
 	if (dbg && gelf_getehdr(elf_file__elf(f), &feh) &&
 	    gelf_getehdr(elf_file__elf(dbg), &deh) && feh.e_machine == deh.e_machine)
-		load_section(b, dbg, ".debug_frame", max, &b->sec[UNWIND_SRC_DBG_DEBUG_FRAME]);
+		load_section(b, dbg, ".debug_frame", &max, &b->sec[UNWIND_SRC_DBG_DEBUG_FRAME]);
 }
 
 static void builder_free(struct builder *b)

@@ -24,16 +24,17 @@ struct unwind_table;
 
 /*
  * Budgets of one build; 0 takes the default.  They bound its memory: the CFI
- * sections read (up to three, max_cfi_bytes each, .eh_frame's held by libelf
- * until the elf_file is closed), 16 bytes per FDE and 8 per row (at most
- * max_rows of each, the rows 1.5 times that while they grow); and its time:
+ * sections read (up to three, max_cfi_bytes together, .eh_frame's held by
+ * libelf until the elf_file is closed, a compressed one's twice), 16 bytes
+ * per FDE and 8 per row (at most max_rows of each, 1.5 times that while they
+ * grow); and its time:
  * max_work, a multiple of the CFI's size whatever it holds, within max_insns,
  * plus the FDEs' sort.  A build also stops soon after *cancel turns true
  * (another thread's store): it is polled every few thousand units of work.
  */
 struct unwind_build_opts {
 	size_t max_rows;      /* rows of the table, gaps included (2 Mi: 16 MiB) */
-	size_t max_cfi_bytes; /* bytes read of one CFI section (64 MiB) */
+	size_t max_cfi_bytes; /* bytes read of the CFI sections (32 MiB) */
 	uint64_t max_insns;   /* CFA instructions executed (64 Mi) */
 	uint64_t max_work;    /* bytes of CFI records read (a CIE each time it
 			       * is parsed, an FDE in each pass) plus CFA
@@ -62,7 +63,7 @@ enum unwind_stop {
 	UNWIND_STOP_NONE,
 	UNWIND_STOP_ROWS,  /* max_rows */
 	UNWIND_STOP_INSNS, /* max_insns */
-	UNWIND_STOP_BYTES, /* a CFI section over max_cfi_bytes: cut or left out */
+	UNWIND_STOP_BYTES, /* CFI over max_cfi_bytes: a section cut or left out */
 	UNWIND_STOP_WORK,  /* max_work */
 	UNWIND_STOP_CANCELLED, /* *cancel */
 };
