@@ -17,10 +17,13 @@
  *   - with -z SIZE, a zlib-compressed .debug_frame too, which inflates to
  *     SIZE bytes of zeros (a terminator: no records);
  *   - with -g NAME, a .gnu_debuglink naming NAME with a CRC no file has,
- *     so that a debug-file search reads every candidate whole.
+ *     so that a debug-file search reads every candidate whole;
+ *   - with -s SIZE, .eh_frame padded with zeros to SIZE bytes, and (without
+ *     -z) a .debug_frame of SIZE zeros: holes in the file, which costs
+ *     nothing on disk and SIZE bytes of memory to whoever reads it.
  * The issue 21 file: -c 2 -a 1000000 -f 10000 (2.2 MB).
  * Usage: hostile_cfi [-c CIES] [-a AUGLEN] [-i INIT] [-f FDES] [-l LEN]
- *                    [-n NOPS] [-z SIZE] [-g NAME] OUT
+ *                    [-n NOPS] [-z SIZE] [-g NAME] [-s SIZE] OUT
  */
 #include <elf.h>
 #include <stdbool.h>
@@ -155,12 +158,13 @@ static void put_zeros_compressed(struct buf *b, uint64_t size)
 	deflateEnd(&z);
 }
 
-/* A section after the code page: its header (name, type, flags, address)
- * and bytes. */
+/* A section after the code page: its header (name, type, flags, address),
+ * bytes, and zeros after them (a hole in the file). */
 struct sect {
 	const char *name;
 	Elf64_Shdr sh;
 	struct buf b;
+	size_t hole;
 };
 
 static void headers(Elf64_Ehdr *eh, Elf64_Phdr *ph, uint64_t code_size, int shnum)
@@ -225,9 +229,9 @@ static int write_file(const char *path, struct sect *sec, int n, uint64_t code_s
 	sec[n].b = names;
 	for (i = 0; i <= n; i++) {
 		sh[i + 2].sh_offset = off;
-		sh[i + 2].sh_size = sec[i].b.len;
+		sh[i + 2].sh_size = sec[i].b.len + sec[i].hole;
 		sh[i + 2].sh_addralign = 1;
-		off += sec[i].b.len;
+		off += sh[i + 2].sh_size;
 	}
 	headers(&eh, &ph, code_size, n + 3);
 	eh.e_shoff = (off + 7) & ~7ul;
@@ -236,7 +240,7 @@ static int write_file(const char *path, struct sect *sec, int n, uint64_t code_s
 	      !written(f, code, sizeof(code)) ||
 	      !written(f, zero, EH_OFF - CODE_OFF - sizeof(code));
 	for (i = 0; i <= n && !bad; i++)
-		bad = !written(f, sec[i].b.p, sec[i].b.len);
+		bad = !written(f, sec[i].b.p, sec[i].b.len) || fseek(f, sec[i].hole, SEEK_CUR);
 	bad = bad || !written(f, zero, eh.e_shoff - off) ||
 	      !written(f, sh, sizeof(sh[0]) * (n + 3));
 	free(names.p);
@@ -255,7 +259,8 @@ static void put_debuglink(struct buf *b, const char *name)
 
 int main(int argc, char **argv)
 {
-	unsigned long cies = 2, auglen = 0, init = 0, fdes = 0, len = 0, nops = 0, zsize = 0, i;
+	unsigned long cies = 2, auglen = 0, init = 0, fdes = 0, len = 0, nops = 0, zsize = 0;
+	unsigned long holes = 0, i;
 	struct sect sec[5] = { { .name = ".eh_frame", .sh = { .sh_type = SHT_PROGBITS,
 							     .sh_flags = SHF_ALLOC,
 							     .sh_addr = EH_VADDR } } };
@@ -265,7 +270,7 @@ int main(int argc, char **argv)
 	uint64_t code_size;
 	int opt, n = 1, err;
 
-	while ((opt = getopt(argc, argv, "c:a:i:f:l:n:z:g:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:a:i:f:l:n:z:g:s:")) != -1) {
 		unsigned long v = strtoul(optarg, NULL, 0);
 
 		switch (opt) {
@@ -277,6 +282,7 @@ int main(int argc, char **argv)
 		case 'n': nops = v; break;
 		case 'z': zsize = v; break;
 		case 'g': link = optarg; break;
+		case 's': holes = v; break;
 		default: goto usage;
 		}
 	}
@@ -292,10 +298,15 @@ int main(int argc, char **argv)
 	for (i = 0; i < fdes; i++)
 		put_fde(b, cie_at[i % cies], CODE_OFF + i * len, len, nops);
 	put_u32(b, 0); /* the terminator */
+	if (holes > b->len)
+		sec[0].hole = holes - b->len;
 	if (zsize) {
 		sec[n] = (struct sect){ .name = ".debug_frame",
 					.sh = { .sh_type = SHT_PROGBITS, .sh_flags = SHF_COMPRESSED } };
 		put_zeros_compressed(&sec[n++].b, zsize);
+	} else if (holes) {
+		sec[n++] = (struct sect){ .name = ".debug_frame", .sh = { .sh_type = SHT_PROGBITS },
+					  .hole = holes };
 	}
 	if (link) {
 		sec[n] = (struct sect){ .name = ".gnu_debuglink", .sh = { .sh_type = SHT_PROGBITS } };
@@ -313,6 +324,6 @@ int main(int argc, char **argv)
 	return 0;
 usage:
 	fprintf(stderr, "usage: hostile_cfi [-c CIES] [-a AUGLEN] [-i INIT] [-f FDES] [-l LEN] "
-			"[-n NOPS] [-z SIZE] [-g DEBUGLINK] OUT\n");
+			"[-n NOPS] [-z SIZE] [-g NAME] [-s SIZE] OUT\n");
 	return 2;
 }
