@@ -22,6 +22,8 @@
 #                turn; issue 21); -F 999 -p PID 3
 #   cfi-zdebug   a mapped 256 KB ELF file whose compressed .debug_frame
 #                inflates to 255 MB; -F 999 -p PID 3
+#   cfi-holes    a mapped ELF file with .eh_frame and .debug_frame of 64 MB
+#                of zeros each, in holes (16 KB on disk); -F 999 -p PID 3
 #
 # SIGTERM is sent 2 s into an open-ended capture.  Every capture gets a
 # fresh hostile process that lives HOSTILE_SECONDS (default 30): a capture
@@ -152,8 +154,10 @@ rm -f "$TMP/many.so"
 scenario maps-10k maps 10000 -- -F 999 -f -o "$TMP/k.folded" 3
 
 "$ROOT/build/tools/hostile_cfi" -c 2 -a 1000000 -f 10000 -l 16 "$TMP/cfi.so" &&
-	"$ROOT/build/tools/hostile_cfi" -c 1 -f 1 -l 16 -z 255000000 "$TMP/zdbg.so" ||
-	die "cannot write $TMP/cfi.so and $TMP/zdbg.so"
-chmod 644 "$TMP/cfi.so" "$TMP/zdbg.so"
+	"$ROOT/build/tools/hostile_cfi" -c 1 -f 1 -l 16 -z 255000000 "$TMP/zdbg.so" &&
+	"$ROOT/build/tools/hostile_cfi" -c 1 -f 1 -l 16 -s $((64 << 20)) "$TMP/holes.so" ||
+	die "cannot write $TMP/cfi.so, $TMP/zdbg.so and $TMP/holes.so"
+chmod 644 "$TMP/cfi.so" "$TMP/zdbg.so" "$TMP/holes.so"
 scenario cfi-2.2MB elf "$TMP/cfi.so" -- -F 999 -f -p PID -o "$TMP/c.folded" 3
 scenario cfi-zdebug elf "$TMP/zdbg.so" -- -F 999 -f -p PID -o "$TMP/z.folded" 3
+scenario cfi-holes elf "$TMP/holes.so" -- -F 999 -f -p PID -o "$TMP/h.folded" 3
