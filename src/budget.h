@@ -6,10 +6,10 @@
  * when a signal the caller waits for is pending (SIGINT, SIGTERM: they act
  * within a second whatever is being read) or when another thread cancels
  * it (a thread that does not take those signals), and holds at most
- * max_bytes of memory per file.  Readers check the budget as they go and give up
- * cleanly: ETIMEDOUT when out of time (or a signal came), E2BIG when the
- * file would take more memory; the caller then names frames by file
- * offset and counts what it gave up.
+ * max_bytes of memory per file.  Readers check the budget as they go and
+ * give up cleanly: ETIMEDOUT when out of time (or a signal came), E2BIG
+ * when the file would take more memory; the caller then names frames by
+ * file offset and counts what it gave up.
  */
 #ifndef SMOLDER_BUDGET_H
 #define SMOLDER_BUDGET_H
