@@ -488,7 +488,7 @@ struct ufile *unwind_files_resolve(struct unwind_maps *um, pid_t pid, const stru
 
 	if (fd < 0)
 		return NULL;
-	id = file_id__of(&st);
+	id = file_id__of(fd, &st);
 	uf = file_get(um, &id);
 	if (uf && !uf->inspected)
 		inspect(uf, fd);
