@@ -182,6 +182,14 @@ struct filecache_ent *filecache__lru(const struct filecache *fc,
 	return best;
 }
 
+void filecache__for_each(const struct filecache *fc,
+			 void (*fn)(struct filecache_ent *e, void *arg), void *arg)
+{
+	for (size_t b = 0; b < fc->nr_buckets; b++)
+		for (struct filecache_ent *e = fc->buckets[b]; e; e = e->next)
+			fn(e, arg);
+}
+
 /* A trim's candidate: an entry, or one of the owner's others. */
 struct victim {
 	uint64_t last_used;

@@ -72,6 +72,10 @@ struct filecache_ent *filecache__lru(const struct filecache *fc,
 				     bool (*want)(const struct filecache_ent *e, void *arg),
 				     void *arg);
 
+/* Calls fn for every entry; fn may not add or remove entries. */
+void filecache__for_each(const struct filecache *fc,
+			 void (*fn)(struct filecache_ent *e, void *arg), void *arg);
+
 /* Something besides entries that a trim may free: the owner's other
  * memory under the same limit (a process's JIT map), ordered with them. */
 struct filecache_other {
