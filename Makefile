@@ -156,8 +156,10 @@ $(OUT)/workloads/unwind_fallbacks-%: tests/workloads/frameless/unwind_fallbacks.
 # one field renamed (a real verifier rejection), deny makes the kernel refuse
 # BPF features to one process (a BPF LSM program).  Linked like smolder, so
 # the kernel matrix's guests run them too.  many_syms writes an ELF file with
-# millions of symbols (hostile input for the symbol reader).
-TOOLS := $(OUT)/tools/btf_rename $(OUT)/tools/deny $(OUT)/tools/unwind_dump $(OUT)/tools/many_syms
+# millions of symbols (hostile input for the symbol reader), hostile_cfi one
+# whose CFI makes an unwind-table build work hard (hostile input for it).
+TOOLS := $(OUT)/tools/btf_rename $(OUT)/tools/deny $(OUT)/tools/unwind_dump $(OUT)/tools/many_syms \
+	$(OUT)/tools/hostile_cfi
 $(OUT)/tools/deny.bpf.o: tests/tools/deny.bpf.c
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
@@ -186,6 +188,11 @@ $(OUT)/tools/many_syms: tests/tools/many_syms.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $< -o $@
+
+$(OUT)/tools/hostile_cfi: tests/tools/hostile_cfi.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< -lz -o $@
 
 # libFuzzer targets, one per tests/fuzz/fuzz_*.c, built by clang with ASan
 # and UBSan (any report is a crash) from the module sources themselves:
@@ -244,10 +251,12 @@ $(OUT)/fuzz/corpus-fuzz_elf/.seeded:
 	$(Q)cp /bin/true $(@D)/true
 	$(Q)touch $@
 
-# CFI: small libraries from both compilers, .debug_frame, and CFI sections
-# alone, ld.so's and libc's among them (see tests/fuzz/cfi_seeds.sh).
-$(OUT)/fuzz/corpus-fuzz_cfi/.seeded: tests/fuzz/cfi_seeds.sh
-	$(Q)CC=$(CC) CLANG=$(CLANG) tests/fuzz/cfi_seeds.sh $(@D)
+# CFI: small libraries from both compilers, .debug_frame, CFI sections
+# alone, ld.so's and libc's among them, and hostile shapes (see
+# tests/fuzz/cfi_seeds.sh).
+$(OUT)/fuzz/corpus-fuzz_cfi/.seeded: tests/fuzz/cfi_seeds.sh $(OUT)/tools/hostile_cfi
+	$(Q)CC=$(CC) CLANG=$(CLANG) HOSTILE_CFI=$(abspath $(OUT)/tools/hostile_cfi) \
+		tests/fuzz/cfi_seeds.sh $(@D)
 	$(Q)touch $@
 
 $(OUT)/fuzz/corpus-fuzz_proc_maps/.seeded:

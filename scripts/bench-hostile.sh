@@ -16,6 +16,12 @@
 #   service      the unit's command line (--continuous, 2 s intervals here)
 #                for 8 s in a memory cgroup with the unit's MemoryMax=256M,
 #                next to the 255 MB map: killed or not, profiles written
+#   cfi-2.2MB    a mapped ELF file whose CFI makes its unwind table's build
+#                work (build/tools/hostile_cfi: two CIEs with a million-letter
+#                augmentation in one cache slot, 10,000 FDEs using them in
+#                turn; issue 21); -F 999 -p PID 3
+#   cfi-zdebug   a mapped 256 KB ELF file whose compressed .debug_frame
+#                inflates to 255 MB; -F 999 -p PID 3
 #
 # SIGTERM is sent 2 s into an open-ended capture.  Every capture gets a
 # fresh hostile process that lives HOSTILE_SECONDS (default 30): a capture
@@ -30,6 +36,7 @@ need_root
 need_built "$SMOLDER"
 need_built "$WL/hostile" workloads
 need_built "$ROOT/build/tools/many_syms" tools
+need_built "$ROOT/build/tools/hostile_cfi" tools
 need_time
 make_tmp
 chmod 755 "$TMP"
@@ -143,3 +150,10 @@ scenario elf-5M elf "$TMP/many.so" -- -f -p PID -o "$TMP/e.folded" -v 3
 rm -f "$TMP/many.so"
 
 scenario maps-10k maps 10000 -- -F 999 -f -o "$TMP/k.folded" 3
+
+"$ROOT/build/tools/hostile_cfi" -c 2 -a 1000000 -f 10000 -l 16 "$TMP/cfi.so" &&
+	"$ROOT/build/tools/hostile_cfi" -c 1 -f 1 -l 16 -z 255000000 "$TMP/zdbg.so" ||
+	die "cannot write $TMP/cfi.so and $TMP/zdbg.so"
+chmod 644 "$TMP/cfi.so" "$TMP/zdbg.so"
+scenario cfi-2.2MB elf "$TMP/cfi.so" -- -F 999 -f -p PID -o "$TMP/c.folded" 3
+scenario cfi-zdebug elf "$TMP/zdbg.so" -- -F 999 -f -p PID -o "$TMP/z.folded" 3

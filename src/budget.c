@@ -9,6 +9,8 @@ bool budget__expired(const struct budget *b)
 
 	if (!b)
 		return false;
+	if (b->cancel && atomic_load_explicit(b->cancel, memory_order_relaxed))
+		return true;
 	if (b->until > 0 && clock__now() >= b->until)
 		return true;
 	if (!b->sigs || sigpending(&pending))

@@ -439,15 +439,16 @@ struct elf_syms *elf_syms__open_debug_within(int fd, const char *root, const cha
 	return es;
 }
 
-struct elf_file *debuginfo__open_file(int fd, const char *root, const char *path, int *dbg_fd)
+struct elf_file *debuginfo__open_file(int fd, const char *root, const char *path,
+				      const struct budget *b, int *dbg_fd)
 {
 	struct search s = { .root = root ? root : "", .root_fd = -1, .keep = true,
-			    .kept_fd = -1 };
+			    .kept_fd = -1, .b = b };
 
-	if (fstat(fd, &s.st) || !(s.f = elf_file__open_fd(fd)))
+	if (fstat(fd, &s.st) || !(s.f = elf_file__open_fd_within(fd, b)))
 		return NULL;
 	try_build_id(&s);
-	if (!s.kept && path)
+	if (!s.kept && path && !late(&s))
 		try_debuglink(&s, path);
 	if (s.root_fd >= 0)
 		close(s.root_fd);

@@ -33,9 +33,11 @@ int debuginfo__file_crc(int fd, uint32_t *crc);
  * The separate debug file of the ELF file open on fd, found as
  * elf_syms__open_debug finds it (by build ID, then by .gnu_debuglink; not
  * .gnu_debugdata, which has no CFI), for readers of other sections than
- * symbols (unwind tables: .debug_frame).  NULL if none; else *dbg_fd is
- * the descriptor it reads, to close after elf_file__close.
+ * symbols (unwind tables: .debug_frame), within b (NULL: none; the files
+ * opened keep it).  NULL if none; else *dbg_fd is the descriptor it reads,
+ * to close after elf_file__close.
  */
-struct elf_file *debuginfo__open_file(int fd, const char *root, const char *path, int *dbg_fd);
+struct elf_file *debuginfo__open_file(int fd, const char *root, const char *path,
+				      const struct budget *b, int *dbg_fd);
 
 #endif

@@ -28,7 +28,9 @@
  *    register + offset rules the program stated.
  * CFA programs are a small, stable instruction set (DWARF 5, 6.4.2, and
  * three GNU opcodes).  Here each FDE's program runs once, every operand is
- * bounds-checked, and every instruction counts against a budget.
+ * bounds-checked, and every instruction counts against a budget; reading a
+ * CIE walks its whole record (augmentation string, initial instructions),
+ * which its caller pays for first (struct cfi_work).
  */
 #include <errno.h>
 #include <gelf.h>
@@ -544,7 +546,7 @@ int cfi_run(struct cfi_exec *x, struct rd *r)
 	int err;
 
 	while (r->p < r->end && (!x->fde || x->loc < x->end)) {
-		if (++*x->insns > x->max_insns)
+		if (!cfi_pay(x->work, 1, 1))
 			return -ETIME;
 		err = step(x, r);
 		if (err)

@@ -54,6 +54,9 @@
 /* A table whose gaps cover more than 1/GAP_SHARE of the code is missing
  * CFI (built without unwind tables): its debug file may have it. */
 #define GAP_SHARE 8
+/* What libelf may hold of one file besides the CFI read (section headers,
+ * an inflated .debug_frame), as the symbol reader allows a file. */
+#define FILE_BYTES (64u << 20)
 
 /* ---- files ----------------------------------------------------------- */
 
@@ -171,7 +174,8 @@ static void read_segments(struct ufile *uf, struct elf_file *ef)
 /* Reads uf's segments from the file open on fd. */
 static void inspect(struct ufile *uf, int fd)
 {
-	struct elf_file *ef = elf_file__open_fd(fd);
+	struct budget b = { .max_bytes = FILE_BYTES };
+	struct elf_file *ef = elf_file__open_fd_within(fd, &b);
 
 	uf->inspected = true;
 	if (ef) {
@@ -202,26 +206,30 @@ static bool mostly_gaps(const struct unwind_table *t, const struct ufile *uf)
 /*
  * The table of the file open on fd; its debug file's .debug_frame joins in
  * when the file's own CFI leaves most of its code uncovered (a program built
- * without unwind tables, stripped, with its CFI in the debug file).
+ * without unwind tables, stripped, with its CFI in the debug file).  Builds
+ * end soon after unwind_maps__stop, whatever the file holds.
  */
-static struct unwind_table *build_table(const struct ufile *uf, int fd, pid_t pid,
-					const char *path)
+static struct unwind_table *build_table(struct unwind_maps *um, const struct ufile *uf,
+					int fd, pid_t pid, const char *path)
 {
-	struct elf_file *ef = elf_file__open_fd(fd), *dbg;
+	struct budget b = { .max_bytes = FILE_BYTES, .cancel = &um->cancel };
+	struct unwind_build_opts o = { .cancel = &um->cancel };
+	struct elf_file *ef = elf_file__open_fd_within(fd, &b), *dbg;
 	struct unwind_table *t, *t2;
 	char root[64];
 	int dfd = -1;
 
 	if (!ef)
 		return NULL;
-	t = unwind_table__build(ef, NULL, NULL);
-	if ((!t && errno == ENOENT) || (t && mostly_gaps(t, uf))) {
+	t = unwind_table__build(ef, NULL, &o);
+	if (((!t && errno == ENOENT) || (t && mostly_gaps(t, uf))) &&
+	    !atomic_load(&um->cancel)) {
 		snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-		dbg = debuginfo__open_file(fd, root, path, &dfd);
+		dbg = debuginfo__open_file(fd, root, path, &b, &dfd);
 		debug("unwind table of inode %" PRIu64 ": %s CFI, %s debug file", uf->ent.id.ino,
 		      t ? "partial" : "no", dbg ? "with its" : "no");
 		if (dbg) {
-			t2 = unwind_table__build(ef, dbg, NULL);
+			t2 = unwind_table__build(ef, dbg, &o);
 			if (t2) {
 				unwind_table__free(t);
 				t = t2;
@@ -580,7 +588,7 @@ void *unwind_files_builder(void *arg)
 		um->building = true;
 		pthread_mutex_unlock(&um->lock);
 		t0 = clock__now_ns();
-		t = build_table(j->uf, j->fd, j->pid, j->path);
+		t = build_table(um, j->uf, j->fd, j->pid, j->path);
 		pthread_mutex_lock(&um->lock);
 		um->building = false;
 		if (!um->quit && !um->stopped)
@@ -610,7 +618,7 @@ struct ufile *unwind_files_resolve(struct unwind_maps *um, pid_t pid, const stru
 	if (uf && (uf->state == F_UNLOADED || uf->waiting) && !uf->failed && !uf->queued) {
 		if (sync) {
 			uint64_t t0 = clock__now_ns();
-			struct unwind_table *t = build_table(uf, fd, pid, path);
+			struct unwind_table *t = build_table(um, uf, fd, pid, path);
 
 			load_built(um, uf, t, path ? path : "(deleted)", t0);
 			unwind_table__free(t);

@@ -519,6 +519,7 @@ void unwind_maps__stop(struct unwind_maps *um)
 {
 	if (!um)
 		return;
+	atomic_store(&um->cancel, true); /* the builder may be mid-build, unlocked */
 	pthread_mutex_lock(&um->lock);
 	um->stopped = true;
 	unwind_files_drop_jobs(um);

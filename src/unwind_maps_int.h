@@ -10,6 +10,7 @@
 #define SMOLDER_UNWIND_MAPS_INT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -117,6 +118,8 @@ struct unwind_maps {
 	pthread_cond_t wake;
 	pthread_t builder;
 	bool builder_started, quit, building;
+	atomic_bool cancel;       /* set by unwind_maps__stop: the build under way
+				   * ends soon (not under lock) */
 	struct job *jobs;
 	size_t nr_jobs;
 };

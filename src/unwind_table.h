@@ -12,6 +12,7 @@
 #ifndef SMOLDER_UNWIND_TABLE_H
 #define SMOLDER_UNWIND_TABLE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,12 +27,19 @@ struct unwind_table;
  * sections read (up to three, max_cfi_bytes each, .eh_frame's held by libelf
  * until the elf_file is closed), 16 bytes per FDE and 8 per row (at most
  * max_rows of each, the rows 1.5 times that while they grow); and its time:
- * max_insns, plus the FDEs' sort.
+ * max_work, a multiple of the CFI's size whatever it holds, within max_insns,
+ * plus the FDEs' sort.  A build also stops soon after *cancel turns true
+ * (another thread's store): it is polled every few thousand units of work.
  */
 struct unwind_build_opts {
 	size_t max_rows;      /* rows of the table, gaps included (2 Mi: 16 MiB) */
 	size_t max_cfi_bytes; /* bytes read of one CFI section (64 MiB) */
 	uint64_t max_insns;   /* CFA instructions executed (64 Mi) */
+	uint64_t max_work;    /* bytes of CFI records read (a CIE each time it
+			       * is parsed, an FDE in each pass) plus CFA
+			       * instructions executed (8 per byte of the CFI
+			       * sections read, plus 64 Ki) */
+	const atomic_bool *cancel; /* NULL: never cancelled */
 };
 
 /* Why CFI rows were UNWIND_UNSUPPORTED. */
@@ -55,6 +63,8 @@ enum unwind_stop {
 	UNWIND_STOP_ROWS,  /* max_rows */
 	UNWIND_STOP_INSNS, /* max_insns */
 	UNWIND_STOP_BYTES, /* a CFI section over max_cfi_bytes: cut or left out */
+	UNWIND_STOP_WORK,  /* max_work */
+	UNWIND_STOP_CANCELLED, /* *cancel */
 };
 
 /* Where FDEs came from, in order of precedence where they overlap. */
@@ -77,6 +87,8 @@ struct unwind_stats {
 	size_t rows;          /* rows of the table, gaps included */
 	size_t rows_by_kind[UNWIND_KIND__MAX];
 	uint64_t insns;       /* CFA instructions executed */
+	uint64_t work;        /* bytes of records read plus instructions */
+	uint64_t cfi_bytes;   /* bytes of the CFI sections read */
 	enum unwind_stop stopped;
 };
 

@@ -10,6 +10,7 @@
 #define SMOLDER_UNWIND_TABLE_INT_H
 
 #include <gelf.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -193,6 +194,42 @@ struct cie {
 	struct cfa_state init; /* after the initial instructions */
 };
 
+/*
+ * The work of a build, paid by every step whose cost grows with what the
+ * file holds: a record's bytes each time it is read (a CIE each time it is
+ * parsed), one unit per instruction.  Its budgets are a multiple of the
+ * CFI's size (max) and an absolute cap on instructions (max_insns), so a
+ * build's time is bounded by its file's size whatever the file holds.
+ */
+struct cfi_work {
+	uint64_t used, max;
+	uint64_t insns, max_insns;
+	const atomic_bool *cancel; /* polled each time used passes 4 Ki units */
+	enum unwind_stop spent;    /* the budget spent (or the cancel), or NONE */
+};
+
+#define CFI_CANCEL_POLL_SHIFT 12
+
+/* Pays n units (of which insns instructions): false, with w->spent set,
+ * once a budget is spent or the build was cancelled; then for good. */
+static inline bool cfi_pay(struct cfi_work *w, uint64_t n, uint64_t insns)
+{
+	uint64_t before = w->used;
+
+	if (w->spent)
+		return false;
+	w->used += n;
+	w->insns += insns;
+	if (w->insns > w->max_insns)
+		w->spent = UNWIND_STOP_INSNS;
+	else if (w->used > w->max)
+		w->spent = UNWIND_STOP_WORK;
+	else if ((before ^ w->used) >> CFI_CANCEL_POLL_SHIFT && w->cancel &&
+		 atomic_load_explicit(w->cancel, memory_order_relaxed))
+		w->spent = UNWIND_STOP_CANCELLED;
+	return !w->spent;
+}
+
 /* A program being run: a CIE's initial instructions or an FDE's. */
 struct cfi_exec {
 	const struct cie *cie;
@@ -203,7 +240,7 @@ struct cfi_exec {
 	unsigned int depth;
 	uint64_t loc, end; /* the FDE's range; a CIE has none */
 	bool fde;
-	uint64_t *insns, max_insns; /* instructions run in the whole build */
+	struct cfi_work *work; /* the whole build's: one unit per instruction */
 	/* The state st holds for [from, to): 0, or -errno to stop the run. */
 	int (*emit)(void *arg, uint64_t from, uint64_t to, const struct cfa_state *st,
 		    const struct cie *c);
@@ -217,11 +254,13 @@ int cfi_read_record(const struct cfi_sec *s, size_t off, struct rec *rec, size_t
  * section's start in .debug_frame.  SIZE_MAX when outside. */
 size_t cfi_cie_offset(const struct cfi_sec *s, const struct rec *fde);
 /* Version, augmentation, factors and return address column of a CIE; r
- * is left at its initial instructions. */
+ * is left at its initial instructions.  Its time grows with the record's
+ * length (the augmentation string is walked whole): pay for it first. */
 bool cfi_read_cie_header(struct rd *r, struct cie *c);
 /*
  * Runs the program in r: 0 at its end or the FDE's, -EINVAL at a malformed
- * instruction, -E2BIG when emit failed, -ETIME when max_insns ran out.
+ * instruction, -E2BIG when emit failed, -ETIME when the work's budget ran
+ * out (or the build was cancelled: work->spent says which).
  */
 int cfi_run(struct cfi_exec *x, struct rd *r);
 

@@ -3,11 +3,18 @@
 # format): whole files ('f': a small library built by gcc and clang without
 # frame pointers, one whose CFI is in .debug_frame) and CFI sections with
 # their vaddr ('e', 'h': .eh_frame; 'd': .debug_frame), among them the
-# dynamic loader's and the C library's signal-trampoline CIE and FDE.
+# dynamic loader's and the C library's signal-trampoline CIE and FDE.  And
+# whole files of the shapes that made builds work without end (issue 21),
+# written by build/tools/hostile_cfi (HOSTILE_CFI), small enough to fuzz:
+# CIEs with long augmentations taking turns in one cache slot, more CIEs
+# than the cache holds, long initial programs, many tiny FDEs, long FDE
+# programs, a compressed .debug_frame.
 set -e
 DIR=$1
 CC=${CC:-gcc}
 CLANG=${CLANG:-clang}
+HOSTILE_CFI=${HOSTILE_CFI:-$(dirname "$0")/../../build/tools/hostile_cfi}
+HOSTILE_CFI=$(cd "$(dirname "$HOSTILE_CFI")" && pwd)/$(basename "$HOSTILE_CFI")
 mkdir -p "$DIR"
 cd "$DIR"
 cat >seed.c <<'SRC'
@@ -48,3 +55,18 @@ for f in so-gcc so-clang so-dbg; do
 	rm -f $f
 done
 sect e /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 .eh_frame e-ld.so
+# hostile NAME ARGS...: a hostile_cfi file as seed f-hostile-NAME.
+hostile() {
+	name=$1
+	shift
+	"$HOSTILE_CFI" "$@" hostile.tmp
+	{ printf f; cat hostile.tmp; } >"f-hostile-$name"
+	rm -f hostile.tmp
+}
+hostile collide -c 2 -a 20000 -f 800 -l 16
+hostile collide-empty -c 2 -a 20000 -f 800
+hostile many-cies -c 100 -a 200 -f 1000 -l 1
+hostile long-init -c 2 -i 20000 -f 800 -l 8
+hostile tiny-fdes -c 1 -f 2000 -l 1
+hostile long-prog -c 1 -f 20 -l 16 -n 1000
+hostile zdebug -c 1 -f 4 -l 16 -z 2000000

@@ -12,7 +12,9 @@
  *        through PT_GNU_EH_FRAME and an .eh_frame_hdr pointing at it.
  * Every table built is then checked beyond not crashing: rows sorted from
  * pc 0, merged, closed by a gap, statistics that add up, lookups that find
- * each row.
+ * each row, and work within its budget (a multiple of the CFI's size).
+ * Work that grows faster than the input without being counted shows as a
+ * timeout (tests/cli/fuzz_smoke.sh: 5 s an input).
  */
 #include <elf.h>
 #include <stdint.h>
@@ -52,6 +54,9 @@ static void check(const struct unwind_table *t)
 		cfi += s->cfi_rows_by_kind[i];
 	}
 	if (sum != nr || cfi != s->cfi_rows)
+		abort();
+	/* the default budget, overrun by the last record read at most */
+	if (s->work > 9 * s->cfi_bytes + (64 << 10))
 		abort();
 	(void)unwind_table__rules(t);
 }

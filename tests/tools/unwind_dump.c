@@ -37,7 +37,7 @@ static const char *const reasons[UNWIND_UNSUP__MAX] = {
 	[UNWIND_UNSUP_SIGNAL] = "signal", [UNWIND_UNSUP_BAD_CFI] = "bad_cfi",
 };
 
-static const char *const stops[] = { "no", "rows", "insns", "bytes" };
+static const char *const stops[] = { "no", "rows", "insns", "bytes", "work", "cancelled" };
 
 static void print_row(uint64_t addr, const struct unwind_row *r)
 {
@@ -55,9 +55,11 @@ static void print_machine(const struct unwind_table *t, double ms)
 	const struct unwind_stats *s = unwind_table__stats(t);
 	int i;
 
-	printf("fdes=%zu cfi_rows=%zu rows=%zu gaps=%zu rules=%zu bytes=%zu ms=%.2f",
+	printf("fdes=%zu cfi_rows=%zu rows=%zu gaps=%zu rules=%zu bytes=%zu ms=%.2f"
+	       " cfi_bytes=%" PRIu64 " work=%" PRIu64 " insns=%" PRIu64,
 	       s->fdes, s->cfi_rows, s->rows, s->rows_by_kind[UNWIND_GAP],
-	       unwind_table__rules(t), unwind_table__bytes(t), ms);
+	       unwind_table__rules(t), unwind_table__bytes(t), ms, s->cfi_bytes, s->work,
+	       s->insns);
 	for (i = 1; i < UNWIND_KIND__MAX; i++)
 		printf(" %s=%zu", kinds[i], s->cfi_rows_by_kind[i]);
 	printf(" stopped=%s\n", stops[s->stopped]);
@@ -82,10 +84,12 @@ static void print_stats(const struct unwind_table *t, double ms)
 	for (i = 0; i < UNWIND_UNSUP__MAX; i++)
 		printf(" %s %zu", reasons[i], s->unsupported[i]);
 	printf("\ntable rows %zu (gaps %zu), distinct rules %zu, %zu bytes, "
-	       "%" PRIu64 " instructions, stopped by budget: %s, base 0x%" PRIx64 ", built in %.2f ms\n",
+	       "%" PRIu64 " instructions, work %" PRIu64 " (%.2f a byte of %" PRIu64 " of CFI), "
+	       "stopped by budget: %s, base 0x%" PRIx64 ", built in %.2f ms\n",
 	       s->rows, s->rows_by_kind[UNWIND_GAP], unwind_table__rules(t),
-	       unwind_table__bytes(t), s->insns, stops[s->stopped],
-	       unwind_table__base(t), ms);
+	       unwind_table__bytes(t), s->insns, s->work,
+	       s->cfi_bytes ? (double)s->work / s->cfi_bytes : 0, s->cfi_bytes,
+	       stops[s->stopped], unwind_table__base(t), ms);
 }
 
 static struct elf_file *open_elf(const char *path, int *fd)

@@ -11,6 +11,8 @@
  * Hostile cases (truncated and mutated debug files, compression headers
  * that lie, garbage and truncated xz streams, an xz stream that expands to
  * 320 MiB) pass when they give no extra names without crashing or hanging.
+ * The unwind tables' lookup (debuginfo__open_file) stops reading a huge
+ * candidate once its budget is cancelled.
  */
 #include <elf.h>
 #include <errno.h>
@@ -19,6 +21,7 @@
 #include <libelf.h>
 #include <lzma.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -894,6 +897,59 @@ TEST(file_crc)
 	CHECK(debuginfo__file_crc(-1, &crc) < 0);
 }
 
+/* Bytes this process has read so far (read(2), pread(2): /proc/self/io). */
+static unsigned long long bytes_read(void)
+{
+	unsigned long long n = 0;
+	char line[64];
+	FILE *f = fopen("/proc/self/io", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "rchar: %llu", &n) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/*
+ * debuginfo__open_file (the unwind tables' lookup) within a budget another
+ * thread cancels: a debuglink candidate of 256 MiB (sparse, the wrong CRC,
+ * which takes reading it whole to know) is read whole without the cancel,
+ * a chunk or two of it with.  Counted in bytes read, not time.
+ */
+TEST(open_file_cancelled)
+{
+	atomic_bool cancel = false;
+	struct budget b = { .cancel = &cancel };
+	unsigned long long before, took;
+	struct elf_file *dbg;
+	int fd, dfd = -1;
+
+	CHECK(!sh("mkdir -p t9 && cp prog.debug t9/ && "
+		  "objcopy --add-gnu-debuglink=t9/prog.debug prog.stripped t9/prog"));
+	fd = open(P("t9/prog"), O_RDONLY | O_CLOEXEC);
+	dbg = debuginfo__open_file(fd, "", P("t9/prog"), &b, &dfd);
+	CHECK(dbg && dfd >= 0); /* found within a budget not cancelled */
+	elf_file__close(dbg);
+	if (dfd >= 0)
+		close(dfd);
+	CHECK(!sh("rm t9/prog.debug && truncate -s 256M t9/prog.debug"));
+	before = bytes_read();
+	CHECK(!debuginfo__open_file(fd, "", P("t9/prog"), &b, &dfd));
+	took = bytes_read() - before;
+	printf("  not cancelled: %llu KiB read\n", took >> 10);
+	CHECK(took >= 256ull << 20);
+	cancel = true;
+	before = bytes_read();
+	CHECK(!debuginfo__open_file(fd, "", P("t9/prog"), &b, &dfd));
+	took = bytes_read() - before;
+	printf("  cancelled: %llu KiB read\n", took >> 10);
+	CHECK(took < 1ull << 20);
+	close(fd);
+	CHECK(!sh("rm -rf t9"));
+}
+
 TEST(bad_arguments)
 {
 	CHECK(elf_syms__open_debug(-1, "", "/x") == NULL);
@@ -934,6 +990,7 @@ int main(void)
 		RUN(hostile_debugdata);
 		RUN(xz_decode_limits);
 		RUN(file_crc);
+		RUN(open_file_cancelled);
 		RUN(bad_arguments);
 	}
 	if (!getenv("SMOLDER_KEEP_TMP"))

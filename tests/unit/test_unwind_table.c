@@ -13,7 +13,8 @@
  * other row must lie inside an FDE.  Then: a file without asynchronous
  * unwind tables (gaps), its separate debug file's .debug_frame (plain and
  * compressed), IBT PLTs, a file without section headers, a corrupted FDE,
- * and each budget stopping a build cleanly.
+ * each budget stopping a build cleanly, the work of a build bounded by its
+ * CFI's size whatever the CFI holds, and a cancelled build.
  */
 #include <elf.h>
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include <libelf.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -968,6 +970,101 @@ TEST(budgets_stop_cleanly)
 	unbuild(&full);
 }
 
+/*
+ * The work of a build (bytes of records read, a CIE each time it is
+ * parsed, plus instructions) is bounded by a multiple of its CFI's size,
+ * whatever the CFI holds: files build/tools/hostile_cfi writes.  Those
+ * made to cost more (CIEs that take turns in one cache slot or outnumber
+ * the cache, each long, and FDEs using them in turn) stop at the budget,
+ * 8 units a byte; honest shapes as large (many FDEs, long programs) and
+ * real libraries take 3 or less and are built whole.  Counted, not timed:
+ * on main the first file took 2 x 10^10 byte reads (11 s).
+ */
+TEST(work_bounded_by_size)
+{
+	static const struct {
+		const char *args;
+		bool hostile;
+	} shapes[] = {
+		{ "-c 2 -a 1000000 -f 10000", true },       /* issue 21's file */
+		{ "-c 2 -a 1000000 -f 10000 -l 16", true }, /* both passes */
+		{ "-c 100 -a 10000 -f 100000 -l 1", true }, /* more CIEs than slots */
+		{ "-c 2 -i 1000000 -f 10000", true },       /* long initial programs */
+		{ "-c 1 -f 100000 -l 4", false },           /* many tiny FDEs */
+		{ "-c 1 -f 1000 -l 16 -n 10000", false },   /* long programs */
+	};
+	static const char *const libs[] = { "libc.so.6", "libstdc++.so.6",
+					    "ld-linux-x86-64.so.2" };
+	const struct unwind_stats *st;
+	struct built b;
+	size_t i;
+
+	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		if (sh("'%s/../tools/hostile_cfi' %s shape.so", workloads, shapes[i].args) ||
+		    build(&b, T("shape.so"), NULL, NULL)) {
+			CHECK(!"shape built (make tools)");
+			unbuild(&b);
+			continue;
+		}
+		st = unwind_table__stats(b.t);
+		printf("  hostile_cfi %s: %" PRIu64 " bytes of CFI, work %" PRIu64
+		       " (%.2f a byte), stopped %d\n", shapes[i].args, st->cfi_bytes, st->work,
+		       (double)st->work / st->cfi_bytes, st->stopped);
+		/* the budget, overrun by the last record read at most */
+		CHECK(st->cfi_bytes > 0 && st->work <= 9 * st->cfi_bytes + (64 << 10));
+		CHECK(st->stopped == (shapes[i].hostile ? UNWIND_STOP_WORK : UNWIND_STOP_NONE));
+		CHECK(shapes[i].hostile || st->work <= 3 * st->cfi_bytes + (64 << 10));
+		unbuild(&b);
+	}
+	for (i = 0; i < sizeof(libs) / sizeof(libs[0]); i++) {
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), LIBDIR "%s", libs[i]);
+		if (!build(&b, path, NULL, NULL)) {
+			st = unwind_table__stats(b.t);
+			printf("  %s: %" PRIu64 " bytes of CFI, work %" PRIu64 " (%.2f a byte)\n",
+			       libs[i], st->cfi_bytes, st->work, (double)st->work / st->cfi_bytes);
+			CHECK(st->stopped == UNWIND_STOP_NONE && st->work <= 3 * st->cfi_bytes);
+		}
+		unbuild(&b);
+	}
+}
+
+/* A build whose cancel flag is set stops within a few thousand units of
+ * work, with a table as far as it got; a build given max_work stops there. */
+TEST(cancel_and_max_work)
+{
+	atomic_bool cancel = true;
+	struct unwind_build_opts o = { .cancel = &cancel };
+	const struct unwind_stats *st;
+	struct built b, full;
+
+	if (build(&full, LIBDIR "libc.so.6", NULL, NULL)) {
+		unbuild(&full);
+		return;
+	}
+	if (!build(&b, LIBDIR "libc.so.6", NULL, &o)) {
+		st = unwind_table__stats(b.t);
+		CHECK(st->stopped == UNWIND_STOP_CANCELLED);
+		CHECK(st->work < 8192 && st->rows < unwind_table__stats(full.t)->rows);
+		CHECK(sound(b.t, full.t));
+	}
+	unbuild(&b);
+	cancel = false;
+	if (!build(&b, LIBDIR "libc.so.6", NULL, &o))
+		CHECK(!memcmp(unwind_table__stats(b.t), unwind_table__stats(full.t),
+			      sizeof(struct unwind_stats)));
+	unbuild(&b);
+	o = (struct unwind_build_opts){ .max_work = 100000 };
+	if (!build(&b, LIBDIR "libc.so.6", NULL, &o)) {
+		st = unwind_table__stats(b.t);
+		CHECK(st->stopped == UNWIND_STOP_WORK && st->work <= 100000 + 4096);
+		CHECK(sound(b.t, full.t));
+	}
+	unbuild(&b);
+	unbuild(&full);
+}
+
 /* Lookups outside the table's reach, and files it refuses. */
 TEST(edges_and_refusals)
 {
@@ -1035,6 +1132,8 @@ int main(int argc, char **argv)
 	RUN(no_section_headers);
 	RUN(corrupt_cfi);
 	RUN(budgets_stop_cleanly);
+	RUN(work_bounded_by_size);
+	RUN(cancel_and_max_work);
 	RUN(edges_and_refusals);
 	if (!getenv("SMOLDER_KEEP_TMP"))
 		sh("cd / && rm -rf '%s'", dir);
