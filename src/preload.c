@@ -15,12 +15,13 @@
 
 #include "clock.h"
 #include "hash.h"
+#include "log.h"
 #include "preload.h"
 #include "proc_maps.h"
 
 #define SET_SIZE (PRELOAD_MAX * 2) /* open addressing, at most half full */
-/* The longest one run reads before it returns to the ring buffer, whose
- * announcements of new images then go first. */
+/* The longest one run reads before it returns to the ring buffer, for
+ * the announcements of new images. */
 #define SLICE_S 0.05
 /* After its maps took t to read, a user's images are read again only
  * after RATIO * t: one user's maps, 65,000 lines each, take at most about
@@ -28,7 +29,7 @@
  * mappings or so) are not counted; nor is reading symbols, whose files
  * are cached. */
 #define RATIO 9
-#define FREE_S 0.005
+#define FREE_S 0.010
 #define USERS 256 /* users with their own account; the others share one */
 
 struct item {
@@ -158,8 +159,11 @@ static bool read_item(struct preload *q, struct item *it)
 	now = clock__now();
 	t = usyms__maps_read_s(q->us);
 	u = user_of(q, it->uid);
-	if (t > FREE_S)
+	if (t > FREE_S) {
 		u->busy_until = (u->busy_until > now ? u->busy_until : now) + RATIO * t;
+		debug("maps of pid %u took %.0f ms: uid %d's next read after %.0f ms", it->tgid,
+		      t * 1000, (int)it->uid, (u->busy_until - now) * 1000);
+	}
 	q->done++;
 	it->done = true;
 	set_del(q, key_of(it->tgid, it->gen));
@@ -168,8 +172,9 @@ static bool read_item(struct preload *q, struct item *it)
 
 /*
  * Reads the due items of one pass, oldest first, until b expires or the
- * slice that began at `start` is over (false then).  Pass 0: new images
- * of users whose turn it is; 1: the other new images; 2: re-reads.
+ * slice that began at `start` is over (false then).  Pass 0: the images of
+ * users whose turn it is, new or read before (a starting process is read
+ * again as it maps its libraries); 1: the new images of the others.
  */
 static bool run_pass(struct preload *q, const struct budget *b, int pass, double start)
 {
@@ -177,7 +182,7 @@ static bool run_pass(struct preload *q, const struct budget *b, int pass, double
 		struct item *it = &q->items[i];
 		double now = clock__now();
 
-		if (it->done || it->first != (pass < 2) || due(q, it) > now ||
+		if (it->done || due(q, it) > now ||
 		    (pass == 0 && user_of(q, it->uid)->busy_until > now))
 			continue;
 		if (budget__expired(b) || now - start > SLICE_S || !read_item(q, it))
@@ -186,16 +191,15 @@ static bool run_pass(struct preload *q, const struct budget *b, int pass, double
 	return true;
 }
 
-/* New images go before the re-reads of others (a process that maps and
- * unmaps in a loop is read again and again, while a short-lived one must
- * be read before it exits), and users whose reads took the least time
- * before those of others. */
+/* Users whose maps took the least time go first: a process that maps and
+ * unmaps in a loop, 65,000 mappings long, is read again and again, while a
+ * short-lived one of another user must be read before it exits. */
 double preload__run(struct preload *q, const struct budget *b)
 {
 	double start = clock__now(), now, next = 0;
 	size_t out = 0;
 
-	for (int pass = 0; pass < 3 && run_pass(q, b, pass, start); pass++)
+	for (int pass = 0; pass < 2 && run_pass(q, b, pass, start); pass++)
 		;
 	now = clock__now();
 	for (size_t i = 0; i < q->nr; i++) {

@@ -13,13 +13,15 @@
 #  (c) 4 processes with 65,000 executable mappings each fill the LPM trie
 #      and make every maps read open ~130k files (main: a new root python
 #      39 whole / 36 cut, a 3 s capture took 6.1 s, a short root process
-#      29 of 29 [unknown]).
+#      29 of 29 [unknown]).  Here a 5 s capture: the new python's first
+#      samples, before its table is in, are cut in any capture.
 # Each: the bystanders' stacks stay whole, the capture ends in time, RSS
 # stays under 128 MiB, and the attackers' files are freed once they exit.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/_hostile.sh"
 
-as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+# nobody_bg COMMAND...: COMMAND as nobody, in the background ($! is its pid).
+nobody_bg() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@" & }
 chmod 755 "$TMP"
 # exact FOLDED...: "TOTAL EXACT%" of the unwind_paths stacks in them.
 exact() { cat "$@" 2>/dev/null | awk -f "$TOP/tests/unwind_classify.awk" | awk '{ print $1, $5 }'; }
@@ -31,7 +33,6 @@ after_first() {
 		grep "^$1;" "$f"
 	done
 }
-attackers_gone() { while pgrep -u nobody -x hostile >/dev/null; do sleep 0.2; done; }
 # counter NAME ERR: a figure of the "unwind files:" summary line.
 known() { sed -nE 's/^smolder: unwind files: ([0-9]+) known, ([0-9]+) no longer mapped freed.*/\1 \2/p' "$1"; }
 
@@ -60,15 +61,17 @@ mkdir -p "$TMP/acont"
 	>"$TMP/a.out" 2>"$TMP/a.err" &
 SM=$!
 sleep 1
+ATTACKERS=
 for i in 1 2 3 4; do
-	as_nobody "$WL/hostile" 8 files 2100 "$TMP/a$i" >"$TMP/a$i.log" 2>&1 &
+	nobody_bg "$WL/hostile" 8 files 2100 "$TMP/a$i" >"$TMP/a$i.log" 2>&1
+	ATTACKERS="$ATTACKERS $!"
 done
 for i in 1 2 3 4; do wait_for "$TMP/a$i.log" '^ready$' 60 >/dev/null; done
 sleep 1
 "$WL/unwind_paths-gcc" leaf 4 >/dev/null 2>&1 & # during the attack
 B1=$!
 wait "$B1"
-attackers_gone
+wait $ATTACKERS
 sleep 1.5 # a housekeeping round: the attackers' files are let go
 "$WL/unwind_paths-clang" leaf 3 >/dev/null 2>&1 & # after it
 B2=$!
@@ -88,9 +91,9 @@ echo "# shared_limits files: root program after the attack: $tot samples, $pct% 
 check files_bystander_after_whole within "${pct:-0}" 95 100
 read -r kn freed <<<"$(known "$TMP/a.err")"
 echo "# shared_limits files: $(grep -E '^smolder: unwind (tables|files):' "$TMP/a.err" | tr '\n' ' ')"
-# 8,400 files were known during the attack: the attackers' are freed, but
-# the KEEP_UNMAPPED (256) most recent that no process maps
-check files_attackers_freed within "${freed:-0}" 3000 100000
+# thousands of files were known during the attack (1,024 a process a read):
+# the attackers' are freed, but the KEEP_UNMAPPED (256) most recent
+check files_attackers_freed within "${freed:-0}" 1000 100000
 check files_known_after within "${kn:-99999}" 1 1500
 grep -oE 'RSS [0-9]+ KiB' "$TMP/a.err" | awk '{ print $2 }' >"$TMP/a.rss"
 peak=$(sort -n "$TMP/a.rss" | tail -n 1)
@@ -104,14 +107,14 @@ if [ -x "$PY" ] && [ -r "$LIBC" ]; then
 	mkdir -p "$TMP/b" "$TMP/bcont" && chown nobody "$TMP/b"
 	"$PY" "$TMP/loop.py" 12 &
 	PYPID=$!
-	as_nobody "$WL/hostile" 8 files 24 "$TMP/b" "$LIBC" >"$TMP/b.log" 2>&1 &
+	nobody_bg "$WL/hostile" 8 files 24 "$TMP/b" "$LIBC" >"$TMP/b.log" 2>&1
+	ATK=$!
 	wait_for "$TMP/b.log" '^ready$' 60 >/dev/null
-	ATK=$(pgrep -u nobody -x hostile | head -n 1)
 	# python's table is in before the attacker's: it is the oldest
 	"$SMOLDER" -vv -U -F 199 --continuous --interval 1 --unwind-memory 4 \
 		-p "$PYPID,$ATK" --output-dir "$TMP/bcont" >"$TMP/b.out" 2>"$TMP/b.err" &
 	SM=$!
-	attackers_gone
+	wait "$ATK"
 	sleep 2.5
 	kill -INT "$SM"
 	wait "$SM"
@@ -139,22 +142,25 @@ fi
 if [[ $PARTS == *c* ]]; then
 max_map=$(sysctl -n vm.max_map_count)
 n=$((max_map > 65100 ? 65000 : max_map - 100))
+ATTACKERS=
 for i in 1 2 3 4; do
-	as_nobody nice -n 19 "$WL/hostile" 40 execmaps "$n" "$LIBC" >"$TMP/c$i.log" 2>&1 &
+	nobody_bg nice -n 19 "$WL/hostile" 40 execmaps "$n" "$LIBC" >"$TMP/c$i.log" 2>&1
+	ATTACKERS="$ATTACKERS $!"
 done
 for i in 1 2 3 4; do wait_for "$TMP/c$i.log" '^ready$' 60 >/dev/null; done
-check execmaps_mapped within "$(grep -c ' r-xp ' "/proc/$(pgrep -u nobody -x hostile | head -n 1)/maps")" "$((n - 10))" 70000
-"$PY" "$TMP/loop.py" 5 &
+first=${ATTACKERS# }; first=${first%% *}
+check execmaps_mapped within "$(grep -c ' r-xp ' "/proc/$first/maps")" "$((n - 10))" 70000
+"$PY" "$TMP/loop.py" 7 &
 PYPID=$!
 # a short process starts once python is running and its maps were read
 # (a copy of short_child: its name is this test's own)
 cp "$WL/short_child" "$TMP/lim_child"
 (sleep 1; "$WL/short_parent" 1.5 "$TMP/lim_child" 40 >"$TMP/parent.out" 2>&1) &
-timed_sm c -v -U -F 199 --per-pid -f 3
+timed_sm c -v -U -F 199 --per-pid -f 5
 wait "$PYPID"
-pkill -u nobody -x hostile
-attackers_gone
-bounded execmaps 3
+kill $ATTACKERS 2>/dev/null
+wait $ATTACKERS 2>/dev/null
+bounded execmaps 5
 echo "# shared_limits execmaps: $(grep -E '^smolder: unwind (tables|files):' "$TMP/c.err" | tr '\n' ' ')"
 grep "^python3.11-$PYPID;" "$TMP/c.out" >"$TMP/cpy.in"
 pct=$(share "$TMP/cpy.in" '^python3.11-[0-9]+;_start;.*;_PyEval_EvalFrameDefault( |;)')
@@ -163,6 +169,7 @@ check execmaps_python_whole within "$pct" 90 100
 grep -E '^lim_child-[0-9]+;' "$TMP/c.out" >"$TMP/child.in"
 unnamed=$(share "$TMP/child.in" '\[unknown\]')
 echo "# shared_limits execmaps: short root processes: $(total "$TMP/child.in") samples, $unnamed% with [unknown] frames"
+echo "# $(grep -E '^smolder: [0-9]+ unnamed samples' "$TMP/c.err")"
 check execmaps_short_sampled within "$(total "$TMP/child.in")" 20 100000
 check execmaps_short_named within "$unnamed" 0 10
 check execmaps_over_share_counted some_line "$TMP/c.err" "[1-9][0-9]* image reads left mappings out, beyond a user's or a process's share"
