@@ -44,6 +44,18 @@ static long rss_kib(void)
 	return resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
+/* ", N waiting" when tables of mapped files are not loaded: their frames
+ * fall back to frame pointers until room returns. */
+static const char *waiting(const struct unwind_maps_stats *ut)
+{
+	static char buf[32];
+
+	if (!ut->waiting)
+		return "";
+	snprintf(buf, sizeof(buf), " (%zu waiting)", ut->waiting);
+	return buf;
+}
+
 /* One line per interval, on a terminal (or with -vv anywhere); an interval
  * that could not be written counts its samples as lost. */
 static void print_status(struct sampler *s, const struct interval *iv, const uint64_t *c,
@@ -51,7 +63,7 @@ static void print_status(struct sampler *s, const struct interval *iv, const uin
 			 const uint64_t *unwritten, bool off_cpu)
 {
 	struct unwind_maps_stats ut;
-	char tables[64] = "", offcpu[96] = "";
+	char tables[96] = "", offcpu[96] = "";
 	struct tm tm;
 
 	if (log_verbosity < 1 || (log_verbosity < 2 && !isatty(STDERR_FILENO)))
@@ -59,8 +71,8 @@ static void print_status(struct sampler *s, const struct interval *iv, const uin
 	gmtime_r(&iv->start.tv_sec, &tm);
 	unwind_maps__stats(capture__unwind_maps(s->cap), &ut);
 	if (ut.budget)
-		snprintf(tables, sizeof(tables), ", tables %zu files %" PRIu64 " KiB",
-			 ut.files_loaded, ut.table_bytes / 1024);
+		snprintf(tables, sizeof(tables), ", tables %zu files %" PRIu64 " KiB%s",
+			 ut.files_loaded, ut.table_bytes / 1024, waiting(&ut));
 	if (off_cpu)
 		snprintf(offcpu, sizeof(offcpu), ", %" PRIu64 " off-CPU waits, %" PRIu64 " lost",
 			 c[CNT_OFFCPU_WAITS], offcpu_lost(c));

@@ -366,6 +366,76 @@ static size_t segment_build_id(struct elf_file *f, unsigned char *id, size_t max
 	return len;
 }
 
+/* The GNU build id note in the notes at buf[len] (align: 4 or 8). */
+static size_t raw_note_build_id(const uint8_t *buf, size_t len, size_t align,
+				unsigned char *id, size_t max)
+{
+	size_t off = 0, name_at, desc_at, next;
+	Elf64_Nhdr nh;
+
+	while (len - off >= sizeof(nh)) {
+		memcpy(&nh, buf + off, sizeof(nh));
+		name_at = off + sizeof(nh);
+		desc_at = name_at + ((nh.n_namesz + align - 1) & ~(align - 1));
+		next = desc_at + ((nh.n_descsz + align - 1) & ~(align - 1));
+		if (nh.n_namesz > len || nh.n_descsz > len || next > len || next <= off)
+			return 0;
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && nh.n_descsz &&
+		    !memcmp(buf + name_at, "GNU", 4)) {
+			memcpy(id, buf + desc_at, nh.n_descsz < max ? nh.n_descsz : max);
+			return nh.n_descsz;
+		}
+		off = next;
+	}
+	return 0;
+}
+
+/* len bytes at off of the file open on fd: from head, its first bytes,
+ * where they are there, else read into buf. */
+static const uint8_t *head_or_read(int fd, const uint8_t *head, size_t head_len, uint64_t off,
+				   size_t len, uint8_t *buf)
+{
+	struct esrc s = { .fd = fd, .size = UINT64_MAX };
+
+	if (off <= head_len && len <= head_len - off)
+		return head + off;
+	return src_read(&s, off, buf, len) ? buf : NULL;
+}
+
+size_t elf_file__build_id_fd(int fd, unsigned char *id, size_t max)
+{
+	uint8_t head[4096], phbuf[16 * sizeof(Elf64_Phdr)], notes[1024];
+	const uint8_t *p;
+	Elf64_Phdr ph;
+	Elf64_Ehdr eh;
+	ssize_t got;
+	size_t n, len;
+
+	/* one read: the headers and the notes are at the file's start */
+	do
+		got = pread(fd, head, sizeof(head), 0);
+	while (got < 0 && errno == EINTR);
+	if (got < (ssize_t)sizeof(eh))
+		return 0;
+	memcpy(&eh, head, sizeof(eh));
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_phentsize != sizeof(Elf64_Phdr))
+		return 0;
+	n = eh.e_phnum < 16 ? eh.e_phnum : 16; /* linkers put PT_NOTE early */
+	p = n ? head_or_read(fd, head, got, eh.e_phoff, n * sizeof(ph), phbuf) : NULL;
+	for (size_t i = 0; p && i < n; i++) {
+		memcpy(&ph, p + i * sizeof(ph), sizeof(ph));
+		if (ph.p_type != PT_NOTE || !ph.p_filesz)
+			continue;
+		len = ph.p_filesz < sizeof(notes) ? ph.p_filesz : sizeof(notes);
+		const uint8_t *nb = head_or_read(fd, head, got, ph.p_offset, len, notes);
+
+		if (nb && (len = raw_note_build_id(nb, len, ph.p_align == 8 ? 8 : 4, id, max)))
+			return len;
+	}
+	return 0;
+}
+
 size_t elf_file__build_id(struct elf_file *f, unsigned char *id, size_t max)
 {
 	Elf_Scn *scn = NULL;

@@ -76,6 +76,12 @@ bool elf_file__big_endian(const struct elf_file *f);
  */
 size_t elf_file__build_id(struct elf_file *f, unsigned char *id, size_t max);
 /*
+ * The same, of the 64-bit little-endian ELF file open on fd, from its first
+ * PT_NOTE segments only, in a few reads and no libelf handle: for a file's
+ * identity, taken at every open of a mapping.  0 for any other file.
+ */
+size_t elf_file__build_id_fd(int fd, unsigned char *id, size_t max);
+/*
  * A malloc'ed copy of section name's contents (inflated if SHF_COMPRESSED)
  * and its length in *len; NULL when absent, empty, bad or over max bytes.
  */

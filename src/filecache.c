@@ -5,8 +5,12 @@
  * one entry a bucket), the bytes and references they are counted with,
  * and picking what to evict, least recently used first.
  */
+#include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
+#include "elf_syms.h"
 #include "filecache.h"
 #include "hash.h"
 
@@ -21,18 +25,32 @@ struct filecache {
 	void *arg;
 };
 
-struct file_id file_id__of(const struct stat *st)
+struct file_id file_id__of(int fd, const struct stat *st)
 {
-	return (struct file_id){
+	struct file_id id = {
 		.dev = st->st_dev, .ino = st->st_ino, .size = st->st_size,
 		.mtime_sec = st->st_mtim.tv_sec, .mtime_nsec = st->st_mtim.tv_nsec,
+		.ctime_sec = st->st_ctim.tv_sec, .ctime_nsec = st->st_ctim.tv_nsec,
 	};
+	struct statx sx;
+
+	if (!statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_BTIME, &sx) &&
+	    (sx.stx_mask & STATX_BTIME)) {
+		id.btime_sec = sx.stx_btime.tv_sec;
+		id.btime_nsec = sx.stx_btime.tv_nsec;
+	}
+	if (S_ISREG(st->st_mode))
+		elf_file__build_id_fd(fd, id.build_id, sizeof(id.build_id));
+	return id;
 }
 
 static bool same_id(const struct file_id *a, const struct file_id *b)
 {
 	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
-	       a->mtime_sec == b->mtime_sec && a->mtime_nsec == b->mtime_nsec;
+	       a->mtime_sec == b->mtime_sec && a->mtime_nsec == b->mtime_nsec &&
+	       a->ctime_sec == b->ctime_sec && a->ctime_nsec == b->ctime_nsec &&
+	       a->btime_sec == b->btime_sec && a->btime_nsec == b->btime_nsec &&
+	       !memcmp(a->build_id, b->build_id, sizeof(a->build_id));
 }
 
 static size_t id_hash(const struct file_id *k, size_t buckets)
@@ -40,6 +58,8 @@ static size_t id_hash(const struct file_id *k, size_t buckets)
 	uint64_t h = hash_mix64(k->dev ^ hash_mix64(k->ino ^ hash_mix64(k->size ^
 			   hash_mix64(k->mtime_sec ^ hash_mix64(k->mtime_nsec)))));
 
+	h = hash_mix64(h ^ k->ctime_sec ^ hash_mix64(k->ctime_nsec ^
+		       hash_mix64(k->btime_sec ^ k->btime_nsec)));
 	return h & (buckets - 1);
 }
 
@@ -160,6 +180,14 @@ struct filecache_ent *filecache__lru(const struct filecache *fc,
 				best = e;
 		}
 	return best;
+}
+
+void filecache__for_each(const struct filecache *fc,
+			 void (*fn)(struct filecache_ent *e, void *arg), void *arg)
+{
+	for (size_t b = 0; b < fc->nr_buckets; b++)
+		for (struct filecache_ent *e = fc->buckets[b]; e; e = e->next)
+			fn(e, arg);
 }
 
 /* A trim's candidate: an entry, or one of the owner's others. */

@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * A cache of what smolder derives from a file, keyed by the file's identity
- * (device, inode, size, mtime: the same file, unchanged, whichever process
- * maps it and by whatever path), shared by every process that maps it.
+ * (the same file, unchanged, whichever process maps it and by whatever
+ * path), shared by every process that maps it.  The identity is what the
+ * file's owner cannot set: device and inode, which a file system hands to
+ * the next file once one is deleted, with the change time (any write or
+ * utimes sets it to the clock) and, where the file system keeps one, the
+ * birth time; size and mtime come along, but an owner sets mtime at will.
+ * An ELF file's build id joins them, where it has one.
  * One implementation for the symbol tables (symcache.c) and the unwind
  * tables (unwind_files.c).  Owns the table of entries, their references
  * (an entry someone holds is never evicted), their last use and the bytes
@@ -20,11 +25,17 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#define FILE_ID_BUILD_ID 20 /* a SHA-1 build id, as GNU ld and lld write */
+
 struct file_id {
 	uint64_t dev, ino, size, mtime_sec, mtime_nsec;
+	uint64_t ctime_sec, ctime_nsec;
+	uint64_t btime_sec, btime_nsec; /* 0 where the file system keeps none */
+	uint8_t build_id[FILE_ID_BUILD_ID]; /* its first bytes; zeros: none */
 };
 
-struct file_id file_id__of(const struct stat *st);
+/* The identity of the file open on fd, whose fstat is st. */
+struct file_id file_id__of(int fd, const struct stat *st);
 
 struct filecache_ent {
 	struct filecache_ent *next; /* the cache's */
@@ -60,6 +71,10 @@ void filecache__evict(struct filecache *fc, struct filecache_ent *e);
 struct filecache_ent *filecache__lru(const struct filecache *fc,
 				     bool (*want)(const struct filecache_ent *e, void *arg),
 				     void *arg);
+
+/* Calls fn for every entry; fn may not add or remove entries. */
+void filecache__for_each(const struct filecache *fc,
+			 void (*fn)(struct filecache_ent *e, void *arg), void *arg);
 
 /* Something besides entries that a trim may free: the owner's other
  * memory under the same limit (a process's JIT map), ordered with them. */

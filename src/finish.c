@@ -202,6 +202,10 @@ static void report_unwind(struct capture *cap, const uint64_t *c)
 	     " MiB); %zu process images, %zu mapping entries; built in %.0f ms",
 	     st.files_loaded, st.table_bytes / 1024, st.files_no_table, st.too_big, st.evicted,
 	     st.kernel_bytes / 1024, st.budget >> 20, st.processes, st.mappings, st.build_ms);
+	info("unwind files: %zu known, %" PRIu64 " no longer mapped freed; %zu tables of mapped files"
+	     " not loaded (waiting for room), %" PRIu64 " loaded again; %" PRIu64 " image reads left"
+	     " mappings out, beyond a user's or a process's share", st.files_known, st.forgotten, st.waiting,
+	     st.reloaded, st.over_share);
 	if (st.mappings_dropped)
 		warn("%" PRIu64 " process mappings found no room in the kernel: their frames fall"
 		     " back to frame pointers", st.mappings_dropped);

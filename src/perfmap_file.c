@@ -203,6 +203,8 @@ static void set_identity(struct perfmap *pm, const struct stat *st, uint64_t con
 	pm->size = st->st_size;
 	pm->mtime_sec = st->st_mtim.tv_sec;
 	pm->mtime_nsec = st->st_mtim.tv_nsec;
+	pm->ctime_sec = st->st_ctim.tv_sec;
+	pm->ctime_nsec = st->st_ctim.tv_nsec;
 	pm->consumed = consumed;
 }
 
@@ -290,7 +292,9 @@ static bool unchanged(const struct perfmap *pm, const struct stat *st)
 {
 	return same_file(pm, st) && pm->size == (uint64_t)st->st_size &&
 	       pm->mtime_sec == (uint64_t)st->st_mtim.tv_sec &&
-	       pm->mtime_nsec == (uint64_t)st->st_mtim.tv_nsec;
+	       pm->mtime_nsec == (uint64_t)st->st_mtim.tv_nsec &&
+	       pm->ctime_sec == (uint64_t)st->st_ctim.tv_sec &&
+	       pm->ctime_nsec == (uint64_t)st->st_ctim.tv_nsec;
 }
 
 /* The lines appended to pm's file since it was read; -E2BIG: read it anew. */

@@ -39,6 +39,7 @@ struct perfmap {
 	size_t names_used, names_cap, names_committed;
 	/* The file it was read from (perfmap_file.c); zero for parsed text. */
 	uint64_t dev, ino, mtime_sec, mtime_nsec;
+	uint64_t ctime_sec, ctime_nsec; /* which its owner cannot set back */
 	uint64_t size;     /* at the last read */
 	uint64_t consumed; /* bytes read: up to the last newline */
 	uint32_t next_seq; /* for the next appended line */

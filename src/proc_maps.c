@@ -291,3 +291,23 @@ void proc_maps__free(struct proc_maps *pm)
 	free(pm->maps);
 	free(mp);
 }
+
+uid_t proc_maps__real_uid(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long uid;
+	uid_t out = (uid_t)-1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return out;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Uid: %lu", &uid) == 1) {
+			out = uid;
+			break;
+		}
+	fclose(f);
+	return out;
+}

@@ -37,5 +37,11 @@ struct proc_maps *proc_maps__load(pid_t pid);
 struct proc_maps *proc_maps__parse(const char *text, size_t len);
 const struct proc_map *proc_maps__find(const struct proc_maps *pm, uint64_t addr);
 void proc_maps__free(struct proc_maps *pm);
+/*
+ * The real uid of process pid, from /proc/PID/status; (uid_t)-1 when it
+ * cannot be read.  Who started a process: it changes only with privileges,
+ * while the owner of /proc/PID follows PR_SET_DUMPABLE.
+ */
+uid_t proc_maps__real_uid(pid_t pid);
 
 #endif

@@ -194,7 +194,7 @@ static struct symfile *file_get(struct symcache *sc, const struct stat *st, int 
 				pid_t pid, const struct proc_map *m,
 				const struct symcache_read *rd)
 {
-	struct file_id id = file_id__of(st);
+	struct file_id id = file_id__of(fd, st);
 	struct symfile *f = (struct symfile *)filecache__find(sc->files, &id);
 
 	if (f && (f->state != FILE_LATE || f->failed_phase == rd->phase))

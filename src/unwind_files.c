@@ -17,10 +17,15 @@
  * and freed once loaded: user memory is one table at a time.
  *
  * Memory: the shards take at most the budget.  When a table does not fit,
- * the least recently used files are evicted (those no live process maps
- * first), their slots reused after a grace period; a table that does not
- * fit even then is counted (too_big) and its frames fall back to frame
- * pointers.  Files are opened as usyms opens them (safe_open__mapped).
+ * others are evicted, in the order unwind_shares.c gives (files no process
+ * maps first, then those of users over their share), their slots reused
+ * after a grace period; a table that does not fit even then is counted
+ * (too_big) and its frames fall back to frame pointers.  A table evicted
+ * while a process maps it is loaded again when room returns (the maps'
+ * housekeeping asks).  Files no process maps are kept, KEEP_UNMAPPED of
+ * them, for the next process that does; older ones are freed, in the
+ * kernel and here.  Files are opened as usyms opens them
+ * (safe_open__mapped).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +36,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 
@@ -45,8 +51,6 @@
 #define PAGE_SHIFT_DEFAULT 12
 #define PAGE_SHIFT_MIN 4
 #define PAGE_SHIFT_MAX 28
-/* Builds waiting for the builder thread, each holding its file open. */
-#define MAX_JOBS 256
 /* A table whose gaps cover more than 1/GAP_SHARE of the code is missing
  * CFI (built without unwind tables): its debug file may have it. */
 #define GAP_SHARE 8
@@ -58,39 +62,88 @@
 
 /* ---- files ----------------------------------------------------------- */
 
+static void unpublish(struct unwind_maps *um, struct ufile *uf);
+
+/* Frees a file the cache lets go of (arg: um), out of the kernel first
+ * unless all of it is being torn down. */
 static void ufile_free(struct filecache_ent *e, void *arg)
 {
 	struct ufile *uf = (struct ufile *)e;
+	struct unwind_maps *um = arg;
 
-	(void)arg;
+	if (um && !um->quit)
+		unpublish(um, uf);
+	if (uf->share)
+		uf->share->files--;
 	free(uf->ext);
 	free(uf);
 }
 
 int unwind_files_init(struct unwind_maps *um)
 {
-	um->files = filecache__new(ufile_free, NULL);
+	um->files = filecache__new(ufile_free, um);
 	return um->files ? 0 : -ENOMEM;
 }
 
 void unwind_files_free(struct unwind_maps *um)
 {
+	um->quit = true;
 	filecache__free(um->files);
 	if (um->vdso)
 		ufile_free(&um->vdso->ent, NULL);
 }
 
-static struct ufile *file_get(struct unwind_maps *um, const struct file_id *id)
+/* The least recently mapped file no process maps of share sh, if any. */
+struct own_pick {
+	const struct ushare *sh;
+	struct ufile *best;
+};
+
+static void pick_own_unmapped(struct filecache_ent *e, void *arg)
+{
+	struct own_pick *p = arg;
+	struct ufile *uf = (struct ufile *)e;
+
+	if (uf->share == p->sh && !e->refs && !uf->queued &&
+	    (!p->best || e->last_used < p->best->ent.last_used))
+		p->best = uf;
+}
+
+/* sh knows its share of files: frees the oldest it no longer maps. */
+static bool forget_own(struct unwind_maps *um, const struct ushare *sh)
+{
+	struct own_pick p = { .sh = sh };
+
+	filecache__for_each(um->files, pick_own_unmapped, &p);
+	if (!p.best)
+		return false;
+	filecache__evict(um->files, &p.best->ent);
+	um->n.forgotten++;
+	return true;
+}
+
+/* The file of identity id, known for a process of share sh (NULL: not
+ * charged, as our own libraries): NULL when sh has its share of files
+ * and maps them all, or out of memory. */
+static struct ufile *file_get(struct unwind_maps *um, const struct file_id *id,
+			      struct ushare *sh)
 {
 	struct ufile *f = (struct ufile *)filecache__find(um->files, id);
 
 	if (f)
 		return f;
+	if (sh && sh->files >= unwind_shares_files() && !forget_own(um, sh)) {
+		um->over_now = true;
+		return NULL;
+	}
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
 	f->ent.id = *id;
 	f->id = um->next_id++;
+	f->share = sh;
+	if (sh)
+		sh->files++;
 	filecache__add(um->files, &f->ent);
 	return f;
 }
@@ -323,54 +376,74 @@ static int load_table(struct unwind_maps *um, struct ufile *uf, const struct unw
 		return err;
 	}
 	uf->state = F_LOADED;
+	uf->want_slots = uf->slots;
+	if (uf->share)
+		uf->share->slots += uf->slots;
 	um->st.files_loaded++;
 	um->st.table_bytes += uf->slots * 8;
 	return 0;
 }
 
+/* Takes uf out of the kernel: its "unwind_files" entry and its table. */
+static void unpublish(struct unwind_maps *um, struct ufile *uf)
+{
+	if (uf->state == F_UNLOADED)
+		return;
+	bpf_map_delete_elem(um->o.files_fd, &uf->id);
+	if (uf->state == F_LOADED) {
+		um->st.table_bytes -= uf->slots * 8;
+		if (uf->share)
+			uf->share->slots -= uf->slots;
+		drop_extents(um, uf, true);
+		um->st.files_loaded--;
+	} else {
+		um->st.files_no_table -= uf->no_cfi;
+	}
+	uf->state = F_UNLOADED;
+}
+
+/* Unloads uf for another file.  The file stays known (its id, its
+ * segments); while a process maps it, it waits for room to come back. */
 static void evict(struct unwind_maps *um, struct ufile *uf)
 {
-	bpf_map_delete_elem(um->o.files_fd, &uf->id);
-	um->st.table_bytes -= uf->slots * 8;
-	drop_extents(um, uf, true);
-	uf->state = F_UNLOADED;
-	um->st.files_loaded--;
-	um->st.evicted++;
+	if (uf->state == F_LOADED)
+		um->st.evicted++;
+	unpublish(um, uf);
+	uf->waiting = uf->ent.refs > 0 && !uf->failed;
 	debug("unwind table of inode %" PRIu64 " evicted", uf->ent.id.ino);
 }
 
-/* A table evict_lru may unload: loaded, and not mapped in this update. */
-static bool evictable(const struct filecache_ent *e, void *um)
+/* Evicts what unwind_shares_victim picks for a file of share sh; false if
+ * nothing may go. */
+static bool evict_for(struct unwind_maps *um, const struct ushare *sh, enum victims which)
 {
-	const struct ufile *uf = (const struct ufile *)e;
+	struct ufile *v = unwind_shares_victim(um, sh, which);
 
-	return uf->state == F_LOADED && e->last_used != ((struct unwind_maps *)um)->tick;
-}
-
-/* The least recently used loaded table not mapped in this update, files
- * no held image maps first; false if there is none.  The file stays known
- * (its id, its segments): only its table leaves the kernel. */
-static bool evict_lru(struct unwind_maps *um)
-{
-	struct ufile *best = (struct ufile *)filecache__lru(um->files, evictable, um);
-
-	if (!best)
+	if (!v)
 		return false;
-	evict(um, best);
+	evict(um, v);
 	return true;
 }
 
-/* Known to the kernel as a file without a table. */
-static void publish_no_table(struct unwind_maps *um, struct ufile *uf)
+/*
+ * Known to the kernel as a file without a table (also one whose table did
+ * not fit: failed), the files map made room in if full; false if not
+ * (its frames count as not loaded).
+ */
+static bool publish_no_table(struct unwind_maps *um, struct ufile *uf)
 {
 	struct unwind_file ent = { 0 };
+	int err;
 
-	if (!bpf_map_update_elem(um->o.files_fd, &uf->id, &ent, BPF_ANY)) {
-		uf->state = F_NO_TABLE;
-		um->st.files_no_table++;
-	} else {
-		uf->failed = true; /* its frames count as not loaded; not retried */
-	}
+	while ((err = bpf_map_update_elem(um->o.files_fd, &uf->id, &ent, BPF_ANY) ? -errno : 0) ==
+		       -E2BIG && evict_for(um, uf->share, VICTIM_ENTRY))
+		;
+	if (err)
+		return false;
+	uf->state = F_NO_TABLE;
+	uf->no_cfi = !uf->failed && !uf->waiting;
+	um->st.files_no_table += uf->no_cfi;
+	return true;
 }
 
 /* Loads a table built for uf (or publishes that it has none), evicting
@@ -378,30 +451,40 @@ static void publish_no_table(struct unwind_maps *um, struct ufile *uf)
 static void load_built(struct unwind_maps *um, struct ufile *uf, struct unwind_table *t,
 		       const char *name, uint64_t t0)
 {
+	bool back = uf->waiting; /* evicted while mapped, or did not fit */
 	int err;
 
 	if (!t) {
-		publish_no_table(um, uf);
+		uf->waiting = false;
+		if (!publish_no_table(um, uf))
+			uf->waiting = true; /* the files map is full: when room returns */
 		um->st.build_ms += (clock__now_ns() - t0) / 1e6;
 		return;
 	}
 	/* -E2BIG from the files map: full, as the shards can be */
-	while (((err = load_table(um, uf, t)) == -ENOSPC || err == -E2BIG) && evict_lru(um))
+	while (((err = load_table(um, uf, t)) == -ENOSPC || err == -E2BIG) &&
+	       evict_for(um, uf->share, err == -E2BIG ? VICTIM_ENTRY :
+					back ? VICTIM_SLOTS_RELOAD : VICTIM_SLOTS))
 		;
-	debug("unwind table of %s: %zu KiB, built and loaded in %.1f ms%s", name,
-	      unwind_table__bytes(t) / 1024, (clock__now_ns() - t0) / 1e6, err ? ", did not fit" : "");
-	if (err) {
-		struct unwind_file none = { 0 };
-
-		/* known to the kernel as without a table: frame pointers */
-		uf->failed = true;
-		bpf_map_update_elem(um->o.files_fd, &uf->id, &none, BPF_ANY);
-		if (!um->st.too_big++)
-			warn("unwind table of %s (%zu KiB) does not fit in --unwind-memory (%" PRIu64
-			     " MiB): its frames fall back to frame pointers (raise --unwind-memory)",
-			     name, unwind_table__bytes(t) / 1024, um->st.budget >> 20);
-	}
+	debug("unwind table of %s: %zu KiB, built and loaded in %.1f ms%s%s", name,
+	      unwind_table__bytes(t) / 1024, (clock__now_ns() - t0) / 1e6, back ? " again" : "",
+	      err ? ", did not fit" : "");
 	um->st.build_ms += (clock__now_ns() - t0) / 1e6;
+	if (!err) {
+		um->n.reloaded += back;
+		uf->waiting = false;
+		return;
+	}
+	/* known to the kernel as without a table (frame pointers) until room
+	 * returns, or for good when the table is larger than the budget */
+	uf->failed = unwind_table__bytes(t) > um->st.budget;
+	uf->waiting = !uf->failed;
+	publish_no_table(um, uf);
+	if (!back && !um->st.too_big++)
+		warn("unwind table of %s (%zu KiB) does not fit in --unwind-memory (%" PRIu64
+		     " MiB): its frames fall back to frame pointers%s (raise --unwind-memory)",
+		     name, unwind_table__bytes(t) / 1024, um->st.budget >> 20,
+		     uf->failed ? "" : " until room returns");
 }
 
 /* ---- the builder thread ------------------------------------------------- */
@@ -415,41 +498,67 @@ struct job {
 	char *path; /* as the process sees it, or NULL */
 };
 
-/* Queues uf's build, taking fd; false if the queue is full (fd kept). */
+/* Queues uf's build, taking fd; false if the queue is full (fd kept).  The
+ * job holds uf, so that forgetting unmapped files cannot free it. */
 static bool enqueue(struct unwind_maps *um, struct ufile *uf, int fd, pid_t pid,
 		    const char *path)
 {
 	struct job *j;
 
-	if (um->nr_jobs >= MAX_JOBS || !(j = calloc(1, sizeof(*j))))
+	if (um->nr_jobs >= MAX_JOBS ||
+	    (uf->share && uf->share->jobs >= MAX_JOBS / SHARE_USER) ||
+	    !(j = calloc(1, sizeof(*j))))
 		return false;
 	*j = (struct job){ .next = um->jobs, .uf = uf, .fd = fd, .pid = pid,
 			   .path = path ? strdup(path) : NULL };
 	um->jobs = j;
 	um->nr_jobs++;
 	uf->queued = true;
+	filecache__hold(&uf->ent);
+	if (uf->share)
+		uf->share->jobs++;
 	pthread_cond_signal(&um->wake);
 	return true;
 }
 
-/* The queued job of the smallest file: small programs' tables come first. */
+static uint64_t served(const struct job *j)
+{
+	return j->uf->share ? j->uf->share->built : 0;
+}
+
+/* Whether job a goes before b: the user served least first (one user's
+ * thousand files do not hold up another's one), then the smallest file
+ * (small programs' tables come first). */
+static bool before(const struct job *a, const struct job *b)
+{
+	if (served(a) != served(b))
+		return served(a) < served(b);
+	return a->uf->ent.id.size < b->uf->ent.id.size;
+}
+
 static struct job *dequeue(struct unwind_maps *um)
 {
 	struct job **best = NULL, *j;
 
 	for (struct job **pp = &um->jobs; *pp; pp = &(*pp)->next)
-		if (!best || (*pp)->uf->ent.id.size < (*best)->uf->ent.id.size)
+		if (!best || before(*pp, *best))
 			best = pp;
 	if (!best)
 		return NULL;
 	j = *best;
 	*best = j->next;
 	um->nr_jobs--;
+	if (j->uf->share)
+		j->uf->share->built++;
 	return j;
 }
 
 static void job_free(struct job *j)
 {
+	j->uf->queued = false;
+	if (j->uf->share)
+		j->uf->share->jobs--;
+	filecache__release(&j->uf->ent);
 	close(j->fd);
 	free(j->path);
 	free(j);
@@ -468,7 +577,14 @@ void *unwind_files_builder(void *arg)
 	while (!um->quit) {
 		j = dequeue(um);
 		if (!j) {
-			pthread_cond_wait(&um->wake, &um->lock);
+			/* idle: the housekeeping of a capture no image event wakes */
+			struct timespec at;
+
+			clock_gettime(CLOCK_MONOTONIC, &at);
+			at.tv_sec++;
+			pthread_cond_timedwait(&um->wake, &um->lock, &at);
+			if (!um->quit && !um->stopped)
+				unwind_maps_housekeep(um);
 			continue;
 		}
 		um->building = true;
@@ -479,7 +595,6 @@ void *unwind_files_builder(void *arg)
 		um->building = false;
 		if (!um->quit && !um->stopped)
 			load_built(um, j->uf, t, j->path ? j->path : "(deleted)", t0);
-		j->uf->queued = false;
 		unwind_table__free(t);
 		job_free(j);
 	}
@@ -488,7 +603,7 @@ void *unwind_files_builder(void *arg)
 }
 
 struct ufile *unwind_files_resolve(struct unwind_maps *um, pid_t pid, const struct proc_map *m,
-				   bool sync)
+				   struct ushare *sh, bool sync)
 {
 	const char *path = m->deleted ? NULL : m->path;
 	struct ufile *uf = NULL;
@@ -498,11 +613,11 @@ struct ufile *unwind_files_resolve(struct unwind_maps *um, pid_t pid, const stru
 
 	if (fd < 0)
 		return NULL;
-	id = file_id__of(&st);
-	uf = file_get(um, &id);
+	id = file_id__of(fd, &st);
+	uf = file_get(um, &id, sh);
 	if (uf && !uf->inspected)
 		inspect(uf, fd);
-	if (uf && uf->state == F_UNLOADED && !uf->failed && !uf->queued) {
+	if (uf && (uf->state == F_UNLOADED || uf->waiting) && !uf->failed && !uf->queued) {
 		if (sync) {
 			uint64_t t0 = clock__now_ns();
 			struct unwind_table *t = build_table(um, uf, fd, pid, path);
@@ -565,8 +680,83 @@ void unwind_files_drop_jobs(struct unwind_maps *um)
 {
 	struct job *j;
 
-	while ((j = dequeue(um))) {
-		j->uf->queued = false;
+	while ((j = dequeue(um)))
 		job_free(j);
+}
+
+/* ---- files no process maps, and tables waiting for room ------------------ */
+
+struct unmapped {
+	struct ufile **v;
+	size_t n, cap;
+	size_t waiting;
+};
+
+static void collect_unmapped(struct filecache_ent *e, void *arg)
+{
+	struct unmapped *u = arg;
+	struct ufile *uf = (struct ufile *)e;
+
+	if (e->refs && !uf->failed && !uf->queued && (uf->state == F_UNLOADED || uf->waiting))
+		u->waiting++;
+	if (!e->refs && u->n < u->cap)
+		u->v[u->n++] = uf;
+}
+
+static int older_first(const void *a, const void *b)
+{
+	const struct ufile *x = *(struct ufile *const *)a, *y = *(struct ufile *const *)b;
+
+	return x->ent.last_used < y->ent.last_used ? -1 : x->ent.last_used > y->ent.last_used;
+}
+
+void unwind_files_forget(struct unwind_maps *um)
+{
+	struct filecache_stats fs;
+	struct unmapped u = { 0 };
+
+	filecache__stats(um->files, &fs);
+	u.cap = fs.entries;
+	u.v = malloc((u.cap ? u.cap : 1) * sizeof(*u.v));
+	if (!u.v)
+		return;
+	filecache__for_each(um->files, collect_unmapped, &u);
+	um->n.waiting = u.waiting;
+	if (u.n > KEEP_UNMAPPED) {
+		qsort(u.v, u.n, sizeof(*u.v), older_first);
+		for (size_t i = 0; i < u.n - KEEP_UNMAPPED; i++)
+			filecache__evict(um->files, &u.v[i]->ent);
+		um->n.forgotten += u.n - KEEP_UNMAPPED;
 	}
+	free(u.v);
+}
+
+struct room {
+	struct unwind_maps *um;
+	const struct ushare *sh;
+	uint64_t slots; /* that evicting could free for it */
+};
+
+static void add_room(struct filecache_ent *e, void *arg)
+{
+	struct room *r = arg;
+	struct ufile *uf = (struct ufile *)e;
+
+	if (uf->state == F_LOADED && !uf->queued && e->last_used != r->um->tick &&
+	    (!e->refs || (uf->share && uf->share != r->sh &&
+			  uf->share->slots > unwind_shares_slots(r->um))))
+		r->slots += uf->slots;
+}
+
+bool unwind_files_room_for(struct unwind_maps *um, const struct ufile *uf)
+{
+	struct unwind_shards_stats ss;
+	struct room r = { .um = um, .sh = uf->share };
+	uint64_t total = um->st.budget / 8;
+
+	unwind_shards__stats(um->shards, &ss);
+	if (ss.slots_used + uf->want_slots <= total)
+		return true;
+	filecache__for_each(um->files, add_room, &r);
+	return ss.slots_used + uf->want_slots <= total + r.slots;
 }

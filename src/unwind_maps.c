@@ -2,9 +2,12 @@
 /*
  * Unwind maps (see unwind_maps.h): owns the process images whose
  * mappings are in the kernel's LPM trie ("unwind_mappings", each mapping
- * with its file's id and load bias) and the sweeping that keeps the trie
- * within its bounds: mappings of processes that are gone are swept at most
- * once a second, and whenever it is full.  The files, their tables and
+ * with its file's id and load bias), what one image may take of it and of
+ * the files (1/SHARE_PROC; a user 1/SHARE_USER, unwind_shares.c), and the
+ * housekeeping that keeps the tables within their bounds: mappings of
+ * processes that are gone are swept, files no process maps forgotten and
+ * evicted tables that are still mapped loaded again, at most once a
+ * second (whenever the trie is full too).  The files, their tables and
  * the memory budget are unwind_files.c's.
  */
 #include <endian.h>
@@ -17,6 +20,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
+#include "addr_search.h"
 #include "hash.h"
 #include "proc_maps.h"
 #include "unwind.h"
@@ -31,15 +35,22 @@ struct umap {
 	uint64_t start, end, bias;
 	struct ufile *file; /* NULL: anonymous code */
 	uint64_t pgoff, dev, ino; /* as maps said, to reuse file without an open */
+	bool in_kernel;     /* its prefixes are in the trie */
 };
 
 struct uproc {
 	struct uproc *next;
 	pid_t pid;
 	uint32_t gen;
-	struct umap *maps;
+	struct ushare *share; /* its user's */
+	struct umap *maps;    /* sorted by start, as maps lists them */
 	size_t nr;
+	size_t prefixes;      /* its entries in the trie */
 };
+
+/* One process image's share of the files and of the trie. */
+#define PROC_FILES (UNWIND_MAX_FILES / SHARE_PROC)
+#define PROC_PREFIXES (UNWIND_MAX_MAPPINGS / SHARE_PROC)
 
 void unwind_maps__layout(uint64_t budget, uint32_t *shard_bits, uint32_t *max_shards)
 {
@@ -72,16 +83,24 @@ static bool map_bias(const struct ufile *uf, const struct proc_map *m, uint64_t 
 	return false;
 }
 
+/* An insertion or deletion of one mapping's prefixes, for process p. */
+struct prefix_op {
+	struct unwind_maps *um;
+	struct uproc *p;
+	const struct unwind_mapping *value; /* NULL: delete */
+};
+
 /*
  * Calls fn for each prefix of the smallest set covering [start, end):
  * aligned power-of-two blocks, key prefix length 32 (tgid) + address bits.
+ * With fn NULL, counts them.
  */
 static int for_each_prefix(uint64_t start, uint64_t end,
-			   int (*fn)(struct unwind_maps *, struct unwind_map_key *, void *),
-			   struct unwind_maps *um, pid_t pid, void *arg)
+			   int (*fn)(struct prefix_op *, struct unwind_map_key *),
+			   struct prefix_op *op)
 {
 	struct unwind_map_key k;
-	int err;
+	int err, n = 0;
 
 	while (start < end) {
 		int bits = start ? __builtin_ctzll(start) : 63;
@@ -89,51 +108,68 @@ static int for_each_prefix(uint64_t start, uint64_t end,
 		while (bits > 0 && (start + (1ull << bits) > end || start + (1ull << bits) < start))
 			bits--;
 		k.prefixlen = 32 + 64 - bits;
-		k.tgid = htobe32((uint32_t)pid);
+		k.tgid = htobe32(op ? (uint32_t)op->p->pid : 0);
 		k.addr = htobe64(start);
-		err = fn(um, &k, arg);
-		if (err)
+		if (fn && (err = fn(op, &k)))
 			return err;
+		n++;
 		start += 1ull << bits;
 	}
-	return 0;
+	return fn ? 0 : n;
 }
 
-static int insert_prefix(struct unwind_maps *um, struct unwind_map_key *k, void *value)
+static size_t prefix_count(uint64_t start, uint64_t end)
 {
-	if (bpf_map_update_elem(um->o.mappings_fd, k, value, BPF_NOEXIST)) {
+	return for_each_prefix(start, end, NULL, NULL);
+}
+
+static void count_prefix(struct prefix_op *op, int d)
+{
+	op->um->nr_mappings += d;
+	op->p->prefixes += d;
+	if (op->p->share)
+		op->p->share->prefixes += d;
+}
+
+static int insert_prefix(struct prefix_op *op, struct unwind_map_key *k)
+{
+	int fd = op->um->o.mappings_fd;
+
+	if (bpf_map_update_elem(fd, k, op->value, BPF_NOEXIST)) {
 		if (errno != EEXIST)
 			return -errno;
-		if (bpf_map_update_elem(um->o.mappings_fd, k, value, BPF_ANY))
+		if (bpf_map_update_elem(fd, k, op->value, BPF_ANY))
 			return -errno;
 		return 0;
 	}
-	um->nr_mappings++;
+	count_prefix(op, 1);
 	return 0;
 }
 
-static int delete_prefix(struct unwind_maps *um, struct unwind_map_key *k, void *unused)
+static int delete_prefix(struct prefix_op *op, struct unwind_map_key *k)
 {
-	(void)unused;
-	if (!bpf_map_delete_elem(um->o.mappings_fd, k))
-		um->nr_mappings--;
+	if (!bpf_map_delete_elem(op->um->o.mappings_fd, k))
+		count_prefix(op, -1);
 	return 0;
 }
 
-static int insert_map(struct unwind_maps *um, pid_t pid, uint32_t gen, const struct umap *m)
+static int insert_map(struct unwind_maps *um, struct uproc *p, uint32_t gen, const struct umap *m)
 {
 	struct unwind_mapping v = {
 		.start = m->start, .end = m->end, .bias = m->bias,
 		.file = m->file ? m->file->id : 0, .gen = gen,
 		.flags = m->file ? 0 : UNWIND_MAP_ANON,
 	};
+	struct prefix_op op = { um, p, &v };
 
-	return for_each_prefix(m->start, m->end, insert_prefix, um, pid, &v);
+	return for_each_prefix(m->start, m->end, insert_prefix, &op);
 }
 
-static void delete_map(struct unwind_maps *um, pid_t pid, const struct umap *m)
+static void delete_map(struct unwind_maps *um, struct uproc *p, const struct umap *m)
 {
-	for_each_prefix(m->start, m->end, delete_prefix, um, pid, NULL);
+	struct prefix_op op = { um, p, NULL };
+
+	for_each_prefix(m->start, m->end, delete_prefix, &op);
 }
 
 /* ---- process images -------------------------------------------------------- */
@@ -151,7 +187,7 @@ static void release_maps(struct unwind_maps *um, struct uproc *p, bool in_kernel
 {
 	for (size_t i = 0; i < p->nr; i++) {
 		if (in_kernel)
-			delete_map(um, p->pid, &p->maps[i]);
+			delete_map(um, p, &p->maps[i]);
 		if (p->maps[i].file)
 			filecache__release(&p->maps[i].file->ent);
 	}
@@ -190,25 +226,89 @@ static void sweep(struct unwind_maps *um, const struct uproc *keep)
 		}
 }
 
-/* The same mapping of the same file in the old list: its file, no open. */
+/* The same mapping of the same file in the old list (sorted): its file,
+ * no open. */
 static struct ufile *known_file(const struct uproc *p, const struct proc_map *m)
 {
-	for (size_t i = 0; i < p->nr; i++) {
-		const struct umap *o = &p->maps[i];
+	long i = ADDR_SEARCH(p->maps, p->nr, start, m->start);
+	const struct umap *o = i >= 0 ? &p->maps[i] : NULL;
 
-		if (o->start == m->start && o->end == m->end && o->pgoff == m->pgoff &&
-		    o->dev == m->dev && o->ino == m->ino)
-			return o->file;
-	}
+	if (o && o->start == m->start && o->end == m->end && o->pgoff == m->pgoff &&
+	    o->dev == m->dev && o->ino == m->ino)
+		return o->file;
 	return NULL;
 }
 
-/* The executable mappings of pm, their files resolved and loaded. */
-static size_t collect_maps(struct unwind_maps *um, pid_t pid, const struct uproc *old,
-			   const struct proc_maps *pm, struct umap *out)
-{
-	size_t n = 0;
+/*
+ * The files of one maps read by device and inode: a file a process maps
+ * cannot be deleted, so its inode number is not another file's while the
+ * mapping stands, and 65,000 mappings of one file cost one open.
+ */
+struct seen {
+	struct { uint64_t dev, ino; struct ufile *uf; } *e;
+	size_t mask, distinct;
+};
 
+static bool seen_init(struct seen *s, size_t n)
+{
+	size_t cap = 16;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	s->e = calloc(cap, sizeof(*s->e));
+	s->mask = cap - 1;
+	s->distinct = 0;
+	return s->e != NULL;
+}
+
+/* The slot of (dev, ino): its file, or empty (uf NULL, ino set on fill). */
+static size_t seen_slot(const struct seen *s, uint64_t dev, uint64_t ino)
+{
+	size_t i = hash_mix64(dev ^ hash_mix64(ino)) & s->mask;
+
+	while (s->e[i].uf && (s->e[i].dev != dev || s->e[i].ino != ino))
+		i = (i + 1) & s->mask;
+	return i;
+}
+
+/* The file of mapping m for process pid of share sh (its old list: old),
+ * resolved at most once per file in a read and within a process's share
+ * of files. */
+static struct ufile *map_file(struct unwind_maps *um, pid_t pid, struct ushare *sh,
+			      const struct uproc *old, const struct proc_map *m, struct seen *seen)
+{
+	size_t slot = seen_slot(seen, m->dev, m->ino);
+	struct ufile *uf = seen->e[slot].uf;
+
+	if (uf)
+		return uf;
+	uf = old ? known_file(old, m) : NULL;
+	if (!uf || ((uf->state == F_UNLOADED || uf->waiting) && !uf->failed && !uf->queued)) {
+		if (seen->distinct >= PROC_FILES) {
+			um->over_now = true;
+			return NULL; /* frame pointers */
+		}
+		uf = unwind_files_resolve(um, pid, m, sh, false);
+	}
+	if (uf) {
+		seen->e[slot].dev = m->dev;
+		seen->e[slot].ino = m->ino;
+		seen->e[slot].uf = uf;
+		seen->distinct++;
+	}
+	return uf;
+}
+
+/* The executable mappings of pm, their files resolved and loaded, as many
+ * as a process's share of the trie holds. */
+static size_t collect_maps(struct unwind_maps *um, pid_t pid, struct ushare *sh,
+			   const struct uproc *old, const struct proc_maps *pm, struct umap *out)
+{
+	size_t n = 0, prefixes = 0;
+	struct seen seen;
+
+	if (!seen_init(&seen, pm->nr))
+		return 0;
 	for (size_t i = 0; i < pm->nr; i++) {
 		const struct proc_map *m = &pm->maps[i];
 		struct umap u = { .start = m->start, .end = m->end, .pgoff = m->pgoff,
@@ -217,13 +317,15 @@ static size_t collect_maps(struct unwind_maps *um, pid_t pid, const struct uproc
 
 		if (!m->exec || m->kind == PROC_MAP_SPECIAL || m->kind == PROC_MAP_STACK)
 			continue;
-		if (m->kind == PROC_MAP_FILE) {
-			uf = old ? known_file(old, m) : NULL;
-			if (!uf || (uf->state == F_UNLOADED && !uf->failed))
-				uf = unwind_files_resolve(um, pid, m, false);
-		} else if (m->kind == PROC_MAP_VDSO) {
-			uf = unwind_files_vdso(um, m);
+		prefixes += prefix_count(m->start, m->end);
+		if (prefixes > PROC_PREFIXES) {
+			um->over_now = true; /* the rest are not in the trie */
+			continue;
 		}
+		if (m->kind == PROC_MAP_FILE)
+			uf = map_file(um, pid, sh, old, m, &seen);
+		else if (m->kind == PROC_MAP_VDSO)
+			uf = unwind_files_vdso(um, m);
 		/* no file (a JIT's anonymous or heap code, a file that would not
 		 * open) or no segment for it: frame pointers, as "no table" */
 		/* tables come later: the mapping points at its file already */
@@ -236,6 +338,7 @@ static size_t collect_maps(struct unwind_maps *um, pid_t pid, const struct uproc
 		}
 		out[n++] = u;
 	}
+	free(seen.e);
 	return n;
 }
 
@@ -244,37 +347,56 @@ static bool same_map(const struct umap *a, const struct umap *b)
 	return a->start == b->start && a->end == b->end && a->bias == b->bias && a->file == b->file;
 }
 
-static bool has_map(const struct umap *maps, size_t nr, const struct umap *m)
+/* The same mapping in maps[nr] (sorted by start), or NULL. */
+static struct umap *find_map(struct umap *maps, size_t nr, const struct umap *m)
 {
-	for (size_t i = 0; i < nr; i++)
-		if (same_map(&maps[i], m))
-			return true;
-	return false;
+	long i = ADDR_SEARCH(maps, nr, start, m->start);
+
+	return i >= 0 && same_map(&maps[i], m) ? &maps[i] : NULL;
 }
 
-/* Makes the kernel's entries of p those of maps[nr] for image gen. */
-static void apply_maps(struct unwind_maps *um, struct uproc *p, uint32_t gen, struct umap *maps,
-		       size_t nr)
+/* Puts m in the trie, if p's user has room for it there. */
+static void insert_within_share(struct unwind_maps *um, struct uproc *p, uint32_t gen,
+				struct umap *m)
+{
+	int err;
+
+	if (p->share && p->share->prefixes + prefix_count(m->start, m->end) >
+				unwind_shares_prefixes()) {
+		um->over_now = true;
+		return;
+	}
+	err = insert_map(um, p, gen, m);
+	if (err == -E2BIG || err == -ENOSPC || err == -ENOMEM) {
+		sweep(um, p);
+		err = insert_map(um, p, gen, m);
+	}
+	if (err) {
+		delete_map(um, p, m);
+		um->st.mappings_dropped++;
+		return;
+	}
+	m->in_kernel = true;
+}
+
+/* Makes the kernel's entries of p those of maps[nr] for image gen, whose
+ * user's share is sh. */
+static void apply_maps(struct unwind_maps *um, struct uproc *p, uint32_t gen,
+		       struct ushare *sh, struct umap *maps, size_t nr)
 {
 	bool regen = gen != p->gen;
-	int err;
+	struct umap *o;
 
 	/* deletions first: a new mapping may take a prefix an old one had */
 	for (size_t i = 0; i < p->nr; i++)
-		if (regen || !has_map(maps, nr, &p->maps[i]))
-			delete_map(um, p->pid, &p->maps[i]);
+		if (p->maps[i].in_kernel && (regen || !find_map(maps, nr, &p->maps[i])))
+			delete_map(um, p, &p->maps[i]);
+	p->share = sh;
 	for (size_t i = 0; i < nr; i++) {
-		if (!regen && has_map(p->maps, p->nr, &maps[i]))
-			continue;
-		err = insert_map(um, p->pid, gen, &maps[i]);
-		if (err == -E2BIG || err == -ENOSPC || err == -ENOMEM) {
-			sweep(um, p);
-			err = insert_map(um, p->pid, gen, &maps[i]);
-		}
-		if (err) {
-			delete_map(um, p->pid, &maps[i]);
-			um->st.mappings_dropped++;
-		}
+		if (!regen && (o = find_map(p->maps, p->nr, &maps[i])) && o->in_kernel)
+			maps[i].in_kernel = true;
+		else
+			insert_within_share(um, p, gen, &maps[i]);
 	}
 	release_maps(um, p, false);
 	p->maps = maps;
@@ -299,38 +421,75 @@ void unwind_maps__update(pid_t pid, uint32_t gen, const struct proc_maps *pm, vo
 static void update(struct unwind_maps *um, pid_t pid, uint32_t gen, const struct proc_maps *pm)
 {
 	struct uproc **pp, *p;
+	struct ushare *sh;
 	struct umap *maps;
 	size_t nr;
 
 	um->tick++;
-	if (clock__now_ns() - um->last_sweep >= SWEEP_NS)
-		sweep(um, NULL);
+	unwind_maps_housekeep(um);
 	pp = proc_slot(um, pid);
 	p = *pp;
-	maps = calloc(pm->nr ? pm->nr : 1, sizeof(*maps));
-	if (!maps)
-		return;
-	nr = collect_maps(um, pid, p && p->gen == gen ? p : NULL, pm, maps);
 	if (!p) {
 		p = calloc(1, sizeof(*p));
-		if (!p) {
-			for (size_t i = 0; i < nr; i++)
-				if (maps[i].file)
-					filecache__release(&maps[i].file->ent);
-			free(maps);
+		if (!p)
 			return;
-		}
 		p->pid = pid;
 		p->gen = gen;
 		*pp = p;
 		um->nr_procs++;
 	}
-	apply_maps(um, p, gen, maps, nr);
+	/* a new image may run as another user (a setuid exec does not) */
+	sh = p->share && p->gen == gen ? p->share : unwind_shares_of(um, pid);
+	maps = calloc(pm->nr ? pm->nr : 1, sizeof(*maps));
+	if (!maps)
+		return;
+	um->over_now = false;
+	nr = collect_maps(um, pid, sh, p->nr && p->gen == gen ? p : NULL, pm, maps);
+	apply_maps(um, p, gen, sh, maps, nr);
+	um->n.over_share += um->over_now;
+}
+
+/* Tables that processes map but are not loaded (evicted, or their build
+ * found the queue full): built and loaded where they fit now, through a
+ * mapping of a process that maps them. */
+static void load_waiting(struct unwind_maps *um)
+{
+	for (size_t b = 0; b < PROC_BUCKETS; b++)
+		for (struct uproc *p = um->procs[b]; p; p = p->next)
+			for (size_t i = 0; i < p->nr; i++) {
+				struct umap *m = &p->maps[i];
+				struct ufile *uf = m->file;
+				struct proc_map pm = { .start = m->start, .end = m->end,
+						       .pgoff = m->pgoff, .dev = m->dev,
+						       .ino = m->ino, .exec = 1,
+						       .kind = PROC_MAP_FILE, .deleted = 1 };
+
+				if (um->nr_jobs >= MAX_JOBS)
+					return;
+				if (!uf || (uf->state != F_UNLOADED && !uf->waiting) || uf->queued ||
+				    uf->failed ||
+				    (uf->share && uf->share->jobs >= MAX_JOBS / SHARE_USER) ||
+				    !unwind_files_room_for(um, uf))
+					continue;
+				/* the same identity, or another file: then a miss */
+				unwind_files_resolve(um, p->pid, &pm, p->share, false);
+			}
+}
+
+void unwind_maps_housekeep(struct unwind_maps *um)
+{
+	if (clock__now_ns() - um->last_sweep < SWEEP_NS)
+		return;
+	sweep(um, NULL);
+	unwind_files_forget(um);
+	if (um->n.waiting)
+		load_waiting(um);
 }
 
 struct unwind_maps *unwind_maps__new(const struct unwind_maps_opts *o)
 {
 	struct unwind_maps *um = calloc(1, sizeof(*um));
+	pthread_condattr_t ca;
 
 	if (!um)
 		return NULL;
@@ -344,7 +503,10 @@ struct unwind_maps *unwind_maps__new(const struct unwind_maps_opts *o)
 	}
 	um->st.budget = (uint64_t)o->max_shards << (o->shard_bits + 3);
 	pthread_mutex_init(&um->lock, NULL);
-	pthread_cond_init(&um->wake, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&um->wake, &ca);
+	pthread_condattr_destroy(&ca);
 	um->builder_started = !pthread_create(&um->builder, NULL, unwind_files_builder, um);
 	if (!um->builder_started) {
 		unwind_maps__free(um);
@@ -378,7 +540,7 @@ void unwind_maps__preload_self(struct unwind_maps *um)
 		/* libraries only: smolder's own program is rarely profiled */
 		if (m->exec && m->kind == PROC_MAP_FILE &&
 		    !(have_exe && m->dev == exe.st_dev && m->ino == exe.st_ino))
-			unwind_files_resolve(um, getpid(), m, true);
+			unwind_files_resolve(um, getpid(), m, NULL, true);
 	}
 	pthread_mutex_unlock(&um->lock);
 	proc_maps__free(pm);
@@ -387,7 +549,7 @@ void unwind_maps__preload_self(struct unwind_maps *um)
 void unwind_maps__stats(const struct unwind_maps *um, struct unwind_maps_stats *out)
 {
 	struct unwind_shards_stats ss;
-
+	struct filecache_stats fs;
 	struct unwind_maps *w = (struct unwind_maps *)um; /* for the lock */
 
 	memset(out, 0, sizeof(*out));
@@ -399,6 +561,12 @@ void unwind_maps__stats(const struct unwind_maps *um, struct unwind_maps_stats *
 	out->kernel_bytes = ss.shards * ss.shard_bytes;
 	out->processes = um->nr_procs;
 	out->mappings = um->nr_mappings;
+	out->over_share = um->n.over_share;
+	out->waiting = um->n.waiting;
+	out->reloaded = um->n.reloaded;
+	out->forgotten = um->n.forgotten;
+	filecache__stats(um->files, &fs);
+	out->files_known = fs.entries;
 	out->queued = um->nr_jobs + um->building;
 	pthread_mutex_unlock(&w->lock);
 }
@@ -424,6 +592,7 @@ void unwind_maps__free(struct unwind_maps *um)
 			free(p);
 		}
 	unwind_files_free(um);
+	unwind_shares_free(um);
 	unwind_shards__free(um->shards);
 	free(um);
 }

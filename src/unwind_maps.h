@@ -68,6 +68,14 @@ struct unwind_maps_stats {
 	uint64_t mappings_dropped; /* mappings the LPM trie had no room for */
 	double build_ms;        /* time spent building and loading tables */
 	size_t queued;          /* tables waiting to be built, or building */
+	size_t files_known;     /* files with a record here, mapped or kept */
+	uint64_t over_share;    /* image reads that left mappings or files out
+				 * (frame pointers): a user's or a process's
+				 * share of a table was full */
+	size_t waiting;         /* tables of mapped files not loaded (evicted, or
+				 * no room to build yet): tried again each second */
+	uint64_t reloaded;      /* evicted tables loaded again */
+	uint64_t forgotten;     /* files no process mapped any more, freed */
 };
 void unwind_maps__stats(const struct unwind_maps *um, struct unwind_maps_stats *out);
 void unwind_maps__free(struct unwind_maps *um);

@@ -38,6 +38,10 @@
 #include "log.h"
 #include "usyms_int.h"
 
+/* Files whose symbols one maps read reads ahead (a process has a few
+ * hundred; the rest are read when a frame needs them). */
+#define PRELOAD_FILES 1024
+
 /* A miss in cached maps rereads them, at most this often per process. */
 #define MAPS_REFRESH_NS 1000000000ULL
 
@@ -495,9 +499,51 @@ static void reread_spend(struct pid_ent *e)
 	e->preloaded_at = now;
 }
 
+/*
+ * The symbol tables of e's executable file mappings, each file resolved
+ * once: a file a process maps cannot be deleted, so while the mapping
+ * stands its device and inode are no other file's, and 65,000 mappings of
+ * one file cost one open, not 65,000.  (The maps text is not read at one
+ * instant: a process that swaps a file for another under the same inode
+ * during the read misnames only its own frames.)  At most PRELOAD_FILES
+ * files a read: the others are read when a frame needs them.
+ */
+static void preload_files(struct usyms *u, struct pid_ent *e)
+{
+	size_t cap = 16, *seen, distinct = 0;
+
+	while (cap < 2 * e->pm->nr)
+		cap *= 2;
+	seen = malloc(cap * sizeof(*seen)); /* index + 1 of a mapping; 0: empty */
+	if (seen)
+		memset(seen, 0, cap * sizeof(*seen));
+	for (size_t i = 0; i < e->pm->nr; i++) {
+		const struct proc_map *m = &e->pm->maps[i], *o;
+		size_t h = hash_mix64(m->dev ^ hash_mix64(m->ino)) & (cap - 1);
+
+		if (!m->exec || m->kind != PROC_MAP_FILE)
+			continue;
+		while (seen && seen[h] && ((o = &e->pm->maps[seen[h] - 1])->dev != m->dev ||
+					   o->ino != m->ino))
+			h = (h + 1) & (cap - 1);
+		if (seen && seen[h] && !e->files[i] && e->files[seen[h] - 1]) {
+			e->files[i] = e->files[seen[h] - 1];
+			symcache__hold(u->syms, e->files[i]);
+			continue;
+		}
+		if (distinct++ >= PRELOAD_FILES)
+			break;
+		slot_file(u, e, i);
+		if (seen && !seen[h])
+			seen[h] = i + 1;
+	}
+	free(seen);
+}
+
 int usyms__preload(struct usyms *u, pid_t pid, uint32_t gen)
 {
 	struct pid_ent *e = pid_find(u, pid, gen, true);
+	double t0 = clock__now();
 
 	if (!e)
 		return -ENOMEM;
@@ -510,15 +556,11 @@ int usyms__preload(struct usyms *u, pid_t pid, uint32_t gen)
 	e->preloaded = true;
 	if (u->maps_hook && e->pm)
 		u->maps_hook(pid, gen, e->pm, u->maps_hook_arg);
+	u->maps_read_s = clock__now() - t0;
 	usyms_jit_refresh(u, e); /* a JIT appends to its map as it maps code */
 	if (!e->pm)
 		return -ESRCH;
-	for (size_t i = 0; i < e->pm->nr; i++) {
-		const struct proc_map *m = &e->pm->maps[i];
-
-		if (m->exec && m->kind == PROC_MAP_FILE)
-			slot_file(u, e, i);
-	}
+	preload_files(u, e);
 	return 0; /* files out of time are read again when named */
 }
 
@@ -529,6 +571,18 @@ double usyms__preload_due(struct usyms *u, pid_t pid, uint32_t gen)
 	if (!e || reread_tokens(e, clock__now()) >= 1)
 		return 0;
 	return e->preloaded_at + (1 - e->reread_tokens) * USYMS_REREAD_INTERVAL;
+}
+
+double usyms__maps_read_s(const struct usyms *u)
+{
+	return u->maps_read_s;
+}
+
+bool usyms__preloaded(struct usyms *u, pid_t pid, uint32_t gen)
+{
+	struct pid_ent *e = pid_find(u, pid, gen, false);
+
+	return e && e->preloaded;
 }
 
 void usyms__mark_late(struct usyms *u, pid_t pid, uint32_t gen)

@@ -84,6 +84,11 @@ int usyms__preload(struct usyms *u, pid_t pid, uint32_t gen);
 #define USYMS_REREAD_BURST 8
 #define USYMS_REREAD_INTERVAL 0.5
 double usyms__preload_due(struct usyms *u, pid_t pid, uint32_t gen);
+/* How long the last usyms__preload took to read the maps and hand them
+ * to the maps hook (what the process's mappings cost, not its files). */
+double usyms__maps_read_s(const struct usyms *u);
+/* Whether image (pid, gen)'s maps were read before. */
+bool usyms__preloaded(struct usyms *u, pid_t pid, uint32_t gen);
 /*
  * Image (pid, gen) was announced but its preload is waiting (or was
  * dropped): if its process is gone when its samples are named, they are

@@ -63,6 +63,7 @@ struct usyms {
 	uint64_t phase;              /* budgets set so far */
 	size_t memory_max;           /* for the tables' bytes + jit_bytes */
 	uint64_t jit_cut;
+	double maps_read_s;          /* of the last preload */
 };
 
 /* usyms.c: the bytes a new table or perf map may take, releasing bytes

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -449,9 +450,36 @@ out:
 	free(img);
 }
 
+/* The few-reads build id (for file identity) is libelf's, on real files,
+ * and none for a file that is not ELF. */
+TEST(build_id_fd_matches_libelf)
+{
+	const char *files[] = { "/proc/self/exe", "/lib/x86_64-linux-gnu/libc.so.6",
+				"/usr/bin/python3.11", "/etc/hostname" };
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		unsigned char a[20] = { 0 }, b[20] = { 0 };
+		int fd = open(files[i], O_RDONLY);
+		struct elf_file *ef;
+		size_t na, nb;
+
+		if (fd < 0)
+			continue; /* another architecture's path */
+		ef = elf_file__open_fd(fd);
+		na = ef ? elf_file__build_id(ef, a, sizeof(a)) : 0;
+		nb = elf_file__build_id_fd(fd, b, sizeof(b));
+		elf_file__close(ef);
+		close(fd);
+		CHECK(na == nb);
+		CHECK(!memcmp(a, b, sizeof(a)));
+		CHECK(i == 3 ? nb == 0 : nb == 20);
+	}
+}
+
 int main(void)
 {
 	RUN(self_static_function);
+	RUN(build_id_fd_matches_libelf);
 	RUN(size_semantics);
 	RUN(libc_dynsym);
 	RUN(in_memory);

@@ -45,11 +45,24 @@ static struct item *add(struct filecache *fc, uint64_t ino, int name, uint64_t u
 	return it;
 }
 
+/* fd's identity, from a fresh open of path. */
+static struct file_id id_of(const char *path)
+{
+	struct stat st;
+	struct file_id id = { 0 };
+	int fd = open(path, O_RDONLY);
+
+	if (fd >= 0 && !fstat(fd, &st))
+		id = file_id__of(fd, &st);
+	if (fd >= 0)
+		close(fd);
+	return id;
+}
+
 TEST(identity_of_real_files)
 {
 	char dir[] = "/tmp/smolder-filecache-XXXXXX", a[64], b[64];
 	struct filecache *fc = filecache__new(item_free, NULL);
-	struct stat st;
 	struct file_id id;
 	struct item *it;
 	int fd;
@@ -61,22 +74,52 @@ TEST(identity_of_real_files)
 	CHECK(fd >= 0 && write(fd, "one", 3) == 3);
 	close(fd);
 	CHECK(!link(a, b));
-	CHECK(!stat(a, &st));
 	it = calloc(1, sizeof(*it));
-	it->ent.id = file_id__of(&st);
+	it->ent.id = id_of(a);
 	filecache__add(fc, &it->ent);
-	CHECK(!stat(b, &st));
-	id = file_id__of(&st);
+	id = id_of(b);
 	CHECK(filecache__find(fc, &id) == &it->ent); /* one file, two paths */
 	fd = open(a, O_WRONLY | O_APPEND);
 	CHECK(fd >= 0 && write(fd, "two", 3) == 3);
 	close(fd);
-	CHECK(!stat(b, &st));
-	id = file_id__of(&st);
+	id = id_of(b);
 	CHECK(filecache__find(fc, &id) == NULL); /* rewritten: another file */
 	filecache__free(fc);
 	unlink(a);
 	unlink(b);
+	rmdir(dir);
+}
+
+/*
+ * The owner sets size and mtime back as they were: still another file
+ * (the change time moved), as is a new file that got the freed inode.
+ */
+TEST(identity_not_settable_by_owner)
+{
+	char dir[] = "/tmp/smolder-filecache-XXXXXX", a[64];
+	struct timespec old[2] = { { 1700000000, 0 }, { 1700000000, 0 } };
+	struct filecache *fc = filecache__new(item_free, NULL);
+	struct file_id id;
+	struct item *it;
+	int fd;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(a, sizeof(a), "%s/a", dir);
+	fd = open(a, O_CREAT | O_WRONLY | O_TRUNC, 0600);
+	CHECK(fd >= 0 && write(fd, "one", 3) == 3 && !futimens(fd, old));
+	close(fd);
+	it = calloc(1, sizeof(*it));
+	it->ent.id = id_of(a);
+	filecache__add(fc, &it->ent);
+	usleep(20000); /* past the file system's clock tick */
+	fd = open(a, O_WRONLY);
+	CHECK(fd >= 0 && pwrite(fd, "two", 3, 0) == 3 && !futimens(fd, old));
+	close(fd);
+	id = id_of(a);
+	CHECK(id.size == it->ent.id.size && id.mtime_sec == it->ent.id.mtime_sec);
+	CHECK(filecache__find(fc, &id) == NULL);
+	filecache__free(fc);
+	unlink(a);
 	rmdir(dir);
 }
 
@@ -179,6 +222,7 @@ TEST(grown_table_finds_all)
 int main(void)
 {
 	RUN(identity_of_real_files);
+	RUN(identity_not_settable_by_owner);
 	RUN(trim_oldest_first_held_kept);
 	RUN(trim_orders_others_with_entries);
 	RUN(lru_prefers_unheld_then_oldest);
