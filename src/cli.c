@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "help.h"
 #include "log.h"
+#include "profile_dir.h"
 #include "unwind_maps.h"
 
 enum {
@@ -436,12 +437,10 @@ static void size_maps(struct env *env)
 	env->offcpu_entries = m.offcpu_entries;
 }
 
-/* Continuous mode's defaults and its output directory, made if missing. */
+/* Continuous mode's defaults and its output directory, made if missing
+ * and opened (profile_dir.h says which it refuses). */
 static int setup_continuous(struct env *env)
 {
-	const char *why = NULL;
-	struct stat st;
-
 	if (!env->freq && !env->period)
 		env->freq = DEFAULT_CONTINUOUS_FREQ;
 	if (!env->interval)
@@ -450,21 +449,8 @@ static int setup_continuous(struct env *env)
 		env->keep = DEFAULT_KEEP;
 	if (!env->format)
 		env->format = FMT_FOLDED;
-	if (mkdir(env->output_dir, 0755) && errno != EEXIST) {
-		err("cannot create %s: %s (check the parent directory)", env->output_dir, errstr(errno));
-		return -1;
-	}
-	if (stat(env->output_dir, &st))
-		why = errstr(errno);
-	else if (!S_ISDIR(st.st_mode))
-		why = "not a directory";
-	else if (access(env->output_dir, W_OK | X_OK))
-		why = errstr(errno);
-	if (why) {
-		err("cannot write in %s: %s (give a writable directory)", env->output_dir, why);
-		return -1;
-	}
-	return 0;
+	env->profile_dir = profile_dir__open(env->output_dir, env->format);
+	return env->profile_dir ? 0 : -1;
 }
 
 /* Every -o that names a file must take it before we spend a capture. */
@@ -766,4 +752,5 @@ void cli__free(struct env *env)
 	free(env->tids);
 	if (env->cgroup_fd >= 0)
 		close(env->cgroup_fd);
+	profile_dir__free(env->profile_dir);
 }

@@ -27,6 +27,8 @@ enum command {
 	CMD_DIFF,       /* smolder diff [options] BEFORE AFTER */
 };
 
+struct profile_dir;
+
 struct env {
 	enum command cmd;
 	uint64_t freq;     /* -F */
@@ -75,6 +77,7 @@ struct env {
 	bool continuous;        /* --continuous */
 	double interval;        /* --interval, seconds */
 	const char *output_dir; /* --output-dir */
+	struct profile_dir *profile_dir; /* it, open (continuous mode) */
 	uint64_t keep;          /* --keep */
 	uint64_t max_bytes;     /* --max-size, 0: no limit */
 	const char *btf_path;   /* --btf */

@@ -4,9 +4,10 @@
  * map banks (capture__rotate: sampling goes on into the other bank, and the
  * drained one holds exactly the interval's samples), then the drained bank
  * is named, folded and written as DIR/smolder-<start>.<ext> through a
- * temporary file, released, and old profiles are pruned.  Symbol caches are
- * trimmed after each interval (usyms__end_interval), so memory stays
- * bounded for any uptime.
+ * temporary file (profile_dir.h says how names other users planted are
+ * met), released, and old profiles smolder wrote are pruned.  Symbol
+ * caches are trimmed after each interval (usyms__end_interval), so memory
+ * stays bounded for any uptime.
  */
 #include <errno.h>
 #include <malloc.h>
@@ -29,6 +30,7 @@ struct interval {
 	unsigned failed;       /* intervals that could not be written */
 	uint64_t unwritten;    /* their samples, lost */
 	uint64_t unnamed[USYMS_MISS__MAX]; /* of every interval, for the summary */
+	unsigned removed;      /* old profiles pruned */
 };
 
 static long rss_kib(void)
@@ -56,14 +58,24 @@ static const char *waiting(const struct unwind_maps_stats *ut)
 	return buf;
 }
 
+/* What one interval wrote, for its status line. */
+struct written {
+	struct profile_target to;
+	struct finish_result res;
+	uint64_t c[CNT__MAX];
+	uint64_t lost;     /* its samples, when it could not be written */
+	bool failed;
+	unsigned removed;  /* old profiles pruned after it */
+};
+
 /* One line per interval, on a terminal (or with -vv anywhere); an interval
  * that could not be written counts its samples as lost. */
-static void print_status(struct sampler *s, const struct interval *iv, const uint64_t *c,
-			 size_t stacks, size_t processes, const char *path,
-			 const uint64_t *unwritten, bool off_cpu)
+static void print_status(struct sampler *s, const struct interval *iv, const struct written *w,
+			 bool off_cpu)
 {
+	const uint64_t *c = w->c;
 	struct unwind_maps_stats ut;
-	char tables[96] = "", offcpu[96] = "";
+	char tables[96] = "", offcpu[96] = "", removed[48] = "";
 	struct tm tm;
 
 	if (log_verbosity < 1 || (log_verbosity < 2 && !isatty(STDERR_FILENO)))
@@ -76,11 +88,14 @@ static void print_status(struct sampler *s, const struct interval *iv, const uin
 	if (off_cpu)
 		snprintf(offcpu, sizeof(offcpu), ", %" PRIu64 " off-CPU waits, %" PRIu64 " lost",
 			 c[CNT_OFFCPU_WAITS], offcpu_lost(c));
+	if (w->removed)
+		snprintf(removed, sizeof(removed), ", removed %u old", w->removed);
 	fprintf(stderr, "smolder: %02d:%02d:%02dZ +%.0fs: %" PRIu64 " samples, %" PRIu64
-		" lost%s, %zu stacks, %zu processes%s, RSS %ld KiB %s %s\n", tm.tm_hour, tm.tm_min,
+		" lost%s, %zu stacks, %zu processes%s, RSS %ld KiB %s %s%s\n", tm.tm_hour, tm.tm_min,
 		tm.tm_sec, clock__now() - iv->start_mono, c[CNT_SAMPLES],
-		c[CNT_STACK_MAP_FULL] + c[CNT_COUNT_MAP_FULL] + (unwritten ? *unwritten : 0), offcpu,
-		stacks, processes, tables, rss_kib(), unwritten ? "-> not written:" : "->", strrchr(path, '/') + 1);
+		c[CNT_STACK_MAP_FULL] + c[CNT_COUNT_MAP_FULL] + w->lost, offcpu, w->res.stacks,
+		w->res.processes, tables, rss_kib(), w->failed ? "-> not written:" : "->",
+		w->to.at.given[0] ? w->to.at.given : w->to.name, removed);
 }
 
 /* With -vv: what the symbol caches hold after trimming. */
@@ -97,47 +112,43 @@ static void debug_usyms(const struct usyms *us)
 	      st.images_dropped, st.files_evicted);
 }
 
-/* Names, folds and writes the drained bank; 0, or -1 after printing why,
- * with the interval's samples counted in iv->unwritten. */
+/* Names, folds and writes the drained bank as a new file of the output
+ * directory, and records it there; 0, or -1 after printing why, with the
+ * interval's samples counted in iv->unwritten. */
 static int write_interval(const struct continuous_opts *o, const struct finish_opts *fo,
-			  struct sampler *s, const struct ksyms *ks, struct interval *iv)
+			  struct sampler *s, const struct ksyms *ks, struct interval *iv,
+			  struct written *w)
 {
 	struct sample_source src = finish__capture_source(s->cap);
-	struct out_spec out = { .fmt = o->format };
-	struct finish_result res = { 0 };
-	uint64_t c[CNT__MAX], lost = 0;
-	char path[4096];
-	int rc = -1;
+	struct out_spec out = { .fmt = o->format, .path = w->to.path, .at = &w->to.at };
+	uint64_t *c = w->c;
+	int rc;
 
 	capture__counters(s->cap, c);
-	out.path = path;
-	if (profile_dir__name(path, sizeof(path), o->output_dir, &iv->start, o->format))
-		err("output directory name too long: %s", o->output_dir);
-	else
-		rc = finish__write(fo, &src, ks, s->us, &out, 1, &res);
-	for (int m = 0; res.named && m < USYMS_MISS__MAX; m++)
-		iv->unnamed[m] += res.unnamed[m];
-	if (rc) {
-		/* what the file would have held: the samples counted */
-		lost = res.named ? res.samples
-				 : c[CNT_SAMPLES] - c[CNT_STACK_MAP_FULL] - c[CNT_COUNT_MAP_FULL];
-		iv->unwritten += lost;
-		iv->failed++;
+	profile_dir__target(o->dir, &iv->start, &w->to);
+	rc = finish__write(fo, &src, ks, s->us, &out, 1, &w->res);
+	for (int m = 0; w->res.named && m < USYMS_MISS__MAX; m++)
+		iv->unnamed[m] += w->res.unnamed[m];
+	if (!rc) {
+		profile_dir__add(o->dir, &w->to);
+		return 0;
 	}
-	print_status(s, iv, c, res.stacks, res.processes, path, rc ? &lost : NULL,
-		     fo->fold.time_weighted);
-	return rc;
+	/* what the file would have held: the samples counted */
+	w->lost = w->res.named ? w->res.samples
+			       : c[CNT_SAMPLES] - c[CNT_STACK_MAP_FULL] - c[CNT_COUNT_MAP_FULL];
+	w->failed = true;
+	iv->unwritten += w->lost;
+	iv->failed++;
+	return -1;
 }
 
-/* Old profiles beyond --keep and --max-size, and stale temporary files. */
-static void prune(const struct continuous_opts *o)
+/* Old profiles beyond --keep and --max-size, of those smolder wrote. */
+static unsigned prune(const struct continuous_opts *o, struct interval *iv)
 {
-	int e = profile_dir__prune(o->output_dir, o->format, o->keep, o->max_bytes);
+	unsigned removed = profile_dir__prune(o->dir, o->keep, o->max_bytes);
 
-	if (e < 0)
-		warn("cannot prune %s: %s (old profiles stay)", o->output_dir, errstr(-e));
-	else if (e)
-		debug("removed %d old profiles or stale temporary files from %s", e, o->output_dir);
+	iv->removed += removed;
+	return removed;
 }
 
 /* Ends the interval: rotate, write, release, trim caches, prune files.
@@ -146,6 +157,7 @@ static void prune(const struct continuous_opts *o)
 static int end_interval(const struct continuous_opts *o, const struct finish_opts *fo,
 			struct sampler *s, const struct ksyms *ks, struct interval *iv)
 {
+	struct written w = { 0 };
 	int e, rc;
 
 	sampler__start_naming(s);
@@ -154,7 +166,7 @@ static int end_interval(const struct continuous_opts *o, const struct finish_opt
 		err("cannot switch the sample maps: %s (run with -v)", errstr(-e));
 		return -1;
 	}
-	rc = write_interval(o, fo, s, ks, iv);
+	rc = write_interval(o, fo, s, ks, iv, &w);
 	if (rc)
 		warn("this interval's samples are lost; sampling goes on");
 	e = capture__release(s->cap);
@@ -167,7 +179,8 @@ static int end_interval(const struct continuous_opts *o, const struct finish_opt
 	 * then follows what is live, not the busiest interval's peak. */
 	malloc_trim(0);
 	debug_usyms(s->us);
-	prune(o);
+	w.removed = prune(o, iv);
+	print_status(s, iv, &w, fo->fold.time_weighted);
 	iv->nr += !rc;
 	return 0;
 }
@@ -194,7 +207,7 @@ int run_continuous(const struct continuous_opts *o, const struct finish_opts *fo
 	int sig = 0, rc = 0;
 
 	info("writing a profile every %g s to %s", o->interval, o->output_dir);
-	prune(o); /* what a killed run left behind */
+	prune(o, &iv); /* beyond the limits, of earlier runs */
 	start_interval(&iv);
 	while (!rc && !ends_run(sig)) {
 		double until = iv.start_mono + o->interval;
@@ -214,7 +227,7 @@ int run_continuous(const struct continuous_opts *o, const struct finish_opts *fo
 	if (iv.failed)
 		warn("%u of %u intervals could not be written: their %" PRIu64 " samples are lost",
 		     iv.failed, iv.failed + iv.nr, iv.unwritten);
-	info("%u profiles written to %s", iv.nr, o->output_dir);
+	info("%u profiles written to %s, %u old ones removed", iv.nr, o->output_dir, iv.removed);
 	ksyms__free(ks);
 	return rc || iv.failed ? 1 : 0;
 }

@@ -9,11 +9,13 @@
 #include "outputs.h"
 
 struct sampler;
+struct profile_dir;
 
 struct continuous_opts {
 	double interval;        /* seconds between profiles (--interval) */
 	double duration;        /* seconds in all, 0: until a signal */
-	const char *output_dir; /* --output-dir */
+	const char *output_dir; /* --output-dir, for messages */
+	struct profile_dir *dir; /* it, open */
 	enum out_format format; /* of every profile */
 	uint64_t keep;          /* --keep: profiles kept */
 	uint64_t max_bytes;     /* --max-size, 0: no limit */

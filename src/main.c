@@ -80,6 +80,7 @@ static struct continuous_opts continuous_opts_of(const struct env *env)
 		.interval = env->interval,
 		.duration = env->duration,
 		.output_dir = env->output_dir,
+		.dir = env->profile_dir,
 		.format = env->format,
 		.keep = env->keep,
 		.max_bytes = env->max_bytes,

@@ -217,9 +217,11 @@ static int step(const char *path, struct target *t, char *done, char *todo, cons
 	return 0;
 }
 
-/* What path leads to, judging every symlink on the way.  0, or -1 after
- * printing why it must not be written. */
-static int resolve(const char *path, struct target *t)
+/* Walks path, judging every symlink on the way: 2 when its last component
+ * is missing (t->kind T_NEW) or a magic link (T_MAGIC), 1 when every
+ * component was walked (t->full is then the path without symlinks, "" for
+ * the root), -1 after printing why it must not be written. */
+static int walk(const char *path, struct target *t)
 {
 	char done[PATH_MAX] = "", todo[PATH_MAX];
 	const char *p = todo;
@@ -236,20 +238,31 @@ static int resolve(const char *path, struct target *t)
 	}
 	if (!strcmp(done, "/"))
 		done[0] = '\0';
-	if (path[strlen(path) - 1] == '/') {
-		err("cannot write %s: is a directory (give a file name)", path);
-		return -1;
-	}
 	strcpy(todo, path);
 	while (!(r = step(path, t, done, todo, &p, &hops)))
 		;
+	if (r == 1)
+		strcpy(t->full, done);
+	return r;
+}
+
+/* What path leads to, judging every symlink on the way.  0, or -1 after
+ * printing why it must not be written. */
+static int resolve(const char *path, struct target *t)
+{
+	int r;
+
+	if (*path && path[strlen(path) - 1] == '/') {
+		err("cannot write %s: is a directory (give a file name)", path);
+		return -1;
+	}
+	r = walk(path, t);
 	if (r < 0)
 		return -1;
 	if (r == 2)
 		return 0; /* new, or magic */
-	/* every component walked: done is an existing file */
-	strcpy(t->full, done);
-	if (!*done) {
+	/* every component walked: t->full is an existing file */
+	if (!*t->full) {
 		err("cannot write %s: is a directory (give a file name)", path);
 		return -1;
 	}
@@ -262,27 +275,44 @@ static int resolve(const char *path, struct target *t)
 
 /* ---- opening ---- */
 
-/* The directory, which has no symlinks: none may appear in it meanwhile. */
-static int open_dir(const char *dir)
+/* The directory, which has no symlinks: none may appear in it meanwhile.
+ * flags: O_PATH, or O_RDONLY to read it. */
+static int open_dir(const char *dir, int flags)
 {
 	struct open_how how = {
-		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.flags = flags | O_DIRECTORY | O_CLOEXEC,
 		.resolve = RESOLVE_NO_SYMLINKS,
 	};
-	int fd = syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof(how));
+	int fd = syscall(SYS_openat2, AT_FDCWD, *dir ? dir : "/", &how, sizeof(how));
 
 	if (fd < 0 && errno == ENOSYS) /* before 5.6 */
-		fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		fd = open(*dir ? dir : "/", flags | O_DIRECTORY | O_CLOEXEC);
 	return fd;
+}
+
+/* n random letters and digits into out (not terminated). */
+static void random_alnum(char *out, size_t n)
+{
+	static const char alnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	static unsigned counter;
+	unsigned char r[16];
+
+	if (n > sizeof(r))
+		n = sizeof(r);
+	if (getrandom(r, n, GRND_NONBLOCK) != (ssize_t)n) {
+		uint64_t v = hash_mix64((uint64_t)time(NULL) ^ (uint64_t)getpid() << 32 ^ ++counter);
+
+		for (size_t i = 0; i < n; i++, v >>= 5)
+			r[i] = v;
+	}
+	for (size_t i = 0; i < n; i++)
+		out[i] = alnum[r[i] % (sizeof(alnum) - 1)];
 }
 
 /* NAME.tmp.XXXXXX, created new in dirfd with 0666 less the umask. */
 static int create_temp(int dirfd, const char *name, char *tmp)
 {
-	static const char alnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-	static unsigned counter;
 	size_t n = strlen(name);
-	unsigned char r[6];
 	int fd = -1;
 
 	if (n + TEMP_SUFFIX_LEN > NAME_MAX) {
@@ -290,17 +320,9 @@ static int create_temp(int dirfd, const char *name, char *tmp)
 		return -1;
 	}
 	for (int tries = 0; fd < 0 && tries < 100; tries++) {
-		if (getrandom(r, sizeof(r), GRND_NONBLOCK) != sizeof(r)) {
-			uint64_t v = hash_mix64((uint64_t)time(NULL) ^ (uint64_t)getpid() << 32 ^
-						++counter);
-
-			for (size_t i = 0; i < sizeof(r); i++, v >>= 5)
-				r[i] = v;
-		}
 		memcpy(tmp, name, n);
 		memcpy(tmp + n, ".tmp.", 5);
-		for (size_t i = 0; i < sizeof(r); i++)
-			tmp[n + 5 + i] = alnum[r[i] % (sizeof(alnum) - 1)];
+		random_alnum(tmp + n + 5, 6);
 		tmp[n + TEMP_SUFFIX_LEN] = '\0';
 		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
 		if (fd < 0 && errno != EEXIST)
@@ -323,28 +345,36 @@ static void keep_mode(int fd, int dirfd, const char *name)
 		debug("cannot keep the mode of %s: %s", name, errstr(errno));
 }
 
-static int open_temp(struct outfile *of, const struct target *t)
+static bool quiet(const struct outfile *of)
 {
-	int fd = -1;
+	return of->at && of->at->quiet;
+}
 
-	of->dirfd = open_dir(t->dir);
-	if (of->dirfd >= 0)
-		fd = create_temp(of->dirfd, t->name, of->tmp);
+/* A new temporary file for name in of->dirfd (-1: it could not be
+ * opened), as of->f; keep: it takes the mode of the file at name. */
+static int open_temp(struct outfile *of, const char *name, bool keep)
+{
+	int fd = of->dirfd >= 0 ? create_temp(of->dirfd, name, of->tmp) : -1;
+
 	if (fd < 0) {
-		err("cannot write %s: %s (%s)", of->path, errstr(errno), where_hint);
+		if (!quiet(of))
+			err("cannot write %s: %s (%s)", of->path, errstr(errno), where_hint);
 		of->tmp[0] = '\0';
 		return -1;
 	}
-	strcpy(of->name, t->name);
-	if (t->kind == T_REGULAR)
-		keep_mode(fd, of->dirfd, t->name);
+	strcpy(of->name, name);
+	if (keep)
+		keep_mode(fd, of->dirfd, name);
 	/* held while we write: outfile__sweep leaves locked files alone */
 	flock(fd, LOCK_EX | LOCK_NB);
 	of->f = fdopen(fd, "w");
 	if (!of->f) {
 		close(fd);
 		unlinkat(of->dirfd, of->tmp, 0);
-		err("out of memory");
+		of->tmp[0] = '\0';
+		if (!quiet(of))
+			err("out of memory");
+		errno = ENOMEM;
 		return -1;
 	}
 	return 0;
@@ -402,7 +432,7 @@ static int pin(struct outfile *of, const struct target *t, struct stat *st)
 	if (t->kind == T_MAGIC) {
 		pfd = open(of->path, O_PATH | O_CLOEXEC);
 	} else {
-		of->dirfd = open_dir(t->dir);
+		of->dirfd = open_dir(t->dir, O_PATH);
 		if (of->dirfd >= 0)
 			pfd = openat(of->dirfd, t->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	}
@@ -451,18 +481,77 @@ static int open_in_place(struct outfile *of, const struct target *t)
 	return 0;
 }
 
+/* -1, the directory closed: an open that failed. */
+static int close_dir(struct outfile *of)
+{
+	if (of->dirfd >= 0)
+		close(of->dirfd);
+	of->dirfd = -1;
+	return -1;
+}
+
 int outfile__open(struct outfile *of, const char *path)
 {
 	struct target t;
+	int rc;
 
 	memset(of, 0, sizeof(*of));
 	of->dirfd = -1;
 	of->path = path;
 	if (resolve(path, &t))
 		return -1;
-	if (t.kind == T_NEW || t.kind == T_REGULAR)
-		return open_temp(of, &t);
-	return open_in_place(of, &t);
+	if (t.kind == T_NEW || t.kind == T_REGULAR) {
+		of->dirfd = open_dir(t.dir, O_PATH);
+		rc = open_temp(of, t.name, t.kind == T_REGULAR);
+	} else {
+		rc = open_in_place(of, &t);
+	}
+	return rc ? close_dir(of) : 0;
+}
+
+int outfile__open_at(struct outfile *of, struct outfile_at *at, const char *path)
+{
+	memset(of, 0, sizeof(*of));
+	of->path = path;
+	of->at = at;
+	at->given[0] = '\0';
+	of->dirfd = fcntl(at->dirfd, F_DUPFD_CLOEXEC, 3);
+	return open_temp(of, at->name, false) ? close_dir(of) : 0;
+}
+
+/* Creates the missing last component t->name of a directory path in
+ * t->dir, and opens it; -1 after printing why. */
+static int make_dir(const char *path, const struct target *t)
+{
+	int pfd = open_dir(t->dir, O_PATH), fd = -1;
+
+	if (pfd >= 0 && (!mkdirat(pfd, t->name, 0755) || errno == EEXIST))
+		fd = openat(pfd, t->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		err("cannot create %s: %s (check the parent directory)", path, errstr(errno));
+	if (pfd >= 0)
+		close(pfd);
+	return fd;
+}
+
+int outfile__open_dir(const char *path)
+{
+	struct target t;
+	int r = walk(path, &t), fd;
+
+	if (r < 0)
+		return -1;
+	if (r == 2 && t.kind == T_MAGIC) {
+		err("will not write in %s: it leads through a /proc link (give the directory's own path)",
+		    path);
+		return -1;
+	}
+	if (r == 2)
+		return make_dir(path, &t);
+	fd = open_dir(t.full, O_RDONLY);
+	if (fd < 0)
+		err("cannot write in %s: %s (give a writable directory)", path, errstr(errno));
+	return fd;
 }
 
 static const char *close_hint(int e)
@@ -472,8 +561,84 @@ static const char *close_hint(int e)
 	case EDQUOT:
 	case EFBIG: return "check free space";
 	case EPIPE: return "its reader went away";
+	case EEXIST: return "another user's files stand at the names tried: remove them, or write where only you can";
 	default: return "check the file system";
 	}
+}
+
+static const char *kind_name(mode_t m)
+{
+	return S_ISREG(m) ? "file" : S_ISDIR(m) ? "directory" : S_ISLNK(m) ? "symlink" :
+	       S_ISFIFO(m) ? "fifo" : S_ISSOCK(m) ? "socket" : "device";
+}
+
+/* Links the file from to the name to in dirfd, where nothing may stand:
+ * 0, or an errno (EEXIST: the name is taken). */
+static int link_new(int dirfd, const char *from, const char *to)
+{
+	if (!renameat2(dirfd, from, dirfd, to, RENAME_NOREPLACE))
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return errno;
+	/* a file system without RENAME_NOREPLACE: a link is refused alike */
+	if (linkat(dirfd, from, dirfd, to, 0))
+		return errno;
+	unlinkat(dirfd, from, 0);
+	return 0;
+}
+
+/* The index's way: over our own regular file or nothing, never over
+ * another user's node (in a sticky directory root could, and would
+ * delete it). */
+static int replace_own(struct outfile *of)
+{
+	struct stat st;
+
+	if (!fstatat(of->dirfd, of->at->name, &st, AT_SYMLINK_NOFOLLOW) &&
+	    (!S_ISREG(st.st_mode) || st.st_uid != geteuid()))
+		return EEXIST;
+	if (renameat(of->dirfd, of->tmp, of->dirfd, of->at->name))
+		return errno;
+	strcpy(of->at->given, of->at->name);
+	return 0;
+}
+
+#define TAG_TRIES 8 /* random tags, when a profile's name is taken */
+
+/* Gives the written temporary file its name (struct outfile_at): 0, or an
+ * errno. */
+static int place(struct outfile *of)
+{
+	struct outfile_at *at = of->at;
+	size_t n = strlen(at->name);
+	struct stat st;
+	int e;
+
+	if (at->replace)
+		return replace_own(of);
+	if (n + OUTFILE_TAG_LEN >= sizeof(at->given) || at->tag_at > n)
+		return ENAMETOOLONG;
+	e = link_new(of->dirfd, of->tmp, at->name);
+	if (e != EEXIST) {
+		if (!e)
+			strcpy(at->given, at->name);
+		return e;
+	}
+	for (int tries = 0; e == EEXIST && tries < TAG_TRIES; tries++) {
+		memcpy(at->given, at->name, at->tag_at);
+		at->given[at->tag_at] = '-';
+		random_alnum(at->given + at->tag_at + 1, OUTFILE_TAG_LEN - 1);
+		strcpy(at->given + at->tag_at + OUTFILE_TAG_LEN, at->name + at->tag_at);
+		e = link_new(of->dirfd, of->tmp, at->given);
+	}
+	if (e) {
+		at->given[0] = '\0';
+		return e;
+	}
+	if (!fstatat(of->dirfd, at->name, &st, AT_SYMLINK_NOFOLLOW))
+		warn("%s is taken by a %s of uid %u, which another user may have planted: written as %s",
+		     of->path, kind_name(st.st_mode), (unsigned)st.st_uid, at->given);
+	return 0;
 }
 
 int outfile__close(struct outfile *of, int e)
@@ -481,19 +646,24 @@ int outfile__close(struct outfile *of, int e)
 	errno = 0;
 	if (!e && fflush(of->f))
 		e = errno ? errno : EIO;
+	if (!e && of->at && fstat(fileno(of->f), &of->at->st))
+		e = errno;
 	errno = 0;
 	if (fclose(of->f) && !e)
 		e = errno ? errno : EIO;
 	of->f = NULL;
-	if (!e && of->tmp[0] && renameat(of->dirfd, of->tmp, of->dirfd, of->name))
+	if (!e && of->at)
+		e = place(of);
+	else if (!e && of->tmp[0] && renameat(of->dirfd, of->tmp, of->dirfd, of->name))
 		e = errno;
 	if (e && of->tmp[0])
 		unlinkat(of->dirfd, of->tmp, 0);
 	if (of->dirfd >= 0)
 		close(of->dirfd);
 	of->dirfd = -1;
-	if (e)
+	if (e && !quiet(of))
 		err("cannot write %s: %s (%s)", of->path, errstr(e), close_hint(e));
+	errno = e;
 	return e ? -1 : 0;
 }
 
@@ -548,16 +718,18 @@ int outfile__sweep(int dirfd, bool (*is_target)(const char *base, size_t len, vo
 	struct dirent *de;
 	struct stat st;
 	int removed = 0;
-	size_t base;
+	size_t base, seen = 0;
 
 	if (!d)
 		return 0;
 	rewinddir(d); /* the duplicate shares dirfd's offset */
-	while ((de = readdir(d))) {
+	/* bounded: other users may fill a shared directory with names; and
+	 * only a file of ours that no other name links to is taken */
+	while (seen++ < OUTFILE_SWEEP_ENTRIES && (de = readdir(d))) {
 		base = outfile__temp_base(de->d_name);
 		if (!base || !is_target(de->d_name, base, arg) ||
 		    fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
-		    st.st_uid != geteuid())
+		    st.st_uid != geteuid() || st.st_nlink != 1)
 			continue;
 		if (stale(dirfd, de->d_name, &st) && !unlinkat(dirfd, de->d_name, 0))
 			removed++;

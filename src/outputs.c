@@ -109,10 +109,14 @@ int outputs__write(const struct out_spec *o, const struct out_data *d)
 {
 	struct outfile of;
 
-	if (!o->path || !strcmp(o->path, "-"))
+	if (o->at) {
+		if (outfile__open_at(&of, o->at, o->path))
+			return -1;
+	} else if (!o->path || !strcmp(o->path, "-")) {
 		return write_stdout(o, d);
-	if (outfile__open(&of, o->path))
+	} else if (outfile__open(&of, o->path)) {
 		return -1;
+	}
 	if (o->fmt == FMT_PPROF && isatty(fileno(of.f))) {
 		outfile__abort(&of);
 		err("will not write pprof's compressed data to a terminal: %s (name a file .pb.gz)",

@@ -15,9 +15,13 @@
 
 #define MAX_OUTPUTS 8
 
+struct outfile_at;
+
 struct out_spec {
 	const char *path; /* NULL or "-": standard output */
 	enum out_format fmt;
+	struct outfile_at *at; /* or NULL; else a new file in a directory
+				* already open, path only names it (outfile.h) */
 };
 
 /* What a name asks for: .folded/.txt, .svg, .speedscope.json, .pb.gz;

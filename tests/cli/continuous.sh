@@ -1,9 +1,10 @@
 #!/bin/bash
 # Continuous mode against a workload of known CPU time: one file per
 # interval whose totals add up, sample for sample, to what the capture
-# counted and to the workload's CPU time; --keep rotation; SIGUSR1 writing
-# at once; SIGTERM writing the last partial interval; the status line on a
-# terminal; and SIGKILL leaving no BPF program behind.
+# counted and to the workload's CPU time; --keep rotation, across a restart
+# too (through the directory's index); SIGUSR1 writing at once; SIGTERM
+# writing the last partial interval; the status line on a terminal; and
+# SIGKILL leaving no BPF program behind.
 source "$(dirname "$0")/../lib.sh"
 
 # cputime PID: user+system CPU seconds of PID so far (from /proc/PID/stat).
@@ -79,6 +80,19 @@ D=$TMP/d3
 run_sm keep --continuous --interval 0.5 --keep 2 --output-dir "$D" -F 49 -p "$W" 3.2
 check keep_exit_0 equals "$RC" 0
 check keep_two_files equals "$(nfiles "$D")" 2
+# across a restart: the index names the first run's two profiles, and the
+# second run's --keep removes the one unchanged since, naming it (-v); the
+# one a user appended to is no longer what smolder wrote, and stays
+check keep_index_written test -f "$D/.smolder-folded.index"
+edited=$(ls "$D" | head -n 1)
+unchanged=$(ls "$D" | sed -n 2p)
+echo "# a note" >>"$D/$edited"
+run_sm keep2 -v --continuous --interval 0.5 --keep 2 --output-dir "$D" -F 49 -p "$W" 1.2
+check keep_restart_exit_0 equals "$RC" 0
+check keep_restart_removes_earlier_run test ! -e "$D/$unchanged"
+check keep_restart_names_removal some_line "$TMP/keep2.err" "^smolder: removed $unchanged \(beyond --keep\)$"
+check keep_restart_changed_file_stays test -e "$D/$edited"
+check keep_restart_keeps_2_and_the_changed_one equals "$(nfiles "$D")" 3
 D=$TMP/d4
 run_sm pb --continuous --interval 1 --format pprof --output-dir "$D" -F 49 -p "$W" 2
 check pprof_files equals "$(nfiles "$D" .pb.gz)" 2

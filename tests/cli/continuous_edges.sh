@@ -6,7 +6,8 @@
 # and the exit code is 1; the samples written plus those lost add up to
 # every sample counted.  Temporary files a killed run left in --output-dir
 # are removed at start when stale, while a live writer's (locked, fresh)
-# stays and counts toward --max-size.
+# stays; profiles no run of smolder recorded writing stay too, whatever
+# --max-size says.
 source "$(dirname "$0")/../lib.sh"
 
 start_wl cpu_split 30 || exit 1
@@ -55,6 +56,7 @@ check sweep_exit_0 equals "$RC" 0
 check sweep_stale_temp_removed test ! -e "$D/smolder-20200104T000000.000Z.folded.tmp.Stale1"
 check sweep_live_temp_kept test -e "$D/smolder-20200105T000000.000Z.folded.tmp.Live01"
 check sweep_other_names_kept test -e "$D/notes.tmp.Stale2"
-# 300 KB of old profiles and new ones fit 1 MB; with the live 1.1 MB
-# temporary file counted they do not: only the newest profile stays.
-check sweep_live_temp_counts_toward_max_size equals "$(ls "$D" | grep -c '^smolder-.*Z\.folded$')" 1
+# 300 KB of profiles smolder has no record of writing: not counted, not
+# removed; the run's own fit in 1 MB
+check sweep_unrecorded_profiles_stay equals "$(ls "$D" | grep -c '^smolder-2020010[123]T000000\.000Z\.folded$')" 3
+check sweep_own_profiles_stay within "$(ls "$D" | grep -c '^smolder-.*Z\.folded$')" 5 6

@@ -218,16 +218,18 @@ TEST(sweep_removes_only_stale_temps_of_the_target)
 	make_temp("sw/s.svg.tmp.DDDDDD", 3600);  /* another user's */
 	make_temp("sw/t.svg.tmp.EEEEEE", 3600);  /* another target's */
 	make_temp("sw/s.svg.tmp.FFFF", 3600);    /* not our naming */
+	make_temp("sw/s.svg.tmp.HHHHHH", 3600);  /* linked from elsewhere */
+	CHECK(!link(at("sw/s.svg.tmp.HHHHHH"), at("sw-link")));
 	CHECK(!chown(at("sw/s.svg.tmp.DDDDDD"), NOBODY, NOBODY));
 	lk = open(at("sw/s.svg.tmp.CCCCCC"), O_RDONLY);
 	CHECK(lk >= 0 && !flock(lk, LOCK_EX));
 	dfd = open(at("sw"), O_RDONLY | O_DIRECTORY);
 	CHECK(outfile__sweep(dfd, is_s, "s.svg", &live) == 1);
-	CHECK(live == 10); /* BBBBBB and CCCCCC stay, and count */
+	CHECK(live == 10); /* BBBBBB and CCCCCC stay, and count; HHHHHH stays */
 	CHECK(access(at("sw/s.svg.tmp.AAAAAA"), F_OK));
 	CHECK(!access(at("sw/s.svg.tmp.BBBBBB"), F_OK) && !access(at("sw/s.svg.tmp.CCCCCC"), F_OK));
 	CHECK(!access(at("sw/s.svg.tmp.DDDDDD"), F_OK) && !access(at("sw/t.svg.tmp.EEEEEE"), F_OK));
-	CHECK(!access(at("sw/s.svg.tmp.FFFF"), F_OK));
+	CHECK(!access(at("sw/s.svg.tmp.FFFF"), F_OK) && !access(at("sw/s.svg.tmp.HHHHHH"), F_OK));
 	close(lk);
 	CHECK(outfile__sweep(dfd, is_s, "s.svg", NULL) == 1); /* the lock is gone */
 	close(dfd);
@@ -235,6 +237,54 @@ TEST(sweep_removes_only_stale_temps_of_the_target)
 	make_temp("sw/t.svg.tmp.GGGGGG", 3600);
 	CHECK(outfile__check(at("sw/t.svg")) == 0);
 	CHECK(access(at("sw/t.svg.tmp.GGGGGG"), F_OK) && access(at("sw/t.svg.tmp.EEEEEE"), F_OK));
+}
+
+/* Writes text through outfile_at into the directory dfd: 0, or -1. */
+static int put_at(struct outfile_at *oa, const char *text)
+{
+	struct outfile of;
+
+	if (outfile__open_at(&of, oa, "test"))
+		return -1;
+	fputs(text, of.f);
+	return outfile__close(&of, 0);
+}
+
+TEST(open_at_takes_only_free_names)
+{
+	struct outfile_at oa;
+	struct stat st;
+	int dfd;
+
+	CHECK(!mkdir(at("oa"), 0700) && !chmod(at("oa"), 01777));
+	dfd = outfile__open_dir(at("oa"));
+	CHECK(dfd >= 0);
+	/* a free name, then the same name again: tagged, nothing replaced */
+	oa = (struct outfile_at){ .dirfd = dfd, .name = "p.folded", .tag_at = 1 };
+	CHECK(put_at(&oa, "a 1\n") == 0);
+	CHECK_STR(oa.given, "p.folded");
+	CHECK(!stat(at("oa/p.folded"), &st) && oa.st.st_ino == st.st_ino && st.st_size == 4);
+	CHECK(put_at(&oa, "b 2\n") == 0);
+	CHECK(strlen(oa.given) == 15 && oa.given[1] == '-' && !strcmp(oa.given + 8, ".folded"));
+	CHECK_STR(slurp(at("oa/p.folded")), "a 1\n");
+	/* replace: over our own file, never over another user's */
+	oa = (struct outfile_at){ .dirfd = dfd, .name = "p.folded", .replace = true };
+	CHECK(put_at(&oa, "c 3\n") == 0);
+	CHECK_STR(slurp(at("oa/p.folded")), "c 3\n");
+	CHECK(!chown(at("oa/p.folded"), NOBODY, NOBODY));
+	CHECK(put_at(&oa, "d 4\n") == -1);
+	CHECK_STR(slurp(at("oa/p.folded")), "c 3\n");
+	/* no temporary file is left behind */
+	CHECK(system("ls -a /tmp/smolder-unit-outfile.*/oa | grep -q tmp") != 0);
+	close(dfd);
+	/* the directory: made when missing, refused through a planted link */
+	dfd = outfile__open_dir(at("oa/new"));
+	CHECK(dfd >= 0 && type_of(at("oa/new")) == S_IFDIR);
+	if (dfd >= 0)
+		close(dfd);
+	CHECK(!symlink(at("oa/new"), at("oa/link")) && !lchown(at("oa/link"), NOBODY, NOBODY));
+	CHECK(outfile__open_dir(at("oa/link")) == -1);
+	CHECK(outfile__open_dir(at("oa/p.folded")) == -1);
 }
 
 int main(void)
@@ -259,6 +309,7 @@ int main(void)
 	RUN(failed_write_keeps_the_old_file);
 	RUN(temp_names);
 	RUN(sweep_removes_only_stale_temps_of_the_target);
+	RUN(open_at_takes_only_free_names);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))
 		return 2;
