@@ -296,7 +296,9 @@ static __always_inline void offcpu_waking(void *ctx, struct task_struct *p)
 	if (!open_bank_maps(&b))
 		return;
 	bpf_get_current_comm(&d.comm, sizeof(d.comm));
-	if (kernel_stacks && (k = walk_stack(ctx, SCRATCH_WAKER, 0, &flags, 1))) {
+	/* even with -U: only its stack tells an interrupt from the task it
+	 * landed on, whose comm this is */
+	if ((k = walk_stack(ctx, SCRATCH_WAKER, 0, &flags, 1))) {
 		d.kstack = hash_stack(k);
 		if (!store_trace(b.stacks, k, d.kstack)) {
 			d.kstack = 0;

@@ -17,7 +17,7 @@ struct fold_ctx {
 	const struct sample_source *src;
 	struct fold *fold;
 	struct finish_result *res;
-	bool waker_stacks; /* --wakers with kernel stacks */
+	bool waker_stacks; /* --wakers (with -U too: the stack tells an interrupt) */
 	uint32_t tgids[TGID_SET_SIZE]; /* seen tgids + 1 (0: empty slot) */
 	struct stack_trace kst, ust, wst;
 };
@@ -108,7 +108,7 @@ static struct fold *fold_all(const struct finish_opts *o, const struct sample_so
 		ctx->src = src;
 		ctx->fold = f;
 		ctx->res = res;
-		ctx->waker_stacks = fo.wakers && fo.kernel;
+		ctx->waker_stacks = fo.wakers;
 		e = src->for_each(src->arg, fold_sample, ctx);
 		memcpy(res->unnamed, fold__unnamed(f), sizeof(res->unnamed));
 	}

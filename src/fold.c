@@ -24,7 +24,7 @@
 #define NAME_MAX_LEN 1024
 /* The most frames a sample names: cpu_N, the process, [idle:...], [irq],
  * three work item frames; user frames, "-", kernel frames; [off-cpu:S],
- * woken-by:COMM and the waker's kernel frames. */
+ * woken-by:COMM (or woken-by-irq...) and the waker's kernel frames. */
 #define FOLD_MAX_FRAMES (7 + SMOLDER_MAX_DEPTH + 1 + SMOLDER_MAX_DEPTH + 2 + SMOLDER_MAX_DEPTH)
 
 struct fold {
@@ -397,11 +397,12 @@ static int add_kernel(struct fold *f, const struct sample_key *key,
 
 /*
  * A wakeup from an interrupt (a timer's, a device's) ran on whatever task
- * the interrupt came in on: the waker is then [irq] or [softirq], and its
- * stack starts at the interrupt's entry.  Returns that frame's index in
- * wst (leaf first), or -1 for a wakeup by the task itself.
+ * the interrupt came in on: the waker is then the interrupt, and its stack
+ * starts at the interrupt's entry.  Returns that frame's index in wst (leaf
+ * first), *softirq set when the softirq loop did it, or -1 for a wakeup by
+ * the task itself.
  */
-static int interrupt_entry(struct fold *f, const struct stack_trace *wst, char *comm, size_t len)
+static int interrupt_entry(struct fold *f, const struct stack_trace *wst, bool *softirq)
 {
 	static const char *const entries[] = { "asm_sysvec_", "asm_common_interrupt",
 					       "el1h_64_irq", "el0t_64_irq", NULL };
@@ -413,20 +414,46 @@ static int interrupt_entry(struct fold *f, const struct stack_trace *wst, char *
 		for (int e = 0; entries[e]; e++) {
 			if (strncmp(name, entries[e], strlen(entries[e])))
 				continue;
-			snprintf(comm, len, "%s", in_softirq_loop(f, wst) ? "[softirq]" : "[irq]");
+			*softirq = in_softirq_loop(f, wst);
 			return i;
 		}
 	}
 	return -1;
 }
 
-/* "[off-cpu:S]" and, with wakers, "woken-by:COMM" and the waker's kernel
- * stack, root first. */
+/*
+ * The waker's frame: "woken-by:COMM" for a task, and for what is no task
+ * "woken-by-irq", "woken-by-softirq" or "woken-by-unknown", which no COMM
+ * can make (every task's frame has the colon), be it named "[irq]".
+ * Returns the interrupt entry's index in wst, as interrupt_entry.
+ */
+static int waker_frame(struct fold *f, const struct sample_key *key, const struct stack_trace *wst,
+		       char *name, size_t len)
+{
+	char comm[SMOLDER_COMM_LEN + 1];
+	struct waker_desc d;
+	bool softirq = false;
+	int from = interrupt_entry(f, wst, &softirq);
+
+	if (from >= 0) {
+		snprintf(name, len, "%s", softirq ? "woken-by-softirq" : "woken-by-irq");
+	} else if (f->o.waker_desc && !f->o.waker_desc(f->o.work_arg, key->work, &d)) {
+		memcpy(comm, d.comm, SMOLDER_COMM_LEN);
+		comm[SMOLDER_COMM_LEN] = 0;
+		snprintf(name, len, "woken-by:%s", comm);
+		frame_name__sanitize(name);
+	} else {
+		snprintf(name, len, "woken-by-unknown");
+	}
+	return from;
+}
+
+/* "[off-cpu:S]" and, with wakers, the waker's frame (see waker_frame) and
+ * its kernel stack, root first. */
 static int add_offcpu(struct fold *f, const struct sample_key *key,
 		      const struct stack_trace *wst, uint16_t *n)
 {
-	char name[SMOLDER_COMM_LEN + 16], comm[SMOLDER_COMM_LEN + 1] = "[unknown]";
-	struct waker_desc d;
+	char name[SMOLDER_COMM_LEN + 16];
 	int from, skip;
 
 	if (push_frame(f, key->flags & SAMPLE_OFFCPU_D ? "[off-cpu:D]" : "[off-cpu:S]", ""))
@@ -434,13 +461,7 @@ static int add_offcpu(struct fold *f, const struct sample_key *key,
 	(*n)++;
 	if (!f->o.wakers || !key->work)
 		return 0;
-	if (f->o.waker_desc && !f->o.waker_desc(f->o.work_arg, key->work, &d)) {
-		memcpy(comm, d.comm, SMOLDER_COMM_LEN);
-		comm[SMOLDER_COMM_LEN] = 0;
-	}
-	from = interrupt_entry(f, wst, comm, sizeof(comm));
-	snprintf(name, sizeof(name), "woken-by:%s", comm);
-	frame_name__sanitize(name);
+	from = waker_frame(f, key, wst, name, sizeof(name));
 	if (push_frame(f, name, ""))
 		return -ENOMEM;
 	(*n)++;

@@ -48,8 +48,9 @@ struct fold_opts {
 	/*
 	 * --off-cpu: counts are microseconds, CPU samples sample_ns each,
 	 * off-CPU keys their nanoseconds; those stacks end in [off-cpu:S] or
-	 * [off-cpu:D], and with wakers woken-by:COMM and the waker's kernel
-	 * stack (named by waker_desc, with work_arg).
+	 * [off-cpu:D], and with wakers woken-by:COMM (woken-by-irq,
+	 * woken-by-softirq, woken-by-unknown for what is no task) and the
+	 * waker's kernel stack (named by waker_desc, with work_arg).
 	 */
 	bool time_weighted;
 	double sample_ns;

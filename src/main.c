@@ -62,7 +62,8 @@ static struct finish_opts finish_opts_of(const struct env *env)
 			.main_build_id = *env->main_build_id ? env->main_build_id : NULL,
 			.kernel = !env->user_only,
 		},
-		.kernel_symbols = !env->user_only,
+		/* with -U --wakers too: a waker's stack tells an interrupt */
+		.kernel_symbols = !env->user_only || env->wakers,
 		/* continuous mode writes no idle table */
 		.idle_table = env->idle == IDLE_ONLY && !env->continuous,
 		.cpus = env->cpus,

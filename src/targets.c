@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include "elf_syms.h"
 #include "log.h"
@@ -28,6 +30,10 @@ struct targets {
 	int exec_fd;   /* read end: the child's errno if exec failed */
 	int status;    /* the command's wait status, once reaped */
 	bool reaped;
+	bool status_lost; /* reaped by someone else: how it ended is unknown */
+	bool stopped;     /* in a group stop (SIGSTOP, SIGTSTP...) */
+	bool stop_said;   /* its first stop is said; later ones with -v */
+	bool let_go;      /* it made us its tracer once, and was let go */
 };
 
 /*
@@ -69,7 +75,8 @@ static bool proc_alive(const struct watched *w)
 
 /* The child: waits for the go byte, then execs; on failure tells the
  * parent why through exec_fd (close-on-exec: nothing arrives on success). */
-static void __attribute__((noreturn)) run_child(char *const *command, int go_fd, int exec_fd)
+static void __attribute__((noreturn)) run_child(char *const *command, int go_fd, int exec_fd,
+						 const struct sigaction *chld)
 {
 	sigset_t none;
 	char go;
@@ -77,6 +84,7 @@ static void __attribute__((noreturn)) run_child(char *const *command, int go_fd,
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	sigaction(SIGCHLD, chld, NULL); /* as it was given to smolder */
 	/* until the exec, its samples (the exec itself) are the command's */
 	prctl(PR_SET_NAME, basename(command[0]));
 	if (read(go_fd, &go, 1) != 1)
@@ -91,8 +99,12 @@ static void __attribute__((noreturn)) run_child(char *const *command, int go_fd,
 
 static int fork_command(struct targets *t)
 {
+	struct sigaction chld;
 	int go[2], ex[2];
 
+	/* ignored SIGCHLD (inherited through exec) would reap the command for
+	 * us, its status lost: the default keeps it until waited for */
+	sigaction(SIGCHLD, &(struct sigaction){ .sa_handler = SIG_DFL }, &chld);
 	if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC)) {
 		err("cannot start %s: %s (raise the open file limit)", t->command[0], errstr(errno));
 		return -1;
@@ -107,7 +119,7 @@ static int fork_command(struct targets *t)
 	if (!t->child) {
 		close(go[1]);
 		close(ex[0]);
-		run_child(t->command, go[0], ex[1]);
+		run_child(t->command, go[0], ex[1], &chld);
 	}
 	close(go[0]);
 	close(ex[1]);
@@ -173,17 +185,124 @@ int targets__go(struct targets *t)
 	return -1;
 }
 
-static bool reap(struct targets *t, int flags)
+/* "SIGUSR1", or "signal 40" for one without an abbreviation (real-time). */
+static const char *signame(int sig, char *buf, size_t len)
 {
+	const char *abbrev = sigabbrev_np(sig);
+
+	if (abbrev)
+		snprintf(buf, len, "SIG%s", abbrev);
+	else
+		snprintf(buf, len, "signal %d", sig);
+	return buf;
+}
+
+/*
+ * Whether a SIGTRAP stop of pid is the one execve sends a task traced
+ * without PTRACE_O_TRACEEXEC: sent by the task to itself (SI_USER, its own
+ * PID) while its system call is still execve's.  A kill(getpid(), SIGTRAP)
+ * of the program's own is from inside kill, and is passed on.
+ */
+static bool exec_trap(pid_t pid, const siginfo_t *si)
+{
+	char path[64], buf[64];
+	long nr;
+	ssize_t n;
+	int fd;
+
+	if (si->si_signo != SIGTRAP || si->si_code != SI_USER || si->si_pid != pid)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return sscanf(buf, "%ld", &nr) == 1 && (nr == SYS_execve || nr == SYS_execveat);
+}
+
+/*
+ * A task of ours in a ptrace stop: one of the command's threads made
+ * smolder its tracer (PTRACE_TRACEME).  smolder is no debugger: it lets the
+ * task go at once, handing on the signal the stop holds back (none for
+ * execve's trap), so that the command runs as untraced and its signals,
+ * stops and exit reach it and us as usual.  A task stopped by a group stop
+ * goes back to that stop, untraced.  False when pid is in no ptrace stop
+ * of ours (an ordinary stop).
+ */
+static bool let_go(struct targets *t, pid_t pid)
+{
+	char name[32];
+	siginfo_t si;
+	int sig = 0;
+
+	if (ptrace(PTRACE_GETSIGINFO, pid, NULL, &si) == 0) {
+		if (!exec_trap(pid, &si))
+			sig = si.si_signo;
+	} else if (errno != EINVAL) {
+		return false; /* EINVAL: a group stop, traced; ESRCH: not traced */
+	}
+	if (!t->let_go)
+		info("PID %d (of %s) made smolder its tracer (PTRACE_TRACEME): let go, %s passed on",
+		     pid, t->command[0], sig ? signame(sig, name, sizeof(name)) : "no signal");
+	t->let_go = true;
+	if (ptrace(PTRACE_DETACH, pid, NULL, (void *)(long)sig))
+		debug("cannot let PID %d go: %s", pid, errstr(errno));
+	return true;
+}
+
+/* What waitpid said of pid, one of our tasks. */
+static void on_status(struct targets *t, pid_t pid, int status)
+{
+	char name[32];
+
+	if (WIFSTOPPED(status)) {
+		if (let_go(t, pid) || pid != t->child)
+			return;
+		t->stopped = true;
+		if (t->stop_said)
+			info("%s (PID %d) stopped by %s", t->command[0], pid,
+			     signame(WSTOPSIG(status), name, sizeof(name)));
+		else
+			warn("%s (PID %d) stopped by %s: the capture waits for it to exit (kill -CONT %d resumes it)",
+			     t->command[0], pid, signame(WSTOPSIG(status), name, sizeof(name)), pid);
+		t->stop_said = true;
+	} else if (WIFCONTINUED(status)) {
+		t->stopped = false;
+	} else if (pid == t->child) {
+		/* exited or killed; a traced thread's own end is nothing to us */
+		t->status = status;
+		t->reaped = true;
+	}
+}
+
+/*
+ * Takes every status our tasks have to report, waiting for the command's
+ * end when block is set; true once it has ended.  Only its exit or a
+ * signal that killed it ends it: a stop is said, a ptrace stop let go.
+ * Other tasks report to us too: the command's threads that called
+ * PTRACE_TRACEME (their stops, and their exits, which must be reaped before
+ * the command's own can be), and children we inherited through exec.
+ */
+static bool reap(struct targets *t, bool block)
+{
+	int status;
 	pid_t r;
 
-	if (t->reaped)
-		return true;
-	do
-		r = waitpid(t->child, &t->status, flags);
-	while (r < 0 && errno == EINTR);
-	if (r == t->child || (r < 0 && errno == ECHILD))
-		t->reaped = true;
+	while (!t->reaped) {
+		r = waitpid(-1, &status, __WALL | WUNTRACED | WCONTINUED | (block ? 0 : WNOHANG));
+		if (r > 0) {
+			on_status(t, r, status);
+		} else if (r < 0 && errno == ECHILD) {
+			/* gone, its status taken by someone else: never ours to see */
+			t->status_lost = t->reaped = true;
+		} else if (!r || errno != EINTR) {
+			break;
+		}
+	}
 	return t->reaped;
 }
 
@@ -222,30 +341,45 @@ bool targets__main_binary(const struct targets *t, char *path, size_t len, char 
 bool targets__gone(struct targets *t)
 {
 	if (t->child)
-		return reap(t, WNOHANG);
+		return reap(t, false);
 	for (size_t i = 0; i < t->nr; i++)
 		if (proc_alive(&t->procs[i]))
 			return false;
 	return t->nr > 0;
 }
 
+/* A stopped command acts on the signal it was sent only once continued. */
+static void resume_if_stopped(struct targets *t)
+{
+	if (t->stopped)
+		kill(t->child, SIGCONT);
+}
+
 int targets__finish(struct targets *t, int sig)
 {
 	if (!t || !t->child)
 		return -1;
-	if (!reap(t, WNOHANG)) {
+	if (!reap(t, false)) {
 		kill(t->child, sig ? sig : SIGTERM);
-		for (int i = 0; i < 100 && !reap(t, WNOHANG); i++)
+		resume_if_stopped(t);
+		for (int i = 0; i < 100 && !reap(t, false); i++) {
+			resume_if_stopped(t); /* it may have stopped since */
 			nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
+		}
 	}
 	if (!t->reaped) {
 		warn("%s (PID %d) did not exit on SIG%s: left running (kill it yourself)",
 		     t->command[0], t->child, sigabbrev_np(sig ? sig : SIGTERM));
 		return 128 + (sig ? sig : SIGTERM);
 	}
+	if (t->status_lost) {
+		warn("%s (PID %d) exited, but its status was taken elsewhere: exit code 1",
+		     t->command[0], t->child);
+		return 1;
+	}
 	if (WIFSIGNALED(t->status))
 		return 128 + WTERMSIG(t->status);
-	return WIFEXITED(t->status) ? WEXITSTATUS(t->status) : 1;
+	return WEXITSTATUS(t->status);
 }
 
 void targets__free(struct targets *t)
@@ -260,7 +394,7 @@ void targets__free(struct targets *t)
 	if (t->exec_fd >= 0)
 		close(t->exec_fd);
 	if (t->child && !t->reaped)
-		reap(t, held ? 0 : WNOHANG);
+		reap(t, held);
 	free(t->procs);
 	free(t);
 }

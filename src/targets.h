@@ -33,14 +33,19 @@ int targets__go(struct targets *t);
  */
 bool targets__main_binary(const struct targets *t, char *path, size_t len, char *build_id,
 			  size_t id_len);
-/* True once the command has exited, or without one, every -p process. */
+/*
+ * True once the command has exited or been killed, or without one, every
+ * -p process.  A stop is no exit: the command's first stop is said (once)
+ * and the capture waits on; a ptrace stop (the command made smolder its
+ * tracer with PTRACE_TRACEME) is let go at once, its signal handed on.
+ */
 bool targets__gone(struct targets *t);
 /*
  * The exit code smolder ends with for the command: its own, or 128 + the
  * signal that killed it; -1 without a command.  A command still running
  * (the capture ended first, by a signal or the duration) gets sig, or
- * SIGTERM when sig is 0, and up to a second to exit; one that does not is
- * left running, and said.
+ * SIGTERM when sig is 0 (and SIGCONT when stopped, to act on it), and up
+ * to a second to exit; one that does not is left running, and said.
  */
 int targets__finish(struct targets *t, int sig);
 void targets__free(struct targets *t);

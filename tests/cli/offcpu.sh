@@ -3,8 +3,8 @@
 # 30/50/20 computing (compute), sleeping in nanosleep (doze) and blocked
 # reading a pipe (wait_pipe) that its "pipe_writer" thread writes after
 # 20 ms.  Checks the shares, that the thread's total is its wall time, the
-# stacks and markers, --wakers, -U/-K, that CPU-only captures load no
-# off-CPU program, and the option errors.
+# stacks and markers, --wakers (and a task named like an interrupt), -U/-K,
+# that CPU-only captures load no off-CPU program, and the option errors.
 source "$(dirname "$0")/../lib.sh"
 
 # thread_share FOLDED ERE: percent of the main thread's time on stacks matching ERE.
@@ -50,6 +50,29 @@ check offcpu_wakers_exit_0 equals "$RC" 0
 check offcpu_wakers_pipe_writer some_line "$W" ';wait_pipe;.*\[off-cpu:S\];woken-by:pipe_writer;.*(try_to_wake_up|wake_up)[^;]* [0-9]+$'
 check offcpu_wakers_pipe_share within "$(thread_share "$W" ';wait_pipe;.*woken-by:pipe_writer')" 15 23
 check offcpu_wakers_pipe_writer_writes some_line "$W" 'woken-by:pipe_writer;.*pipe_write'
+
+# --- --wakers: a thread named "[irq]" (any task may name itself so) is a
+# task waker, woken-by:[irq]; the real interrupts that end doze's sleeps are
+# woken-by-irq, which no task name can make.  With -U too, where no kernel
+# frame shows which is which: the waker's stack still tells an interrupt ---
+start_wl offcpu_split named '[irq]' 60 || exit 1
+N=$WL_PID
+sleep 0.5
+for u in "" -U; do
+	x=${u:+_user_only}
+	run_sm "named$x" --off-cpu --wakers $u -f -F 499 -p "$N" 3
+	F=$TMP/named$x.out
+	check "offcpu_wakers_named_irq${x}_exit_0" equals "$RC" 0
+	check "offcpu_wakers_named_irq${x}_is_a_task" within "$(thread_share "$F" ';wait_pipe;.*\[off-cpu:S\];woken-by:\[irq\]( |;)')" 15 23
+	# doze's wakeups are the timer interrupt's (the share of its woken time:
+	# a sleep going on at the end has no waker yet)
+	doze=$(thread_share "$F" ';doze;.*\[off-cpu:S\];woken-by')
+	irq=$(thread_share "$F" ';doze;.*\[off-cpu:S\];woken-by-(irq|softirq)( |;)')
+	check "offcpu_wakers_real_irq${x}_is_an_interrupt" within "$(awk -v a="$irq" -v b="$doze" 'BEGIN { print b ? 100 * a / b : 0 }')" 95 100
+	check "offcpu_wakers_named_irq${x}_not_an_interrupt" no_line "$F" ';wait_pipe;.*woken-by-(irq|softirq)'
+	check "offcpu_wakers_real_irq${x}_not_a_task" no_line "$F" ';doze;.*woken-by:\[irq\]'
+done
+kill "$N" 2>/dev/null
 
 # --- -U: the marker right after the user leaf; -K: after the kernel's ---
 run_sm u --off-cpu -U -f -F 499 -p "$P" 2

@@ -58,5 +58,5 @@ check offcpu_cont_doze_share within "$(share_of "$TMP/all.folded" ';doze;')" 47 
 check offcpu_cont_pipe_share within "$(share_of "$TMP/all.folded" ';wait_pipe;')" 17 23
 # every pipe wait's waker is named in the interval it is counted in
 check offcpu_cont_wakers within "$(share_of "$TMP/all.folded" ';wait_pipe;.*woken-by:pipe_writer;')" 16 23
-check offcpu_cont_no_unnamed_waker no_line "$TMP/all.folded" 'woken-by:\[unknown\]'
+check offcpu_cont_no_unnamed_waker no_line "$TMP/all.folded" 'woken-by-unknown'
 kill "$P" 2>/dev/null

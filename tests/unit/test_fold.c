@@ -20,6 +20,9 @@ static const char kallsyms_fixture[] =
 	"ffffffff81000200 t do_syscall_64\n"
 	"ffffffff81000300 T ksys_read\n"
 	"ffffffff81000400 d some_data\n"
+	"ffffffff81000500 T asm_sysvec_apic_timer_interrupt\n"
+	"ffffffff81000600 T handle_softirqs\n"
+	"ffffffff81000700 T try_to_wake_up\n"
 	"ffffffffc0000000 t ipt_do_table\t[ip_tables]\n";
 
 static struct ksyms *ks;
@@ -470,6 +473,75 @@ TEST(context_frames_above_process)
 	fold__free(f);
 }
 
+/* Wakers for waker_markers: 1 and 2 are tasks named like the markers, 3
+ * a task an interrupt landed on; 4 is not described. */
+static int fixture_waker(void *arg, uint64_t id, struct waker_desc *out)
+{
+	static const char *const comms[] = { NULL, "[irq]", "woken-by-irq", "victim" };
+
+	(void)arg;
+	if (id < 1 || id > 3)
+		return -2;
+	memset(out, 0, sizeof(*out));
+	snprintf(out->comm, sizeof(out->comm), "%s", comms[id]);
+	return 0;
+}
+
+/* What woke a task: tasks as woken-by:COMM, whatever the COMM; interrupts
+ * and the unknown as woken-by-irq, -softirq, -unknown, which no COMM can
+ * make.  With -U (no kernel frames) the stack still tells an interrupt. */
+TEST(waker_markers_no_task_can_name)
+{
+	/* leaf first: try_to_wake_up under a syscall, a timer interrupt, a softirq */
+	static const struct stack_trace task = { .nr = 2, .ip = { 0xffffffff81000710,
+								   0xffffffff81000101 } };
+	static const struct stack_trace irq = { .nr = 2, .ip = { 0xffffffff81000710,
+								  0xffffffff81000501 } };
+	static const struct stack_trace soft = { .nr = 3, .ip = { 0xffffffff81000710,
+								   0xffffffff81000601,
+								   0xffffffff81000501 } };
+	/* fewest microseconds first, with kernel frames and with -U */
+	static const char *const want[2][5] = {
+		{ "app;[off-cpu:S];woken-by:[irq];entry_SYSCALL_64;try_to_wake_up 1",
+		  "app;[off-cpu:S];woken-by:woken-by-irq;entry_SYSCALL_64;try_to_wake_up 2",
+		  "app;[off-cpu:S];woken-by-irq;asm_sysvec_apic_timer_interrupt;try_to_wake_up 3",
+		  "app;[off-cpu:S];woken-by-softirq;asm_sysvec_apic_timer_interrupt;"
+		  "handle_softirqs;try_to_wake_up 4",
+		  "app;[off-cpu:S];woken-by-unknown;entry_SYSCALL_64;try_to_wake_up 5" },
+		{ "app;[off-cpu:S];woken-by:[irq] 1", "app;[off-cpu:S];woken-by:woken-by-irq 2",
+		  "app;[off-cpu:S];woken-by-irq 3", "app;[off-cpu:S];woken-by-softirq 4",
+		  "app;[off-cpu:S];woken-by-unknown 5" },
+	};
+
+	for (int user_only = 0; user_only < 2; user_only++) {
+		struct fold_opts o = { .kernel = !user_only, .time_weighted = true,
+				       .sample_ns = 1000, .wakers = true,
+				       .waker_desc = fixture_waker };
+		struct fold *f = fold__new(&o, ks, us);
+		struct sample_key key = make_key(SAMPLE_OFFCPU_S);
+		const struct profile *out;
+		char got[1024];
+
+		key.work = 1;
+		fold__add_woken(f, &key, 1000, NULL, NULL, &task);
+		key.work = 2;
+		fold__add_woken(f, &key, 2000, NULL, NULL, &task);
+		key.work = 3; /* the task the interrupt landed on */
+		fold__add_woken(f, &key, 3000, NULL, NULL, &irq);
+		fold__add_woken(f, &key, 4000, NULL, NULL, &soft);
+		key.work = 4;
+		fold__add_woken(f, &key, 5000, NULL, NULL, &task);
+		out = fold__profile(f);
+		CHECK(out->nr == 5);
+		for (size_t i = 0; i < 5 && i < out->nr; i++) {
+			snprintf(got, sizeof(got), "%s %llu", text_of(out, out->nr - 1 - i),
+				 (unsigned long long)out->stacks[out->nr - 1 - i].count);
+			CHECK_STR(got, want[user_only][i]);
+		}
+		fold__free(f);
+	}
+}
+
 /* A user thread keeps its name, however much it looks like a kernel one. */
 TEST(grouping_only_for_kernel_threads)
 {
@@ -524,6 +596,7 @@ int main(void)
 	RUN(origins_from_the_sample);
 	RUN(ties_sort_by_folded_text);
 	RUN(context_frames_above_process);
+	RUN(waker_markers_no_task_can_name);
 	RUN(grouping_only_for_kernel_threads);
 	RUN(cpu_lists);
 	usyms__free(us);

@@ -16,6 +16,9 @@
  *                                   waits uninterruptibly (D) meanwhile
  *   offcpu_split sleepers N SECONDS N threads ("sleeper") that sleep 50 ms
  *                                   at a time, all waiting at once
+ *   offcpu_split named NAME SECONDS the default rounds, with the writer
+ *                                   thread named NAME (e.g. "[irq]", as
+ *                                   any task may name itself)
  *
  * compute spins for CPU time, not wall time, so its share does not depend
  * on how busy the machine is.  Exits on its own; the default mode then
@@ -34,6 +37,7 @@
 #include <sys/wait.h>
 
 static int request[2], reply[2];
+static const char *writer_name = "pipe_writer";
 static volatile unsigned long sink;
 
 static double clock_s(clockid_t id)
@@ -84,7 +88,7 @@ static void *pipe_writer(void *arg)
 	char c;
 
 	(void)arg;
-	prctl(PR_SET_NAME, "pipe_writer");
+	prctl(PR_SET_NAME, writer_name);
 	while (read(request[0], &c, 1) == 1) {
 		nap(0.020);
 		if (write(reply[1], &c, 1) != 1)
@@ -187,6 +191,11 @@ int main(int argc, char **argv)
 	}
 	if (argc > 3 && !strcmp(argv[1], "sleepers"))
 		return sleepers(atoi(argv[2]), atof(argv[3]));
+	if (argc > 3 && !strcmp(argv[1], "named")) {
+		writer_name = argv[2];
+		argv += 2;
+		argc -= 2;
+	}
 	if (pipe(request) || pipe(reply) || pthread_create(&w, NULL, pipe_writer, NULL))
 		return 1;
 	run_rounds(argc > 1 ? atof(argv[1]) : 5);
