@@ -436,6 +436,20 @@ size_t elf_file__build_id_fd(int fd, unsigned char *id, size_t max)
 	return 0;
 }
 
+size_t elf_file__build_id_of(int fd, unsigned char *id, size_t max)
+{
+	struct budget b = { .max_bytes = 16u << 20 };
+	struct elf_file *ef;
+	size_t n = elf_file__build_id_fd(fd, id, max);
+
+	if (n)
+		return n;
+	ef = elf_file__open_fd_within(fd, &b);
+	n = ef ? elf_file__build_id(ef, id, max) : 0;
+	elf_file__close(ef);
+	return n;
+}
+
 size_t elf_file__build_id(struct elf_file *f, unsigned char *id, size_t max)
 {
 	Elf_Scn *scn = NULL;

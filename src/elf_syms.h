@@ -82,6 +82,12 @@ size_t elf_file__build_id(struct elf_file *f, unsigned char *id, size_t max);
  */
 size_t elf_file__build_id_fd(int fd, unsigned char *id, size_t max);
 /*
+ * The build id of the file open on fd, whatever its kind: the few reads
+ * above, else through libelf, its headers within 16 MiB (a file of a
+ * million section headers is refused, not read).  0 when none.
+ */
+size_t elf_file__build_id_of(int fd, unsigned char *id, size_t max);
+/*
  * A malloc'ed copy of section name's contents (inflated if SHF_COMPRESSED)
  * and its length in *len; NULL when absent, empty, bad or over max bytes.
  */

@@ -181,13 +181,11 @@ static void read_table(struct symcache *sc, struct symfile *f, int fd, pid_t pid
  * symbol table's fate). */
 static void read_build_id(struct symfile *f, int fd)
 {
-	struct elf_file *ef = elf_file__open_fd(fd);
 	unsigned char id[40];
-	size_t n = ef ? elf_file__build_id(ef, id, sizeof(id)) : 0;
+	size_t n = elf_file__build_id_of(fd, id, sizeof(id));
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n && i < sizeof(id); i++)
 		snprintf(f->build_id + 2 * i, 3, "%02x", id[i]);
-	elf_file__close(ef);
 }
 
 static struct symfile *file_get(struct symcache *sc, const struct stat *st, int fd,

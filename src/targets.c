@@ -312,7 +312,6 @@ bool targets__main_binary(const struct targets *t, char *path, size_t len, char 
 	pid_t pid = t->child ? t->child : t->nr == 1 ? (pid_t)t->procs[0].pid : 0;
 	unsigned char id[40];
 	char link[64];
-	struct elf_file *ef;
 	size_t n = 0;
 	ssize_t r;
 	int fd;
@@ -327,14 +326,12 @@ bool targets__main_binary(const struct targets *t, char *path, size_t len, char 
 	build_id[0] = '\0';
 	/* the file the process runs, whatever its name says now */
 	fd = open(link, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	ef = fd >= 0 ? elf_file__open_fd(fd) : NULL;
-	if (ef)
-		n = elf_file__build_id(ef, id, sizeof(id));
-	for (size_t i = 0; i < n && 2 * i + 2 < id_len; i++)
-		snprintf(build_id + 2 * i, 3, "%02x", id[i]);
-	elf_file__close(ef);
-	if (fd >= 0)
+	if (fd >= 0) {
+		n = elf_file__build_id_of(fd, id, sizeof(id));
 		close(fd);
+	}
+	for (size_t i = 0; i < n && i < sizeof(id) && 2 * i + 2 < id_len; i++)
+		snprintf(build_id + 2 * i, 3, "%02x", id[i]);
 	return true;
 }
 
