@@ -25,11 +25,11 @@
 #define SLICE_S 0.05
 /* After its maps took t to read, a user's images are read again only
  * after RATIO * t: one user's maps, 65,000 lines each, take at most about
- * a tenth of the time.  Reads under FREE_S (a process with a thousand
- * mappings or so) are not counted; nor is reading symbols, whose files
- * are cached. */
+ * a tenth of the time.  Reads under FREE_S (a process with a few thousand
+ * mappings, or an ordinary one on a busy machine) are not counted; nor is
+ * reading symbols, whose files are cached. */
 #define RATIO 9
-#define FREE_S 0.010
+#define FREE_S 0.020
 #define USERS 256 /* users with their own account; the others share one */
 
 struct item {

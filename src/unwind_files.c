@@ -575,16 +575,16 @@ void *unwind_files_builder(void *arg)
 
 	pthread_mutex_lock(&um->lock);
 	while (!um->quit) {
+		/* here, not where maps are read: its time is nobody's maps' */
+		if (!um->stopped)
+			unwind_maps_housekeep(um);
 		j = dequeue(um);
 		if (!j) {
-			/* idle: the housekeeping of a capture no image event wakes */
 			struct timespec at;
 
 			clock_gettime(CLOCK_MONOTONIC, &at);
 			at.tv_sec++;
 			pthread_cond_timedwait(&um->wake, &um->lock, &at);
-			if (!um->quit && !um->stopped)
-				unwind_maps_housekeep(um);
 			continue;
 		}
 		um->building = true;

@@ -426,7 +426,6 @@ static void update(struct unwind_maps *um, pid_t pid, uint32_t gen, const struct
 	size_t nr;
 
 	um->tick++;
-	unwind_maps_housekeep(um);
 	pp = proc_slot(um, pid);
 	p = *pp;
 	if (!p) {
