@@ -32,9 +32,13 @@ LDLIBS := $(STATIC_LIBS)
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
 	-Iinclude -Ivmlinux/$(ARCH)
 
-SRCS := $(wildcard src/*.c)
+# src/ is one folder per stage (README: Layout); an object's header
+# dependencies come from the compiler (-MMD -MP: build/obj/DIR/NAME.o.d),
+# so touching one header rebuilds only the objects that include it.
+SRCS := $(wildcard src/*/*.c)
 OBJS := $(patsubst src/%.c,$(OUT)/obj/%.o,$(SRCS))
-LIB_OBJS := $(filter-out $(OUT)/obj/main.o,$(OBJS))
+LIB_OBJS := $(filter-out $(OUT)/obj/cmd/main.o,$(OBJS))
+DEPFLAGS = -MMD -MP -MF $@.d
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
@@ -70,23 +74,26 @@ $(OUT)/smolder.skel.h: $(OUT)/smolder.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name smolder_bpf > $@.tmp && mv $@.tmp $@
 
-$(OUT)/obj/%.o: src/%.c $(wildcard src/*.h) $(wildcard include/*.h) $(OUT)/smolder.skel.h | $(OUT)/.dirs
+# The generated headers come first (order-only): a first build has no
+# dependency files yet; afterwards those name the objects that include them.
+GEN_HEADERS := $(OUT)/smolder.skel.h $(OUT)/flamegraph_js.h
+$(OUT)/obj/%.o: src/%.c | $(GEN_HEADERS) $(OUT)/.dirs
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-# The flame graph's script, embedded in every SVG: src/flamegraph.js as a C
-# byte array (od and sed, since xxd may be missing on a fresh machine).
-$(OUT)/flamegraph_js.h: src/flamegraph.js | $(OUT)/.dirs
+# The flame graph's script, embedded in every SVG: src/output/flamegraph.js as
+# a C byte array (od and sed, since xxd may be missing on a fresh machine).
+$(OUT)/flamegraph_js.h: src/output/flamegraph.js | $(OUT)/.dirs
 	$(call msg,GEN,$@)
 	$(Q){ echo 'static const unsigned char flamegraph_js[] = {'; \
 		od -An -v -tx1 $< | sed -e 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g'; echo '};'; } >$@.tmp && mv $@.tmp $@
-$(OUT)/obj/output_svg.o: $(OUT)/flamegraph_js.h
 
 $(OUT)/libsmolder.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-smolder: $(OUT)/obj/main.o $(OUT)/libsmolder.a
+smolder: $(OUT)/obj/cmd/main.o $(OUT)/libsmolder.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LDLIBS) -o $@
 
@@ -97,9 +104,9 @@ $(OUT)/.dirs:
 	$(Q)touch $@
 
 # Unit tests link the modules, not main.
-$(OUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(OUT)/libsmolder.a
+$(OUT)/tests/%: tests/unit/%.c $(OUT)/libsmolder.a
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $< $(OUT)/libsmolder.a $(LDLIBS) -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Itests/unit $< $(OUT)/libsmolder.a $(LDLIBS) -o $@
 
 # Workloads keep frame pointers and stay unoptimised enough that every named
 # function is a real frame: the tests compare against their known CPU split.
@@ -208,7 +215,8 @@ FUZZ_CFLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 FUZZ_MODULES := elf_file elf_syms debuginfo proc_maps perfmap perfmap_file safe_open budget \
 	demangle log unwind_table unwind_cfi folded_read profile profile_addr strtab output_folded output_svg flame \
 	output_speedscope output_pprof pb utf8 clock grow
-FUZZ_OBJS := $(patsubst %,$(OUT)/fuzz/obj/%.o,$(FUZZ_MODULES))
+FUZZ_OBJS := $(patsubst src/%.c,$(OUT)/fuzz/obj/%.o,\
+	$(foreach m,$(FUZZ_MODULES),$(wildcard src/*/$(m).c)))
 # expat and json-c check that fuzz_outputs' SVG and JSON stay well-formed
 FUZZ_LIBS := -lelf -lz -llzma -liberty -lexpat -ljson-c
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
@@ -218,12 +226,10 @@ FUZZ_SEEDS := $(patsubst %,$(OUT)/fuzz/corpus-%/.seeded,$(FUZZ_NAMES))
 # Kept: they are shared by every target, not intermediate files.
 .SECONDARY: $(FUZZ_OBJS)
 
-$(OUT)/fuzz/obj/%.o: src/%.c $(wildcard src/*.h) $(wildcard include/*.h)
+$(OUT)/fuzz/obj/%.o: src/%.c | $(GEN_HEADERS)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
-
-$(OUT)/fuzz/obj/output_svg.o: $(OUT)/flamegraph_js.h
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(OUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS)
 	$(call msg,FUZZ-LD,$@)
@@ -418,3 +424,6 @@ test-kernels: deps
 
 clean:
 	rm -rf $(OUT) smolder smolder.folded
+
+# Header dependencies of every object, unit test and fuzz object built so far.
+-include $(wildcard $(OUT)/obj/*/*.d $(OUT)/tests/*.d $(OUT)/fuzz/obj/*/*.d)

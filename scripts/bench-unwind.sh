@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Unwind tables (`make bench-unwind`): what src/unwind_table.c builds from
+# Unwind tables (`make bench-unwind`): what src/unwind/unwind_table.c builds from
 # the CFI of big Debian 12 binaries, and what it costs, with readelf
 # decoding the same rows (--debug-dump=frames-interp) in the same run as
 # the peer.  Per file: FDEs, CFI rows (before merging), table rows (after

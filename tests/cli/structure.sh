@@ -1,36 +1,45 @@
 #!/bin/bash
-# The source's shape, as issue 13 fixed it: no include loop among src/'s
-# headers and files, only main.c and cli.c (and cli.h itself) know the
-# command line's cli.h, and no .c file in src/ is over 800 lines.
+# The source tree's shape (issues 13 and 22), as tests/tools/check_structure.sh
+# judges it: folders by stage whose includes point only down or within,
+# folder-qualified includes, _int.h headers private to their folder, no
+# include loop, no .c file over 800 lines, struct env only in cmd/.  Then
+# the checker is shown to catch each kind of break, planted in a copy.
 source "$(dirname "$0")/../lib.sh"
-cd "$TOP/src" || exit 1
+CHECK="$TOP/tests/tools/check_structure.sh"
 
-# Edges "a b": module a includes b's header.  A module is a file's name
-# without .c/.h, so foo.c -> foo.h is not an edge.  An internal header
-# foo_int.h is shared by the files of one part: it is not a module of its
-# own, its includes count as its includers'.
-module() { echo "${1%.[ch]}"; }
-headers_of() { # the project headers FILE includes, through internal ones
-	local inc
-	for inc in $(sed -nE 's/^#include "([a-z0-9_]+\.h)".*/\1/p' "$1"); do
-		[ -f "$inc" ] || continue
-		case "$inc" in *_int.h) headers_of "$inc" ;; *) echo "$inc" ;; esac
-	done
+"$CHECK" "$TOP/src" >"$TMP/src.out" 2>&1
+check structure_holds equals "$?:$(head -c 400 "$TMP/src.out" | tr '\n' ' ')" "0:"
+check structure_folders_ranked equals \
+	"$(cd "$TOP/src" && ls -d */ | tr -d / | tr '\n' ' ')" \
+	"capture cmd files fold lib output profile session symbols unwind "
+
+# plant NAME FILE LINE: a copy of src/ with LINE added to FILE, checked.
+plant() {
+	rm -rf "$TMP/planted" && cp -r "$TOP/src" "$TMP/planted"
+	printf '%s\n' "$3" >>"$TMP/planted/$2"
+	"$CHECK" "$TMP/planted" >"$TMP/$1.out" 2>&1
+	echo "$?" >"$TMP/$1.rc"
 }
-edges() {
-	local f inc
-	for f in *.c *.h; do
-		case "$f" in *_int.h) continue ;; esac
-		for inc in $(headers_of "$f"); do
-			[ "$(module "$f")" = "$(module "$inc")" ] || echo "$(module "$f") $(module "$inc")"
-		done
-	done | sort -u
-}
-edges >"$TMP/edges"
-# tsort prints "tsort: -: input contains a loop:" and the loop's members.
-loops=$(tsort "$TMP/edges" 2>&1 >/dev/null | tr '\n' ' ')
-check structure_no_include_loop equals "$loops" ""
-check structure_cli_h_only_above equals \
-	"$(grep -l '#include "cli.h"' *.c *.h | grep -vxE 'cli\.c|main\.c' | tr '\n' ' ')" ""
-check structure_c_files_at_most_800_lines equals \
-	"$(wc -l *.c | awk '$2 != "total" && $1 > 800 { printf "%s:%d ", $2, $1 }')" ""
+plant up lib/log.c '#include "cmd/cli.h"'
+check structure_catches_upward_include equals "$(cat "$TMP/up.rc")" 1
+check structure_names_upward_include some_line "$TMP/up.out" '^rank: lib/log.c includes cmd/cli.h'
+plant beside output/outfile.c '#include "symbols/usyms.h"'
+check structure_catches_include_beside some_line "$TMP/beside.out" '^rank: output/outfile.c includes symbols/usyms.h'
+plant private session/finish.c '#include "unwind/unwind_maps_int.h"'
+check structure_catches_foreign_int_h equals "$(cat "$TMP/private.rc")" 1
+check structure_names_foreign_int_h some_line "$TMP/private.out" '^private: session/finish.c includes unwind/unwind_maps_int.h'
+plant unqualified lib/clock.c '#include "log.h"'
+check structure_catches_unqualified some_line "$TMP/unqualified.out" '^qualified: lib/clock.c includes "log.h"'
+# a loop within one folder breaks no rank
+rm -rf "$TMP/planted" && cp -r "$TOP/src" "$TMP/planted"
+echo '#include "lib/clock.h"' >>"$TMP/planted/lib/grow.h"
+echo '#include "lib/grow.h"' >>"$TMP/planted/lib/clock.h"
+"$CHECK" "$TMP/planted" >"$TMP/loop.out" 2>&1
+check structure_catches_loop equals "$?" 1
+check structure_names_loop some_line "$TMP/loop.out" '^loop: .*\b(clock|lib/clock)\b.*\b(grow|lib/grow)\b|^loop: .*grow.*clock'
+rm -rf "$TMP/planted" && cp -r "$TOP/src" "$TMP/planted"
+seq 801 >>"$TMP/planted/lib/utf8.c"
+"$CHECK" "$TMP/planted" >"$TMP/size.out" 2>&1
+check structure_catches_long_file some_line "$TMP/size.out" '^size: lib/utf8.c has [0-9]+ lines'
+plant env capture/capture.c 'static struct env *planted;'
+check structure_catches_env_outside_cmd some_line "$TMP/env.out" '^env: capture/capture.c knows struct env'

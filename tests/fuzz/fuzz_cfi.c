@@ -23,9 +23,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "elf_syms.h"
-#include "log.h"
-#include "unwind_table.h"
+#include "files/elf_syms.h"
+#include "lib/log.h"
+#include "unwind/unwind_table.h"
 
 
 static void check(const struct unwind_table *t)

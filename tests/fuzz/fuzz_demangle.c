@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "demangle.h"
+#include "symbols/demangle.h"
 
 static void check(const char *name, size_t len)
 {

@@ -20,8 +20,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "elf_syms.h"
-#include "log.h"
+#include "files/elf_syms.h"
+#include "lib/log.h"
 
 #define NO_ROOT "/nonexistent/smolder-fuzz-root"
 

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "folded_read.h"
-#include "log.h"
-#include "output.h"
+#include "profile/folded_read.h"
+#include "lib/log.h"
+#include "output/output.h"
 
 static char errbuf[512];
 

@@ -21,10 +21,10 @@
 #include <strings.h>
 #include <zlib.h>
 
-#include "folded_read.h"
-#include "log.h"
-#include "output.h"
-#include "utf8.h"
+#include "profile/folded_read.h"
+#include "lib/log.h"
+#include "output/output.h"
+#include "lib/utf8.h"
 
 static const char *const palettes[] = {
 	"hot", "mem", "io", "kernel", "java", "red", "green", "blue", "aqua", "yellow", "purple", "orange",

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "perfmap.h"
+#include "lib/log.h"
+#include "symbols/perfmap.h"
 
 #define ORACLE_MAX_LINES 64
 

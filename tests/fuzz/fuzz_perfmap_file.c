@@ -14,9 +14,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "budget.h"
-#include "log.h"
-#include "perfmap.h"
+#include "lib/budget.h"
+#include "lib/log.h"
+#include "symbols/perfmap.h"
 
 #define MAX_PROBES 64
 

@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "log.h"
-#include "proc_maps.h"
+#include "lib/log.h"
+#include "files/proc_maps.h"
 
 static void find_check(const struct proc_maps *pm, uint64_t addr)
 {

@@ -1,6 +1,6 @@
 /*
  * hostile_cfi: writes an x86-64 ELF shared object whose .eh_frame makes an
- * unwind-table builder (src/unwind_table.c) work, the kind of file a
+ * unwind-table builder (src/unwind/unwind_table.c) work, the kind of file a
  * hostile user can leave for a root profiler to parse.  One page of real
  * code at file offset and address 0x1000 (a counted loop with a frame, as
  * tests/tools/many_syms writes it), which tests/workloads/hostile maps

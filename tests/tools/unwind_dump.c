@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * unwind_dump: builds the unwind table of an ELF file (src/unwind_table.c)
+ * unwind_dump: builds the unwind table of an ELF file (src/unwind/unwind_table.c)
  * and prints what it holds, for measurements (docs/BENCHMARKS.md) and by
  * hand.  unwind_dump [-d DEBUGFILE] [-r] [-f] FILE
  *   (default)  statistics, and the build's time
@@ -21,8 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "elf_syms.h"
-#include "unwind_table.h"
+#include "files/elf_syms.h"
+#include "unwind/unwind_table.h"
 
 static const char *const kinds[UNWIND_KIND__MAX] = {
 	[UNWIND_GAP] = "gap", [UNWIND_CFA_RSP] = "rsp", [UNWIND_CFA_RBP] = "rbp",

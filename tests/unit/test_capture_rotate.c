@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture.h"
+#include "capture/capture.h"
 #include "unit.h"
 
 #define SPINNERS 2

@@ -6,7 +6,7 @@
  * idle injection driver).
  */
 #include "unit.h"
-#include "ctxframes.h"
+#include "fold/ctxframes.h"
 
 static const char *grouped(const char *comm)
 {

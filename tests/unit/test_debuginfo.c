@@ -30,8 +30,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "debuginfo.h"
-#include "elf_syms.h"
+#include "files/debuginfo.h"
+#include "files/elf_syms.h"
 #include "unit.h"
 
 #define BOMB_MIB 320

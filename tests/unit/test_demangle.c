@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "unit.h"
-#include "demangle.h"
+#include "symbols/demangle.h"
 
 struct pair {
 	const char *mangled, *want;

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#include "elf_syms.h"
+#include "files/elf_syms.h"
 #include "unit.h"
 
 __attribute__((noipa)) int budget_target_fn(int x)

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elf_syms.h"
+#include "files/elf_syms.h"
 #include "unit.h"
 
 /* Symbols with exact, known layouts; hidden so they stay in .symtab only. */

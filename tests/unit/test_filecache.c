@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "filecache.h"
+#include "files/filecache.h"
 #include "unit.h"
 
 struct item {

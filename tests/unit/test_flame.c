@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "unit.h"
-#include "flame.h"
-#include "output.h"
-#include "profile.h"
+#include "output/flame.h"
+#include "output/output.h"
+#include "profile/profile.h"
 
 /* A profile from "stack count" (or "stack before after" with diff) lines. */
 static struct profile *prof(bool diff, const char *const *lines)

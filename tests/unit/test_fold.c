@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "unit.h"
-#include "cpus.h"
-#include "fold.h"
-#include "ksyms.h"
-#include "output.h"
-#include "profile.h"
-#include "usyms.h"
+#include "lib/cpus.h"
+#include "fold/fold.h"
+#include "symbols/ksyms.h"
+#include "output/output.h"
+#include "profile/profile.h"
+#include "symbols/usyms.h"
 
 static const char kallsyms_fixture[] =
 	"ffffffff81000000 T _stext\n"

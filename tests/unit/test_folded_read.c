@@ -2,8 +2,8 @@
 /* The folded-stack reader against flamegraph.pl's grammar, and diffs. */
 #include <errno.h>
 #include <stdlib.h>
-#include "folded_read.h"
-#include "output.h"
+#include "profile/folded_read.h"
+#include "output/output.h"
 #include "unit.h"
 
 static char errbuf[256];

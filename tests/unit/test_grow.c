@@ -4,8 +4,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "grow.h"
-#include "hash.h"
+#include "lib/grow.h"
+#include "lib/hash.h"
 #include "unit.h"
 
 /* Appends keep every item, and the capacity goes first, 2 * first, ... */

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ksyms.h"
+#include "symbols/ksyms.h"
 #include "unit.h"
 
 static const char fixture[] =

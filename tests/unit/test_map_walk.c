@@ -22,7 +22,7 @@
 #include <net/if.h>
 #include <bpf/bpf.h>
 
-#include "map_walk.h"
+#include "capture/map_walk.h"
 #include "unit.h"
 
 #define ENTRIES 10000

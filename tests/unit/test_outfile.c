@@ -15,8 +15,8 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
-#include "log.h"
-#include "outfile.h"
+#include "lib/log.h"
+#include "output/outfile.h"
 #include "unit.h"
 
 #define NOBODY 65534

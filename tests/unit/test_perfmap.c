@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <linux/openat2.h>
 #include "unit.h"
-#include "perfmap.h"
+#include "symbols/perfmap.h"
 
 static struct perfmap *parse(const char *text)
 {

@@ -14,8 +14,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "unit.h"
-#include "budget.h"
-#include "perfmap.h"
+#include "lib/budget.h"
+#include "symbols/perfmap.h"
 
 static int mfd(void)
 {

@@ -12,9 +12,9 @@
 #include <time.h>
 #include <zlib.h>
 #include "unit.h"
-#include "output.h"
-#include "pb.h"
-#include "utf8.h"
+#include "output/output.h"
+#include "output/pb.h"
+#include "lib/utf8.h"
 
 /* ---- an independent reader of what output_pprof writes ---- */
 

@@ -13,10 +13,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "preload.h"
+#include "lib/clock.h"
+#include "session/preload.h"
 #include "unit.h"
-#include "usyms.h"
+#include "symbols/usyms.h"
 
 #define NO_PID 2000000000 /* above pid_max: never a process */
 

@@ -13,7 +13,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "proc_maps.h"
+#include "files/proc_maps.h"
 #include "unit.h"
 
 static const char fixture[] =

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "log.h"
-#include "profile_dir.h"
+#include "lib/log.h"
+#include "cmd/profile_dir.h"
 #include "unit.h"
 
 #define NOBODY 65534

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include "unit.h"
-#include "output.h"
+#include "output/output.h"
 
 static char *render(const struct profile *p, const struct render_opts *o, int *rc)
 {

@@ -8,8 +8,8 @@
  * pprof's time sample type.)
  */
 #include <stdlib.h>
-#include "folded_read.h"
-#include "output.h"
+#include "profile/folded_read.h"
+#include "output/output.h"
 #include "unit.h"
 
 /* 7 samples at 49 Hz (20408.163265 us each), 250 ms asleep, with

@@ -21,12 +21,12 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
-#include "elf_syms.h"
-#include "proc_maps.h"
+#include "files/elf_syms.h"
+#include "files/proc_maps.h"
 #include "unit.h"
 #include "unwind.h"
-#include "unwind_maps.h"
-#include "unwind_table.h"
+#include "unwind/unwind_maps.h"
+#include "unwind/unwind_table.h"
 
 struct fixture {
 	int outer, files, mappings;

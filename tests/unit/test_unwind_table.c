@@ -30,9 +30,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elf_syms.h"
+#include "files/elf_syms.h"
 #include "unit.h"
-#include "unwind_table.h"
+#include "unwind/unwind_table.h"
 
 #define LIBDIR "/usr/lib/x86_64-linux-gnu/"
 

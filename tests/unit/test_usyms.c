@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "unit.h"
-#include "usyms.h"
+#include "symbols/usyms.h"
 
 #define PAGE 4096
 

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "unit.h"
-#include "usyms.h"
+#include "symbols/usyms.h"
 
 #define MAX_GEN_PIDS 8
 

@@ -1,0 +1,775 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Capture: owns the BPF skeleton, the perf events and the banks of count
+ * and stack maps.  Configuration goes into the object's read-only data
+ * between open and load; the banks' maps are created here, sized per
+ * capture, and put in the outer maps before any event is attached; one
+ * cpu-clock event per selected CPU carries the program.  Errors are printed
+ * here, once, as one line naming the fix.
+ *
+ * Rotation (continuous mode): the sampler reads live_bank once per run and
+ * writes the whole sample (stacks, count, counters) into that bank.
+ * capture__rotate flips live_bank, then updates a slot of an array of maps:
+ * for map-in-map types the bpf(2) update returns only after synchronize_rcu()
+ * (kernel/bpf/syscall.c, maybe_wait_bpf_programs), and perf_event programs
+ * run under rcu_read_lock() in interrupt context, so every run that read the
+ * old live_bank has ended by then and every later run sees the new one.  The
+ * old bank is then complete and still: no sample is lost or split, and
+ * release empties it before it can go live again, so none counts twice.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <zlib.h>
+#include <linux/perf_event.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "capture/capture.h"
+#include "capture/kctx.h"
+#include "lib/log.h"
+#include "capture/map_walk.h"
+#include "capture/offcpu.h"
+#include "capture/probe.h"
+#include "smolder.skel.h"
+#include "unwind/unwind_maps.h"
+
+struct capture {
+	struct smolder_bpf *skel;
+	struct ring_buffer *events;
+	struct bpf_link *exec_link, *exit_link, *fork_link;
+	struct kctx_opts kctx_opts; /* what the kernel allowed of the options */
+	struct kctx *kctx;
+	struct offcpu *offcpu; /* --off-cpu (an empty one without) */
+	struct unwind_maps *unwind; /* --unwind dwarf: the tables in the kernel */
+	image_fn on_image;
+	void *arg;
+	struct bpf_link **links;
+	int *perf_fds;
+	size_t nr_events;
+	int counts_fd[SMOLDER_BANKS], stacks_fd[SMOLDER_BANKS]; /* -1: not created */
+	uint32_t stack_chunks, count_entries;
+	unsigned int live;     /* bank the sampler writes to */
+	unsigned int read;     /* bank the readers see */
+	bool drained;          /* between rotate and release: read != live */
+	uint64_t released[CNT__MAX]; /* counters of released banks */
+};
+
+/* Inode of our PID namespace, so samples carry the PIDs we see. */
+static int our_pidns(uint32_t *inum)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st))
+		return -errno;
+	*inum = st.st_ino;
+	return 0;
+}
+
+/* True if the kernel's build configuration has this line, e.g. CONFIG_KASAN=y. */
+static bool kernel_config_has(const char *line)
+{
+	char path[300], buf[512];
+	struct utsname u;
+	bool found = false;
+	gzFile f;
+
+	f = gzopen("/proc/config.gz", "rb");
+	if (!f && !uname(&u)) {
+		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
+		f = gzopen(path, "rb"); /* reads plain files too */
+	}
+	if (!f)
+		return false;
+	while (!found && gzgets(f, buf, sizeof(buf)))
+		found = !strncmp(buf, line, strlen(line));
+	gzclose(f);
+	return found;
+}
+
+/*
+ * THREAD_SIZE, which BTF does not record: 16 KiB on x86_64 and arm64, the
+ * page size on arm64 with 64 KiB pages, twice that under KASAN.
+ */
+static uint64_t kernel_thread_size(void)
+{
+	uint64_t size = 16384, page = sysconf(_SC_PAGESIZE);
+
+	if (page > size)
+		size = page;
+	if (kernel_config_has("CONFIG_KASAN=y"))
+		size *= 2;
+	return size;
+}
+
+static int fill_filter(struct bpf_map *map, const uint32_t *ids, size_t nr)
+{
+	uint8_t one = 1;
+
+	for (size_t i = 0; i < nr; i++)
+		if (bpf_map__update_elem(map, &ids[i], sizeof(ids[i]), &one, sizeof(one), BPF_ANY))
+			return -errno;
+	return 0;
+}
+
+/*
+ * bcc's --cgroupmap and --mntnsmap: the pinned hash at path takes the place
+ * of map, at whatever size it was made.  Keys must be 8 bytes (a cgroup id,
+ * a mount namespace inode).  Errors are said here.
+ */
+static int reuse_pinned(struct bpf_map *map, const char *path, const char *opt, const char *what)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	int fd = bpf_obj_get(path), e;
+
+	if (fd < 0) {
+		e = errno;
+		err("cannot open %s %s: %s (pin a BPF hash of %s there, as bcc's special filtering does)",
+		    opt, path, errstr(e), what);
+		return -1;
+	}
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) || info.type != BPF_MAP_TYPE_HASH ||
+	    info.key_size != 8) {
+		err("the map pinned at %s is not a BPF hash with 8-byte keys (give %s a hash of %s)", path, opt, what);
+		close(fd);
+		return -1;
+	}
+	if ((e = bpf_map__set_value_size(map, info.value_size)) ||
+	    (e = bpf_map__set_max_entries(map, info.max_entries)) ||
+	    (e = bpf_map__set_map_flags(map, info.map_flags)) || (e = bpf_map__reuse_fd(map, fd))) {
+		err("cannot use %s %s: %s (pin a plain hash of %s there)", opt, path, errstr(-e), what);
+		close(fd);
+		return -1;
+	}
+	close(fd); /* reuse_fd took its own copy */
+	return 0;
+}
+
+/* The process, cgroup and mount namespace filters, before the load. */
+static int configure_filters(struct smolder_bpf *skel, const struct capture_opts *o)
+{
+	struct smolder_bpf__rodata *ro = skel->rodata;
+
+	ro->follow_forks = o->follow_forks;
+	ro->filter_cgroup = o->cgroup;
+	ro->filter_cgroupmap = o->cgroupmap;
+	ro->filter_mntns = o->mntnsmap;
+	bpf_program__set_autoload(skel->progs.on_fork, o->follow_forks);
+	if (o->cgroupmap && reuse_pinned(skel->maps.cgroupset, o->cgroupmap, "--cgroupmap", "cgroup ids"))
+		return -1;
+	if (o->mntnsmap &&
+	    reuse_pinned(skel->maps.mntnsset, o->mntnsmap, "--mntnsmap", "mount namespace inodes"))
+		return -1;
+	return 0;
+}
+
+/* After the load: what the filters hold. */
+static int fill_filters(struct capture *c, const struct capture_opts *o)
+{
+	int e;
+
+	if ((e = fill_filter(c->skel->maps.tgids, o->tgids, o->nr_tgids)) ||
+	    (e = fill_filter(c->skel->maps.tids, o->tids, o->nr_tids))) {
+		err("cannot fill pid filter: %s (%s)", errstr(-e), probe__fix(-e));
+		return -1;
+	}
+	if (o->cgroup) {
+		__u32 zero = 0, fd = o->cgroup_fd;
+
+		if (bpf_map__update_elem(c->skel->maps.cgroup_filter, &zero, sizeof(zero), &fd,
+					 sizeof(fd), BPF_ANY)) {
+			err("cannot filter by cgroup: %s (give a cgroup v2 directory, under /sys/fs/cgroup)",
+			    errstr(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* --unwind dwarf: the unwinder's maps, sized for the budget (with --unwind
+ * fp they keep one entry each and the unwinder is dead code). */
+static int configure_unwind(struct smolder_bpf *skel, const struct capture_opts *o,
+			    int *shard_template)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mmapable, .map_flags = BPF_F_MMAPABLE);
+	struct smolder_bpf__rodata *ro = skel->rodata;
+	uint32_t bits, shards;
+	int e;
+
+	unwind_maps__layout(o->unwind_budget, &bits, &shards);
+	ro->dwarf_unwind = true;
+	ro->unwind_shard_bits = bits;
+	ro->have_task_pt_regs =
+		libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_task_pt_regs, NULL) == 1;
+	if ((e = bpf_map__set_max_entries(skel->maps.unwind_shards, shards)) ||
+	    (e = bpf_map__set_max_entries(skel->maps.unwind_files, UNWIND_MAX_FILES)) ||
+	    (e = bpf_map__set_max_entries(skel->maps.unwind_mappings, UNWIND_MAX_MAPPINGS)))
+		return e;
+	/* The shards' shape, as unwind_shards.c creates them (libbpf 1.1 cannot
+	 * resize the inner map of a definition). */
+	*shard_template = bpf_map_create(BPF_MAP_TYPE_ARRAY, "unwind_shard", sizeof(__u32), 8,
+					 1u << bits, &mmapable);
+	if (*shard_template < 0)
+		return -errno;
+	return bpf_map__set_inner_map_fd(skel->maps.unwind_shards, *shard_template);
+}
+
+static bool unwind_image_current(pid_t pid, uint32_t gen, void *arg)
+{
+	return capture__image_current(arg, pid, gen);
+}
+
+/* After the load: the object that fills the unwinder's maps. */
+static int open_unwind(struct capture *c, const struct capture_opts *o)
+{
+	struct unwind_maps_opts uo = {
+		.shards_fd = bpf_map__fd(c->skel->maps.unwind_shards),
+		.files_fd = bpf_map__fd(c->skel->maps.unwind_files),
+		.mappings_fd = bpf_map__fd(c->skel->maps.unwind_mappings),
+		.image_current = unwind_image_current,
+		.arg = c,
+	};
+
+	if (!o->dwarf_unwind)
+		return 0;
+	unwind_maps__layout(o->unwind_budget, &uo.shard_bits, &uo.max_shards);
+	c->unwind = unwind_maps__new(&uo);
+	if (!c->unwind)
+		return -ENOMEM;
+	unwind_maps__preload_self(c->unwind);
+	return 0;
+}
+
+struct unwind_maps *capture__unwind_maps(struct capture *c)
+{
+	return c->unwind;
+}
+
+static int configure(struct smolder_bpf *skel, const struct capture_opts *o, int *shard_template)
+{
+	struct smolder_bpf__rodata *ro = skel->rodata;
+	uint32_t inum = 0;
+	int e;
+
+	e = our_pidns(&inum);
+	if (e)
+		return e;
+	ro->kernel_stacks = o->kernel_stacks;
+	ro->user_stacks = o->user_stacks;
+	ro->per_cpu = o->per_cpu;
+	ro->filter_tgid = o->nr_tgids > 0;
+	ro->filter_tid = o->nr_tids > 0;
+	ro->idle_mode = o->idle_mode;
+	ro->pidns_inum = inum;
+	ro->thread_size = kernel_thread_size();
+	/* following forks, room for the processes the command starts */
+	if ((e = bpf_map__set_max_entries(skel->maps.tgids, o->follow_forks ? SMOLDER_MAX_FOLLOWED
+							   : o->nr_tgids ? o->nr_tgids : 1)) ||
+	    (e = bpf_map__set_max_entries(skel->maps.tids, o->nr_tids ? o->nr_tids : 1)))
+		return e;
+	return o->dwarf_unwind ? configure_unwind(skel, o, shard_template) : 0;
+}
+
+static int open_cpu_clock(const struct capture_opts *o, int cpu)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.size = sizeof(attr),
+	};
+
+	if (o->freq) {
+		attr.freq = 1;
+		attr.sample_freq = o->freq;
+	} else {
+		attr.sample_period = o->period;
+	}
+	return syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static int attach_events(struct capture *c, const struct capture_opts *o)
+{
+	c->links = calloc(o->nr_cpus, sizeof(*c->links));
+	c->perf_fds = calloc(o->nr_cpus, sizeof(*c->perf_fds));
+	if (!c->links || !c->perf_fds) {
+		err("cannot set up perf events for %zu cpus: out of memory", o->nr_cpus);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < o->nr_cpus; i++) {
+		int fd = open_cpu_clock(o, o->cpus[i]);
+
+		if (fd < 0) {
+			if (errno == ENODEV) /* went offline since we looked */
+				continue;
+			err("cannot open cpu-clock perf event on cpu %d: %s (%s)", o->cpus[i],
+			    errstr(errno), probe__perf_fix(errno));
+			return -1;
+		}
+		c->perf_fds[c->nr_events] = fd;
+		c->links[c->nr_events] = bpf_program__attach_perf_event(c->skel->progs.do_sample, fd);
+		c->nr_events++;
+		if (!c->links[c->nr_events - 1]) {
+			err("cannot attach BPF program to cpu %d: %s (%s)", o->cpus[i],
+			    errstr(errno), probe__fix(errno));
+			return -1;
+		}
+	}
+	if (!c->nr_events) {
+		err("no online cpu to sample (check -C against /sys/devices/system/cpu/online)");
+		return -1;
+	}
+	return 0;
+}
+
+/* One inner map to put in a slot of an outer map. */
+struct slot {
+	int outer, inner;
+	uint32_t idx;
+	int err;
+};
+
+static void *set_slot(void *arg)
+{
+	struct slot *s = arg;
+
+	s->err = bpf_map_update_elem(s->outer, &s->idx, &s->inner, BPF_ANY);
+	return NULL;
+}
+
+/*
+ * Fills slots.  Every update waits for an RCU grace period (see
+ * capture__rotate), needless before the sampler runs but not skippable:
+ * made from one thread each, the waits overlap, and the open takes about
+ * one grace period instead of one per slot.
+ */
+static int set_slots(struct slot *s, size_t n)
+{
+	pthread_t tid[2 * SMOLDER_BANKS];
+	bool threaded[2 * SMOLDER_BANKS] = { false };
+
+	for (size_t i = 1; i < n; i++)
+		threaded[i] = !pthread_create(&tid[i], NULL, set_slot, &s[i]);
+	for (size_t i = 0; i < n; i++)
+		if (!threaded[i])
+			set_slot(&s[i]);
+	for (size_t i = 1; i < n; i++)
+		if (threaded[i])
+			pthread_join(tid[i], NULL);
+	for (size_t i = 0; i < n; i++)
+		if (s[i].err)
+			return s[i].err;
+	return 0;
+}
+
+/*
+ * Creates the count and stack maps of banks first .. first + n - 1, sized
+ * per capture (each bank takes that memory again), and puts them in the
+ * outer maps' slots.
+ */
+static int create_banks(struct capture *c, unsigned int first, unsigned int n)
+{
+	int count_banks = bpf_map__fd(c->skel->maps.count_banks);
+	int stack_banks = bpf_map__fd(c->skel->maps.stack_banks);
+	struct slot s[2 * SMOLDER_BANKS];
+	size_t ns = 0;
+	int e = 0;
+
+	for (unsigned int b = first; b < first + n && !e; b++) {
+		c->counts_fd[b] = bpf_map_create(BPF_MAP_TYPE_HASH, "counts", sizeof(struct sample_key),
+						 sizeof(__u64), c->count_entries, NULL);
+		c->stacks_fd[b] = bpf_map_create(BPF_MAP_TYPE_HASH, "stacks",
+						 sizeof(struct stack_chunk_key),
+						 sizeof(struct stack_chunk), c->stack_chunks, NULL);
+		e = c->counts_fd[b] < 0 ? c->counts_fd[b] : c->stacks_fd[b] < 0 ? c->stacks_fd[b] : 0;
+		s[ns++] = (struct slot){ .outer = count_banks, .inner = c->counts_fd[b], .idx = b };
+		s[ns++] = (struct slot){ .outer = stack_banks, .inner = c->stacks_fd[b], .idx = b };
+	}
+	if (!e)
+		e = set_slots(s, ns);
+	for (unsigned int b = first; e && b < first + n; b++) {
+		if (c->counts_fd[b] >= 0)
+			close(c->counts_fd[b]);
+		if (c->stacks_fd[b] >= 0)
+			close(c->stacks_fd[b]);
+		c->counts_fd[b] = c->stacks_fd[b] = -1;
+	}
+	return e;
+}
+
+static int load(struct capture *c, const struct capture_opts *o)
+{
+	struct probe_opts po = { .btf_path = o->btf_path };
+	LIBBPF_OPTS(bpf_object_open_opts, open_opts);
+	int e, shard_template = -1;
+
+	if (probe__kernel(&po))
+		return -1;
+	probe__open_opts(&open_opts);
+	c->skel = smolder_bpf__open_opts(&open_opts);
+	if (!c->skel) {
+		err("cannot open BPF object: %s (%s)", errstr(errno), probe__fix(errno));
+		return -1;
+	}
+	c->kctx_opts = (struct kctx_opts){ .irq_frames = o->irq_frames,
+					   .kworker_frames = o->kworker_frames };
+	if (configure_filters(c->skel, o))
+		return -1;
+	e = configure(c->skel, o, &shard_template);
+	if (!e)
+		e = kctx__configure(c->skel, &c->kctx_opts);
+	if (!e)
+		e = offcpu__configure(c->skel, &o->offcpu);
+	if (e) {
+		err("cannot configure BPF object: %s (%s)", errstr(-e), probe__fix(-e));
+		if (shard_template >= 0)
+			close(shard_template);
+		return -1;
+	}
+	probe__adjust(c->skel);
+	e = smolder_bpf__load(c->skel);
+	if (shard_template >= 0)
+		close(shard_template);
+	if (e) {
+		probe__load_failed(e);
+		return -1;
+	}
+	if (fill_filters(c, o))
+		return -1;
+	e = create_banks(c, 0, o->rotate ? SMOLDER_BANKS : 1);
+	if (!e)
+		e = open_unwind(c, o);
+	if (e) {
+		err("cannot create BPF maps: %s (%s)", errstr(-e), probe__fix(-e));
+		return -1;
+	}
+	return 0;
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct capture *c = ctx;
+	const struct image_event *ev = data;
+
+	if (size >= sizeof(*ev) && c->on_image)
+		c->on_image(ev->tgid, ev->gen, c->arg);
+	return 0;
+}
+
+/*
+ * Exec and exit end an image; new images announce themselves by ring buffer.
+ * Either may be left out on kernels without them (probe.c).
+ */
+static int attach_image_tracking(struct capture *c)
+{
+	bool tp = bpf_program__autoload(c->skel->progs.on_exec);
+	bool rb = bpf_map__autocreate(c->skel->maps.events);
+
+	if (tp) {
+		c->exec_link = bpf_program__attach(c->skel->progs.on_exec);
+		c->exit_link = bpf_program__attach(c->skel->progs.on_exit);
+	}
+	if (bpf_program__autoload(c->skel->progs.on_fork) &&
+	    !(c->fork_link = bpf_program__attach(c->skel->progs.on_fork))) {
+		err("cannot attach fork tracking: %s (%s)", errstr(errno), probe__fix(errno));
+		return -1;
+	}
+	if (rb)
+		c->events = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_event, c, NULL);
+	if ((tp && (!c->exec_link || !c->exit_link)) || (rb && !c->events)) {
+		err("cannot attach process tracking: %s (%s)", errstr(errno), probe__fix(errno));
+		return -1;
+	}
+	return 0;
+}
+
+bool capture__has_events(struct capture *c)
+{
+	return c->events;
+}
+
+int capture__poll(struct capture *c, int timeout_ms)
+{
+	int n;
+
+	if (!c->events)
+		return 0;
+	n = ring_buffer__poll(c->events, timeout_ms);
+
+	return n < 0 && n != -EINTR ? n : 0;
+}
+
+bool capture__image_current(struct capture *c, uint32_t tgid, uint32_t gen)
+{
+	struct image_state cur;
+
+	return !bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.procs), &tgid, &cur) &&
+	       cur.gen == gen;
+}
+
+struct capture *capture__open(const struct capture_opts *o)
+{
+	struct capture *c = calloc(1, sizeof(*c));
+
+	if (!c) {
+		err("out of memory");
+		return NULL;
+	}
+	c->on_image = o->on_image;
+	c->arg = o->arg;
+	c->stack_chunks = o->stack_chunks;
+	c->count_entries = o->count_entries;
+	for (int b = 0; b < SMOLDER_BANKS; b++)
+		c->counts_fd[b] = c->stacks_fd[b] = -1;
+	if (load(c, o) || attach_image_tracking(c) ||
+	    !(c->kctx = kctx__attach(c->skel, &c->kctx_opts)) ||
+	    !(c->offcpu = offcpu__attach(c->skel, &o->offcpu)) || attach_events(c, o)) {
+		capture__free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void capture__stop(struct capture *c)
+{
+	if (c->offcpu && offcpu__stop(c->offcpu, c->live, bpf_map__fd(c->skel->maps.count_banks),
+				      c->counts_fd[c->live]))
+		warn("cannot read the waits in progress: %s (their time is left out)", errstr(errno));
+	unwind_maps__stop(c->unwind);
+	for (size_t i = 0; i < c->nr_events; i++) {
+		bpf_link__destroy(c->links[i]);
+		close(c->perf_fds[i]);
+	}
+	c->nr_events = 0;
+}
+
+struct sample_walk {
+	sample_fn fn;
+	void *arg;
+};
+
+static int walk_sample(const void *key, const void *val, void *arg)
+{
+	const struct sample_walk *w = arg;
+
+	return w->fn(key, *(const __u64 *)val, w->arg);
+}
+
+int capture__for_each_sample(struct capture *c, sample_fn fn, void *arg)
+{
+	struct sample_walk w = { fn, arg };
+	int e = map_walk(c->counts_fd[c->read], sizeof(struct sample_key), sizeof(__u64),
+			 walk_sample, &w);
+
+	return e ? e : offcpu__for_each_carry(c->offcpu, fn, arg);
+}
+
+int capture__stack(struct capture *c, uint64_t id, struct stack_trace *out)
+{
+	int fd = c->stacks_fd[c->read];
+	struct stack_chunk_key key = { .id = id };
+	struct stack_chunk chunk;
+	uint32_t nr = 0;
+
+	out->exact = 0;
+	for (key.idx = 0; key.idx < STACK_CHUNKS; key.idx++) {
+		if (key.idx * STACK_CHUNK_FRAMES >= nr && key.idx)
+			break;
+		if (bpf_map_lookup_elem(fd, &key, &chunk))
+			return key.idx ? -EIO : -errno; /* a chunk went missing */
+		if (!key.idx) {
+			nr = chunk.nr < SMOLDER_MAX_DEPTH ? chunk.nr : SMOLDER_MAX_DEPTH;
+			out->exact = chunk.exact;
+		}
+		memcpy(&out->ip[key.idx * STACK_CHUNK_FRAMES], chunk.ip, sizeof(chunk.ip));
+	}
+	out->nr = nr;
+	return 0;
+}
+
+/*
+ * Adds bank b's counters, summed over CPUs, to out[CNT__MAX].  With zero
+ * set (the bank is still) it also zeroes each one, adding only those it
+ * zeroed: a failed release can be retried without counting twice.
+ */
+static int bank_counters(struct capture *c, unsigned int b, uint64_t *out, bool zero)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	int fd = bpf_map__fd(c->skel->maps.counters);
+	uint64_t *vals, sum;
+	int e = 0;
+
+	if (ncpu <= 0 || !(vals = calloc(ncpu, sizeof(*vals))))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < CNT__MAX && !e; i++) {
+		uint32_t idx = b * CNT__MAX + i;
+
+		if (bpf_map_lookup_elem(fd, &idx, vals))
+			continue;
+		sum = 0;
+		for (int cpu = 0; cpu < ncpu; cpu++)
+			sum += vals[cpu];
+		if (zero) {
+			memset(vals, 0, ncpu * sizeof(*vals));
+			if (bpf_map_update_elem(fd, &idx, vals, BPF_EXIST)) {
+				e = -errno;
+				break;
+			}
+		}
+		out[i] += sum;
+	}
+	free(vals);
+	return e;
+}
+
+void capture__counters(struct capture *c, uint64_t *out)
+{
+	memset(out, 0, CNT__MAX * sizeof(*out));
+	bank_counters(c, c->read, out, false);
+	offcpu__counters(c->offcpu, out, false);
+}
+
+void capture__counters_total(struct capture *c, uint64_t *out)
+{
+	memcpy(out, c->released, CNT__MAX * sizeof(*out));
+	for (unsigned int b = 0; b < SMOLDER_BANKS; b++)
+		bank_counters(c, b, out, false);
+	offcpu__counters(c->offcpu, out, true);
+}
+
+int capture__work_desc(struct capture *c, uint64_t id, struct work_desc *out)
+{
+	return kctx__work_desc(c->kctx, id, out);
+}
+
+int capture__waker_desc(struct capture *c, uint64_t id, struct waker_desc *out)
+{
+	return offcpu__waker_desc(c->offcpu, id, out);
+}
+
+int capture__rotate(struct capture *c)
+{
+	unsigned int old = c->live, next = (c->live + 1) % SMOLDER_BANKS;
+	struct offcpu_boundary ob = { .old = old, .next = next };
+	int e;
+
+	if (c->drained)
+		return -EBUSY;
+	if (c->counts_fd[next] < 0 && (e = create_banks(c, next, 1)))
+		return e;
+	ob.at = offcpu__epoch(c->offcpu, next); /* before any run counts into next */
+	__atomic_store_n(&c->skel->bss->live_bank, next, __ATOMIC_SEQ_CST);
+	/*
+	 * Putting the old bank's map back in its own slot changes nothing for
+	 * the sampler, but the update waits for a grace period: afterwards no
+	 * run that read the old live_bank is still going.
+	 */
+	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.count_banks), &old,
+				&c->counts_fd[old], BPF_ANY)) {
+		e = -errno;
+		/* Not waited for: keep sampling into both; samples already in
+		 * next stay there for the interval after, none are lost. */
+		__atomic_store_n(&c->skel->bss->live_bank, old, __ATOMIC_SEQ_CST);
+		return e;
+	}
+	c->live = next;
+	c->read = old;
+	c->drained = true;
+	ob.old_stacks = c->stacks_fd[old], ob.new_stacks = c->stacks_fd[next];
+	ob.grace_outer = bpf_map__fd(c->skel->maps.count_banks);
+	ob.grace_inner = c->counts_fd[old], ob.grace_idx = old;
+	return offcpu__boundary(c->offcpu, &ob);
+}
+
+int capture__release(struct capture *c)
+{
+	unsigned int b = c->read;
+	int e;
+
+	if (!c->drained)
+		return 0;
+	/* the drained bank: nobody writes to it */
+	if ((e = map_clear(c->counts_fd[b], sizeof(struct sample_key), sizeof(__u64))) ||
+	    (e = map_clear(c->stacks_fd[b], sizeof(struct stack_chunk_key),
+			   sizeof(struct stack_chunk))) ||
+	    (e = bank_counters(c, b, c->released, true)) ||
+	    (e = kctx__end_interval(c->kctx)) || (e = offcpu__release(c->offcpu)))
+		return e;
+	c->drained = false;
+	c->read = c->live;
+	return 0;
+}
+
+/* A "name: value" line of /proc/self/fdinfo/FD, 0 if absent. */
+static uint64_t fdinfo_field(int fd, const char *field)
+{
+	char path[64], line[128];
+	size_t n = strlen(field);
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, n) && line[n] == ':' && sscanf(line + n + 1, "%llu", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+void capture__prog_stats(struct capture *c, bool offcpu, uint64_t *run_ns, uint64_t *runs)
+{
+	int fd = offcpu ? offcpu__prog_fd(c->offcpu) : bpf_program__fd(c->skel->progs.do_sample);
+
+	*run_ns = fd >= 0 ? fdinfo_field(fd, "run_time_ns") : 0;
+	*runs = fd >= 0 ? fdinfo_field(fd, "run_cnt") : 0;
+}
+
+uint64_t capture__map_bytes(struct capture *c)
+{
+	struct bpf_map *m;
+	uint64_t sum = 0;
+
+	bpf_object__for_each_map(m, c->skel->obj)
+		if (bpf_map__fd(m) >= 0)
+			sum += fdinfo_field(bpf_map__fd(m), "memlock");
+	for (int b = 0; b < SMOLDER_BANKS; b++) {
+		if (c->counts_fd[b] >= 0)
+			sum += fdinfo_field(c->counts_fd[b], "memlock");
+		if (c->stacks_fd[b] >= 0)
+			sum += fdinfo_field(c->stacks_fd[b], "memlock");
+	}
+	return sum;
+}
+
+void capture__free(struct capture *c)
+{
+	if (!c)
+		return;
+	capture__stop(c);
+	/* tracking stays until here: names are checked against it after the stop */
+	bpf_link__destroy(c->exec_link);
+	bpf_link__destroy(c->exit_link);
+	bpf_link__destroy(c->fork_link);
+	kctx__free(c->kctx);
+	offcpu__free(c->offcpu);
+	unwind_maps__free(c->unwind);
+	ring_buffer__free(c->events);
+	smolder_bpf__destroy(c->skel);
+	for (int b = 0; b < SMOLDER_BANKS; b++) {
+		if (c->counts_fd[b] >= 0)
+			close(c->counts_fd[b]);
+		if (c->stacks_fd[b] >= 0)
+			close(c->stacks_fd[b]);
+	}
+	free(c->links);
+	free(c->perf_fds);
+	free(c);
+}

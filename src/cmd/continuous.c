@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Continuous mode.  Each interval ends with a rotation of the capture's two
+ * map banks (capture__rotate: sampling goes on into the other bank, and the
+ * drained one holds exactly the interval's samples), then the drained bank
+ * is named, folded and written as DIR/smolder-<start>.<ext> through a
+ * temporary file (profile_dir.h says how names other users planted are
+ * met), released, and old profiles smolder wrote are pruned.  Symbol
+ * caches are trimmed after each interval (usyms__end_interval), so memory
+ * stays bounded for any uptime.
+ */
+#include <errno.h>
+#include <malloc.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "lib/clock.h"
+#include "cmd/continuous.h"
+#include "lib/log.h"
+#include "cmd/profile_dir.h"
+#include "session/sampler.h"
+#include "unwind/unwind_maps.h"
+
+struct interval {
+	struct timespec start; /* CLOCK_REALTIME, for the file name */
+	double start_mono;
+	unsigned nr;           /* intervals written */
+	unsigned failed;       /* intervals that could not be written */
+	uint64_t unwritten;    /* their samples, lost */
+	uint64_t unnamed[USYMS_MISS__MAX]; /* of every interval, for the summary */
+	unsigned removed;      /* old profiles pruned */
+};
+
+static long rss_kib(void)
+{
+	long pages = 0, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "re");
+
+	if (f) {
+		if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
+			resident = 0;
+		fclose(f);
+	}
+	return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/* ", N waiting" when tables of mapped files are not loaded: their frames
+ * fall back to frame pointers until room returns. */
+static const char *waiting(const struct unwind_maps_stats *ut)
+{
+	static char buf[32];
+
+	if (!ut->waiting)
+		return "";
+	snprintf(buf, sizeof(buf), " (%zu waiting)", ut->waiting);
+	return buf;
+}
+
+/* What one interval wrote, for its status line. */
+struct written {
+	struct profile_target to;
+	struct finish_result res;
+	uint64_t c[CNT__MAX];
+	uint64_t lost;     /* its samples, when it could not be written */
+	bool failed;
+	unsigned removed;  /* old profiles pruned after it */
+};
+
+/* One line per interval, on a terminal (or with -vv anywhere); an interval
+ * that could not be written counts its samples as lost. */
+static void print_status(struct sampler *s, const struct interval *iv, const struct written *w,
+			 bool off_cpu)
+{
+	const uint64_t *c = w->c;
+	struct unwind_maps_stats ut;
+	char tables[96] = "", offcpu[96] = "", removed[48] = "";
+	struct tm tm;
+
+	if (log_verbosity < 1 || (log_verbosity < 2 && !isatty(STDERR_FILENO)))
+		return;
+	gmtime_r(&iv->start.tv_sec, &tm);
+	unwind_maps__stats(capture__unwind_maps(s->cap), &ut);
+	if (ut.budget)
+		snprintf(tables, sizeof(tables), ", tables %zu files %" PRIu64 " KiB%s",
+			 ut.files_loaded, ut.table_bytes / 1024, waiting(&ut));
+	if (off_cpu)
+		snprintf(offcpu, sizeof(offcpu), ", %" PRIu64 " off-CPU waits, %" PRIu64 " lost",
+			 c[CNT_OFFCPU_WAITS], offcpu_lost(c));
+	if (w->removed)
+		snprintf(removed, sizeof(removed), ", removed %u old", w->removed);
+	fprintf(stderr, "smolder: %02d:%02d:%02dZ +%.0fs: %" PRIu64 " samples, %" PRIu64
+		" lost%s, %zu stacks, %zu processes%s, RSS %ld KiB %s %s%s\n", tm.tm_hour, tm.tm_min,
+		tm.tm_sec, clock__now() - iv->start_mono, c[CNT_SAMPLES],
+		c[CNT_STACK_MAP_FULL] + c[CNT_COUNT_MAP_FULL] + w->lost, offcpu, w->res.stacks,
+		w->res.processes, tables, rss_kib(), w->failed ? "-> not written:" : "->",
+		w->to.at.given[0] ? w->to.at.given : w->to.name, removed);
+}
+
+/* With -vv: what the symbol caches hold after trimming. */
+static void debug_usyms(const struct usyms *us)
+{
+	struct usyms_stats st;
+
+	if (log_verbosity < 3)
+		return;
+	usyms__stats(us, &st);
+	debug("symbols: %zu images, %zu files (%zu in use), cache %zu KiB of %zu, %zu KiB in all; "
+	      "%" PRIu64 " images dropped, %" PRIu64 " files evicted", st.images, st.files,
+	      st.files_pinned, st.cache_bytes / 1024, st.cache_limit / 1024, st.bytes / 1024,
+	      st.images_dropped, st.files_evicted);
+}
+
+/* Names, folds and writes the drained bank as a new file of the output
+ * directory, and records it there; 0, or -1 after printing why, with the
+ * interval's samples counted in iv->unwritten. */
+static int write_interval(const struct continuous_opts *o, const struct finish_opts *fo,
+			  struct sampler *s, const struct ksyms *ks, struct interval *iv,
+			  struct written *w)
+{
+	struct sample_source src = finish__capture_source(s->cap);
+	struct out_spec out = { .fmt = o->format, .path = w->to.path, .at = &w->to.at };
+	uint64_t *c = w->c;
+	int rc;
+
+	capture__counters(s->cap, c);
+	profile_dir__target(o->dir, &iv->start, &w->to);
+	rc = finish__write(fo, &src, ks, s->us, &out, 1, &w->res);
+	for (int m = 0; w->res.named && m < USYMS_MISS__MAX; m++)
+		iv->unnamed[m] += w->res.unnamed[m];
+	if (!rc) {
+		profile_dir__add(o->dir, &w->to);
+		return 0;
+	}
+	/* what the file would have held: the samples counted */
+	w->lost = w->res.named ? w->res.samples
+			       : c[CNT_SAMPLES] - c[CNT_STACK_MAP_FULL] - c[CNT_COUNT_MAP_FULL];
+	w->failed = true;
+	iv->unwritten += w->lost;
+	iv->failed++;
+	return -1;
+}
+
+/* Old profiles beyond --keep and --max-size, of those smolder wrote. */
+static unsigned prune(const struct continuous_opts *o, struct interval *iv)
+{
+	unsigned removed = profile_dir__prune(o->dir, o->keep, o->max_bytes);
+
+	iv->removed += removed;
+	return removed;
+}
+
+/* Ends the interval: rotate, write, release, trim caches, prune files.
+ * -1 only when the maps cannot be switched or cleared: a profile that
+ * cannot be written (a full disk) is reported and the run goes on. */
+static int end_interval(const struct continuous_opts *o, const struct finish_opts *fo,
+			struct sampler *s, const struct ksyms *ks, struct interval *iv)
+{
+	struct written w = { 0 };
+	int e, rc;
+
+	sampler__start_naming(s);
+	e = capture__rotate(s->cap);
+	if (e) {
+		err("cannot switch the sample maps: %s (run with -v)", errstr(-e));
+		return -1;
+	}
+	rc = write_interval(o, fo, s, ks, iv, &w);
+	if (rc)
+		warn("this interval's samples are lost; sampling goes on");
+	e = capture__release(s->cap);
+	if (e) {
+		err("cannot clear the sample maps: %s (run with -v)", errstr(-e));
+		return -1;
+	}
+	usyms__end_interval(s->us);
+	/* Give what this interval freed back to the kernel: over weeks, RSS
+	 * then follows what is live, not the busiest interval's peak. */
+	malloc_trim(0);
+	debug_usyms(s->us);
+	w.removed = prune(o, iv);
+	print_status(s, iv, &w, fo->fold.time_weighted);
+	iv->nr += !rc;
+	return 0;
+}
+
+static void start_interval(struct interval *iv)
+{
+	clock_gettime(CLOCK_REALTIME, &iv->start);
+	iv->start_mono = clock__now();
+}
+
+/* SIGINT, SIGTERM and SIGHUP end the run, writing the last interval. */
+static bool ends_run(int sig)
+{
+	return sig == SIGINT || sig == SIGTERM || sig == SIGHUP;
+}
+
+int run_continuous(const struct continuous_opts *o, const struct finish_opts *fo,
+		   struct sampler *s, const sigset_t *sigs)
+{
+	double end = o->duration > 0 ? clock__now() + o->duration : 0;
+	struct ksyms *ks = finish__load_ksyms(fo);
+	struct interval iv = { 0 };
+	uint64_t c[CNT__MAX];
+	int sig = 0, rc = 0;
+
+	info("writing a profile every %g s to %s", o->interval, o->output_dir);
+	prune(o, &iv); /* beyond the limits, of earlier runs */
+	start_interval(&iv);
+	while (!rc && !ends_run(sig)) {
+		double until = iv.start_mono + o->interval;
+
+		if (end && end < until)
+			until = end;
+		sig = sampler__wait(s, sigs, until);
+		if (!sig && end && clock__now() >= end)
+			sig = SIGTERM; /* the duration is over: the last interval */
+		if (ends_run(sig))
+			capture__stop(s->cap);
+		rc = end_interval(o, fo, s, ks, &iv) ? 1 : 0;
+		start_interval(&iv);
+	}
+	capture__counters_total(s->cap, c);
+	finish__summary(fo, s->cap, c, iv.unwritten, iv.unnamed, s->us);
+	if (iv.failed)
+		warn("%u of %u intervals could not be written: their %" PRIu64 " samples are lost",
+		     iv.failed, iv.failed + iv.nr, iv.unwritten);
+	info("%u profiles written to %s, %u old ones removed", iv.nr, o->output_dir, iv.removed);
+	ksyms__free(ks);
+	return rc || iv.failed ? 1 : 0;
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Output formats, each written from a profile (profile.h), a capture's or
+ * folded files': folded text, the readable report (a capture's only: it
+ * needs the stacks' origins), the SVG flame graph, speedscope, pprof.  Each
+ * writes to an open stream and returns 0, or -1 when the stream failed
+ * (errno set) or -ENOMEM.
+ */
+#ifndef SMOLDER_OUTPUT_H
+#define SMOLDER_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "profile/profile.h"
+
+enum out_format {
+	FMT_AUTO,       /* from the file name, else folded (-f) or report */
+	FMT_REPORT,     /* bcc profile's readable report */
+	FMT_FOLDED,     /* .folded, .txt */
+	FMT_SVG,        /* .svg */
+	FMT_SPEEDSCOPE, /* .speedscope.json */
+	FMT_PPROF,      /* .pb.gz */
+};
+
+/* How pictures are drawn; zero values mean the defaults shown. */
+struct render_opts {
+	const char *title;     /* "Flame Graph" ("Icicle Graph", "Flame Chart",
+				  "Differential Flame Graph") */
+	const char *subtitle;  /* none */
+	const char *countname; /* "samples" */
+	const char *colors;    /* palette: "hot" (default), "mem", "io", "kernel"
+				  (user/kernel/JIT split by _[k]/_[j] and "-"),
+				  "red", "green", "blue", "aqua", "yellow",
+				  "purple", "orange" */
+	unsigned width;        /* SVG width in pixels, 1200 */
+	double minwidth;       /* frames narrower than this many pixels are
+				  left out (0.1); negative: -N means N% of
+				  the total */
+	bool inverted;         /* icicle graph: root at the top */
+	bool reverse;          /* stacks reversed (leaf first) before merging */
+	bool flamechart;       /* input order kept, only adjacent stacks merge;
+				  x is time */
+	const char *name;      /* profile name for speedscope/pprof (--title,
+				  else "smolder") */
+};
+
+/* The name speedscope and pprof give the profile: o->name, else the
+ * title, else "smolder".  Writers escape it like any other text. */
+static inline const char *profile_name(const struct render_opts *o)
+{
+	return o && o->name ? o->name : o && o->title && *o->title ? o->title : "smolder";
+}
+
+/*
+ * A stack's count as the writers write it.  In a time-weighted profile
+ * (--off-cpu: profile.h) counts are microseconds, and every format gets
+ * whole ones, rounded to the nearest, as offcputime prints them: a CPU
+ * sample's period may end in a fraction of one, and the formats' totals
+ * then agree to the microsecond.  Other counts are as they are.
+ */
+static inline double output_count(const struct profile *p, const struct pstack *s)
+{
+	if (p->time_weighted && s->count >= 0 && s->count < 9e18)
+		return (double)(uint64_t)(s->count + 0.5);
+	return s->count;
+}
+
+/* The unit of a time-weighted profile's counts, for the formats that name it. */
+#define OUTPUT_TIME_UNIT "us"
+
+/* flamegraph.pl's input: "frame;frame;... COUNT" per line (a diff's
+ * "frame;... BEFORE AFTER"; counts with decimals kept as given). */
+int output_folded(FILE *out, const struct profile *p);
+/* bcc profile's readable report: leaf first, a stack per paragraph; the
+ * hottest stack last (bcc's order: the answer stays on screen) or first.
+ * -1 with EINVAL for a profile without origins. */
+int output_report(FILE *out, const struct profile *p, bool hottest_last);
+/* A self-contained interactive flame graph (no network, no external file). */
+int output_svg(FILE *out, const struct profile *p, const struct render_opts *o);
+/* speedscope's file format, one "sampled" profile. */
+int output_speedscope(FILE *out, const struct profile *p, const struct render_opts *o);
+/* pprof: a gzip-compressed profile.proto. */
+int output_pprof(FILE *out, const struct profile *p, const struct render_opts *o);
+
+#endif

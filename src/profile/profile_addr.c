@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Frames' files and addresses, and samples by address (see profile_addr.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/grow.h"
+#include "lib/hash.h"
+#include "profile/profile_addr.h"
+
+struct paddrs *paddrs__new(void)
+{
+	return calloc(1, sizeof(struct paddrs));
+}
+
+void paddrs__free(struct paddrs *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->nr_maps; i++) {
+		free(a->maps[i].file);
+		free(a->maps[i].build_id);
+	}
+	free(a->maps);
+	free(a->map_slots);
+	free(a->locs);
+	free(a->loc_slots);
+	free(a->sites);
+	free(a->site_slots);
+	free(a->site_locs);
+	free(a);
+}
+
+/*
+ * An open-addressing set of indexes + 1 into some array, at most half full:
+ * *slots grows to hold one more of nr (the items' count before the add);
+ * hash(i) is item i's hash.  0, or -ENOMEM.
+ */
+static int slots_room(uint32_t **slots, size_t *n, size_t nr,
+		      uint64_t (*hash)(const struct paddrs *, size_t), const struct paddrs *a)
+{
+	size_t m = *n ? *n : 256;
+	uint32_t *s;
+
+	if (*slots && (nr + 1) * 2 <= *n)
+		return 0;
+	while ((nr + 1) * 2 > m)
+		m *= 2;
+	if (nr >= UINT32_MAX - 1 || !(s = calloc(m, sizeof(*s))))
+		return -ENOMEM;
+	for (size_t i = 0; i < nr; i++) {
+		size_t j = hash(a, i) & (m - 1);
+
+		while (s[j])
+			j = (j + 1) & (m - 1);
+		s[j] = (uint32_t)i + 1;
+	}
+	free(*slots);
+	*slots = s;
+	*n = m;
+	return 0;
+}
+
+static uint64_t map_key(uint64_t dev, uint64_t ino, uint64_t off, uint64_t size)
+{
+	return hash_mix64(dev ^ hash_mix64(ino ^ hash_mix64(off ^ hash_mix64(size))));
+}
+
+static uint64_t map_hash(const struct paddrs *a, size_t i)
+{
+	const struct pmapping *m = &a->maps[i];
+
+	return map_key(m->dev, m->ino, m->offset, m->size);
+}
+
+/* m's ELF virtual address, from f's offset and its address if known: a
+ * segment is mapped linearly. */
+static void learn_vaddr(struct pmapping *m, const struct paddr_file *f)
+{
+	uint64_t into = f->off - f->pgoff;
+
+	if (m->vaddr == UINT64_MAX && f->vaddr != UINT64_MAX && f->off >= f->pgoff &&
+	    f->vaddr >= into)
+		m->vaddr = f->vaddr - into;
+}
+
+long paddrs__mapping(struct paddrs *a, const struct paddr_file *f)
+{
+	uint64_t size = f->end - f->start;
+	size_t j;
+	struct pmapping *m;
+
+	if (slots_room(&a->map_slots, &a->nmap_slots, a->nr_maps, map_hash, a) ||
+	    GROW(a->maps, a->cap_maps, a->nr_maps + 1, 16))
+		return -ENOMEM;
+	j = map_key(f->dev, f->ino, f->pgoff, size) & (a->nmap_slots - 1);
+	for (; a->map_slots[j]; j = (j + 1) & (a->nmap_slots - 1)) {
+		m = &a->maps[a->map_slots[j] - 1];
+		if (m->dev == f->dev && m->ino == f->ino && m->offset == f->pgoff &&
+		    m->size == size) {
+			learn_vaddr(m, f);
+			return a->map_slots[j];
+		}
+	}
+	m = &a->maps[a->nr_maps];
+	*m = (struct pmapping){ .offset = f->pgoff, .size = size, .seen_at = f->start,
+				.vaddr = UINT64_MAX, .dev = f->dev, .ino = f->ino };
+	learn_vaddr(m, f);
+	m->file = strdup(f->path ? f->path : "");
+	m->build_id = strdup(f->build_id ? f->build_id : "");
+	if (!m->file || !m->build_id) {
+		free(m->file);
+		free(m->build_id);
+		return -ENOMEM;
+	}
+	a->map_slots[j] = (uint32_t)++a->nr_maps;
+	return (long)a->nr_maps;
+}
+
+static uint64_t loc_key(uint32_t name, uint32_t map, uint64_t addr)
+{
+	return hash_mix64(addr ^ hash_mix64(((uint64_t)name << 32) | map));
+}
+
+static uint64_t loc_hash(const struct paddrs *a, size_t i)
+{
+	return loc_key(a->locs[i].name, a->locs[i].map, a->locs[i].addr);
+}
+
+/* The id of location (name, map, addr), made if new; -ENOMEM. */
+static long loc_id(struct paddrs *a, uint32_t name, uint32_t map, uint64_t addr)
+{
+	size_t j;
+
+	if (slots_room(&a->loc_slots, &a->nloc_slots, a->nr_locs, loc_hash, a) ||
+	    GROW(a->locs, a->cap_locs, a->nr_locs + 1, 1024))
+		return -ENOMEM;
+	j = loc_key(name, map, addr) & (a->nloc_slots - 1);
+	for (; a->loc_slots[j]; j = (j + 1) & (a->nloc_slots - 1)) {
+		const struct ploc *l = &a->locs[a->loc_slots[j] - 1];
+
+		if (l->name == name && l->map == map && l->addr == addr)
+			return a->loc_slots[j] - 1;
+	}
+	a->locs[a->nr_locs] = (struct ploc){ .name = name, .map = map, .addr = addr };
+	a->loc_slots[j] = (uint32_t)++a->nr_locs;
+	return (long)a->nr_locs - 1;
+}
+
+/* Sites hash by their locations alone: stacks are renumbered by sorts. */
+static uint64_t site_key(const uint32_t *locs, uint32_t depth)
+{
+	return hash_mix64(hash_fnv1a_words(HASH_FNV_OFFSET ^ depth, locs, depth));
+}
+
+/* The depth of site i: up to the next site's locations, or the end. */
+static uint32_t site_depth(const struct paddrs *a, size_t i)
+{
+	size_t end = i + 1 < a->nr_sites ? a->sites[i + 1].first : a->nr_site_locs;
+
+	return (uint32_t)(end - a->sites[i].first);
+}
+
+static uint64_t site_hash(const struct paddrs *a, size_t i)
+{
+	return site_key(a->site_locs + a->sites[i].first, site_depth(a, i));
+}
+
+int paddrs__add_sample(struct paddrs *a, uint32_t stack, const uint32_t *names,
+		       const struct paddr_frame *frames, uint32_t depth, double count)
+{
+	size_t first = a->nr_site_locs, j;
+	uint32_t *locs;
+
+	if (GROW(a->site_locs, a->cap_site_locs, first + depth + 1, 4096))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < depth; i++) {
+		long id = loc_id(a, names[i], frames[i].map, frames[i].addr);
+
+		if (id < 0)
+			return -ENOMEM;
+		a->site_locs[first + i] = (uint32_t)id;
+	}
+	locs = a->site_locs + first;
+	if (slots_room(&a->site_slots, &a->nsite_slots, a->nr_sites, site_hash, a) ||
+	    GROW(a->sites, a->cap_sites, a->nr_sites + 1, 256))
+		return -ENOMEM;
+	j = site_key(locs, depth) & (a->nsite_slots - 1);
+	for (; a->site_slots[j]; j = (j + 1) & (a->nsite_slots - 1)) {
+		struct psite *s = &a->sites[a->site_slots[j] - 1];
+
+		if (s->stack == stack && site_depth(a, s - a->sites) == depth &&
+		    !memcmp(paddrs__site_locs(a, s), locs, depth * sizeof(*locs))) {
+			s->count += count;
+			return 0;
+		}
+	}
+	a->sites[a->nr_sites] = (struct psite){ .stack = stack, .first = first, .count = count };
+	a->nr_site_locs += depth;
+	a->site_slots[j] = (uint32_t)++a->nr_sites;
+	return 0;
+}
+
+void paddrs__renumber(struct paddrs *a, const uint32_t *to)
+{
+	for (size_t i = 0; i < a->nr_sites; i++)
+		a->sites[i].stack = to[a->sites[i].stack];
+}

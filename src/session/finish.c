@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Naming, folding and writing what a capture counted (see finish.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/cpus.h"
+#include "fold/ctxframes.h"
+#include "session/finish.h"
+#include "lib/hash.h"
+#include "lib/log.h"
+#include "unwind/unwind_maps.h"
+
+#define TGID_SET_SIZE 4096 /* open addressing; more processes are capped */
+
+struct fold_ctx {
+	const struct sample_source *src;
+	struct fold *fold;
+	struct finish_result *res;
+	bool waker_stacks; /* --wakers (with -U too: the stack tells an interrupt) */
+	uint32_t tgids[TGID_SET_SIZE]; /* seen tgids + 1 (0: empty slot) */
+	struct stack_trace kst, ust, wst;
+};
+
+static int capture_for_each(void *cap, sample_fn fn, void *arg)
+{
+	return capture__for_each_sample(cap, fn, arg);
+}
+
+static int capture_stack(void *cap, uint64_t id, struct stack_trace *out)
+{
+	return capture__stack(cap, id, out);
+}
+
+static int capture_work_desc(void *cap, uint64_t id, struct work_desc *out)
+{
+	return capture__work_desc(cap, id, out);
+}
+
+static int capture_waker_desc(void *cap, uint64_t id, struct waker_desc *out)
+{
+	return capture__waker_desc(cap, id, out);
+}
+
+struct sample_source finish__capture_source(struct capture *cap)
+{
+	return (struct sample_source){ capture_for_each, capture_stack, capture_work_desc, cap,
+				       capture_waker_desc };
+}
+
+/* With --wakers: the kernel stack of who woke an off-CPU key's task. */
+static const struct stack_trace *waker_stack(struct fold_ctx *c, const struct sample_key *key)
+{
+	const struct sample_source *src = c->src;
+	struct waker_desc d;
+
+	if (!(key->flags & SAMPLE_OFFCPU) || !key->work || !c->waker_stacks || !src->waker_desc ||
+	    src->waker_desc(src->arg, key->work, &d) || !d.kstack ||
+	    src->stack(src->arg, d.kstack, &c->wst))
+		return NULL;
+	return &c->wst;
+}
+
+static void count_tgid(struct fold_ctx *c, uint32_t tgid)
+{
+	size_t j = hash_mix64(tgid) % TGID_SET_SIZE;
+
+	for (size_t n = 0; n < TGID_SET_SIZE; n++, j = (j + 1) % TGID_SET_SIZE) {
+		if (c->tgids[j] == tgid + 1)
+			return;
+		if (!c->tgids[j]) {
+			c->tgids[j] = tgid + 1;
+			c->res->processes++;
+			return;
+		}
+	}
+}
+
+static int fold_sample(const struct sample_key *key, uint64_t count, void *arg)
+{
+	struct fold_ctx *c = arg;
+	const struct sample_source *src = c->src;
+	bool have_k = key->kstack && !src->stack(src->arg, key->kstack, &c->kst);
+	bool have_u = key->ustack && !src->stack(src->arg, key->ustack, &c->ust);
+
+	if (!(key->flags & SAMPLE_OFFCPU))
+		c->res->samples += count;
+	count_tgid(c, key->tgid);
+	return fold__add_woken(c->fold, key, count, have_k ? &c->kst : NULL,
+			       have_u ? &c->ust : NULL, waker_stack(c, key));
+}
+
+/* Names and folds every sample src holds; NULL after printing why. */
+static struct fold *fold_all(const struct finish_opts *o, const struct sample_source *src,
+			     const struct ksyms *ks, struct usyms *us, struct finish_result *res)
+{
+	struct fold_opts fo = o->fold;
+	struct fold_ctx *ctx = calloc(1, sizeof(*ctx));
+	struct fold *f = NULL;
+	int e = -ENOMEM;
+
+	fo.work_desc = src->work_desc;
+	fo.waker_desc = src->waker_desc;
+	fo.work_arg = src->arg;
+	if (ctx)
+		f = fold__new(&fo, ks, us);
+	if (f) {
+		ctx->src = src;
+		ctx->fold = f;
+		ctx->res = res;
+		ctx->waker_stacks = fo.wakers;
+		e = src->for_each(src->arg, fold_sample, ctx);
+		memcpy(res->unnamed, fold__unnamed(f), sizeof(res->unnamed));
+	}
+	free(ctx);
+	if (e) {
+		err("cannot read samples: %s (run with -v)", errstr(-e));
+		fold__free(f);
+		return NULL;
+	}
+	return f;
+}
+
+/* Writes p to each of outs, whatever failed before; 0, or -1. */
+static int write_outputs(const struct finish_opts *o, struct profile *p,
+			 const struct out_spec *outs, size_t nr_outs)
+{
+	struct out_data d = { .prof = p, .render = o->render, .hottest_last = o->hottest_last };
+	int rc = 0;
+
+	/* whole nanoseconds, as 1000000000 / -F gives them (the quotient of
+	 * two integers below 2^53 truncates alike in double) */
+	p->period_ns = (uint64_t)o->sample_ns;
+	p->time_weighted = o->fold.time_weighted;
+	p->info = o->info;
+	for (size_t i = 0; i < nr_outs; i++)
+		if (outputs__write(&outs[i], &d))
+			rc = -1;
+	return rc;
+}
+
+static void idle_table(const struct finish_opts *o, const struct fold *f);
+
+int finish__write(const struct finish_opts *o, const struct sample_source *src,
+		  const struct ksyms *ks, struct usyms *us, const struct out_spec *outs,
+		  size_t nr_outs, struct finish_result *res)
+{
+	struct fold *f;
+	struct profile *p;
+	int rc = -1;
+
+	*res = (struct finish_result){ 0 };
+	f = fold_all(o, src, ks, us, res);
+	if (!f)
+		return -1;
+	res->named = true;
+	p = fold__profile(f);
+	if (!p) {
+		err("out of memory");
+	} else {
+		res->stacks = p->nr;
+		rc = write_outputs(o, p, outs, nr_outs);
+	}
+	if (o->idle_table)
+		idle_table(o, f);
+	fold__free(f);
+	return rc;
+}
+
+struct ksyms *finish__load_ksyms(const struct finish_opts *o)
+{
+	struct ksyms *ks;
+
+	if (!o->kernel_symbols)
+		return NULL;
+	ks = ksyms__load();
+	if (!ks)
+		warn("cannot read /proc/kallsyms: %s (kernel frames stay unnamed)", errstr(errno));
+	else if (ksyms__addresses_hidden(ks))
+		warn("kernel addresses are hidden (set sysctl kernel.kptr_restrict=0)");
+	return ks;
+}
+
+/* --unwind dwarf, with -v: how user stacks were walked, what the tables hold. */
+static void report_unwind(struct capture *cap, const uint64_t *c)
+{
+	struct unwind_maps *um = capture__unwind_maps(cap);
+	struct unwind_maps_stats st;
+
+	if (!um)
+		return;
+	unwind_maps__stats(um, &st);
+	info("user stacks: %" PRIu64 " walked with unwind tables, %" PRIu64 " of them whole;"
+	     " frame pointers for code without a table in %" PRIu64 ", not loaded yet in %" PRIu64
+	     ", with an unsupported rule in %" PRIu64 "; cut at unreadable memory %" PRIu64
+	     ", at a bad frame %" PRIu64 ", at %d frames %" PRIu64,
+	     c[CNT_UNWIND_STACKS], c[CNT_UNWIND_COMPLETE], c[CNT_UNWIND_NO_TABLE],
+	     c[CNT_UNWIND_NOT_LOADED], c[CNT_UNWIND_UNSUPPORTED], c[CNT_UNWIND_UNREADABLE],
+	     c[CNT_UNWIND_BAD_FRAME], SMOLDER_MAX_DEPTH, c[CNT_UNWIND_DEPTH]);
+	info("unwind tables: %zu files (%" PRIu64 " KiB), %zu without CFI, %" PRIu64
+	     " did not fit, %" PRIu64 " evicted; %" PRIu64 " KiB of kernel memory (at most %" PRIu64
+	     " MiB); %zu process images, %zu mapping entries; built in %.0f ms",
+	     st.files_loaded, st.table_bytes / 1024, st.files_no_table, st.too_big, st.evicted,
+	     st.kernel_bytes / 1024, st.budget >> 20, st.processes, st.mappings, st.build_ms);
+	info("unwind files: %zu known, %" PRIu64 " no longer mapped freed; %zu tables of mapped files"
+	     " not loaded (waiting for room), %" PRIu64 " loaded again; %" PRIu64 " image reads left"
+	     " mappings out, beyond a user's or a process's share", st.files_known, st.forgotten, st.waiting,
+	     st.reloaded, st.over_share);
+	if (st.mappings_dropped)
+		warn("%" PRIu64 " process mappings found no room in the kernel: their frames fall"
+		     " back to frame pointers", st.mappings_dropped);
+}
+
+/*
+ * Why samples were lost, naming the map that was full and the option that
+ * sizes it: the count map holds 3/8 as many sample keys as the stack map
+ * holds stacks, or in continuous mode the samples of one interval.
+ */
+static void loss_hints(const struct finish_opts *o, const uint64_t *c)
+{
+	if (c[CNT_STACK_MAP_FULL])
+		warn("the stack map was full for %" PRIu64 " stacks (it holds %u): raise "
+		     "--stack-storage-size", c[CNT_STACK_MAP_FULL], o->stack_entries);
+	if (!c[CNT_COUNT_MAP_FULL])
+		return;
+	if (o->continuous)
+		warn("the count map was full for %" PRIu64 " samples (it holds %u sample keys: "
+		     "the samples one interval takes at this rate, at most 65536): shorten "
+		     "--interval or lower -F", c[CNT_COUNT_MAP_FULL], o->count_entries);
+	else
+		warn("the count map was full for %" PRIu64 " samples (it holds %u sample keys, one "
+		     "per process, thread and stack): raise --stack-storage-size, which sizes it too "
+		     "(3/8 as many keys, at least 1024)", c[CNT_COUNT_MAP_FULL], o->count_entries);
+}
+
+/*
+ * Samples with "[unknown]" user frames, by why: a line like the lost
+ * samples' (a warning when there are some, with -v always); then what
+ * naming gave up.
+ */
+static void naming_losses(const uint64_t *unnamed, const struct usyms *us)
+{
+	uint64_t total = 0, none[USYMS_MISS__MAX] = { 0 };
+	struct usyms_stats st;
+	char why[512];
+	size_t at = 0;
+
+	if (!unnamed)
+		unnamed = none;
+	for (int m = USYMS_NAMED + 1; m < USYMS_MISS__MAX; m++) {
+		total += unnamed[m];
+		if (at < sizeof(why))
+			at += snprintf(why + at, sizeof(why) - at, "%s%s %" PRIu64,
+				       at ? ", " : "", usyms__miss_name(m), unnamed[m]);
+	}
+	/* not "N samples": that starts the summary's first line, which
+	 * scripts look for */
+	log_msg(total ? 1 : 2, "%" PRIu64 " unnamed samples, with [unknown] user frames (%s)",
+		total, why);
+	usyms__stats(us, &st);
+	if (st.files_too_big || st.files_late || st.jit_maps_cut)
+		info("symbols: %" PRIu64 " files too big to read, %" PRIu64 " reads out of time, "
+		     "%" PRIu64 " perf maps read in part", st.files_too_big, st.files_late,
+		     st.jit_maps_cut);
+}
+
+/* --off-cpu: "smolder: N off-CPU waits, M lost (...)", as the samples'. */
+static void offcpu_summary(const struct finish_opts *o, const uint64_t *c)
+{
+	if (!o->fold.time_weighted)
+		return;
+	fprintf(stderr, "smolder: %" PRIu64 " off-CPU waits, %" PRIu64 " lost (pending map full %"
+		PRIu64 ", count map full %" PRIu64 ", stack map full %" PRIu64 ")\n",
+		c[CNT_OFFCPU_WAITS], offcpu_lost(c), c[CNT_OFFCPU_PENDING_FULL],
+		c[CNT_OFFCPU_COUNT_FULL], c[CNT_OFFCPU_STACK_FULL]);
+	if (c[CNT_OFFCPU_PENDING_FULL])
+		warn("the map of pending waits was full for %" PRIu64 " waits (it holds %u threads"
+		     " waiting at once): raise --hash-storage-size, or narrow the capture with -p"
+		     " or --cgroup", c[CNT_OFFCPU_PENDING_FULL], o->offcpu_entries);
+	if (c[CNT_OFFCPU_COUNT_FULL] && !c[CNT_COUNT_MAP_FULL])
+		loss_hints(o, (uint64_t[CNT__MAX]){ [CNT_COUNT_MAP_FULL] = c[CNT_OFFCPU_COUNT_FULL] });
+	info("off-CPU: %" PRIu64 " waits under the minimum and %" PRIu64 " over the maximum left"
+	     " out; %" PRIu64 " wakers unnamed (their map was full)", c[CNT_OFFCPU_SHORT],
+	     c[CNT_OFFCPU_LONG], c[CNT_OFFCPU_WAKERS_UNNAMED]);
+}
+
+void finish__summary(const struct finish_opts *o, struct capture *cap, const uint64_t *c,
+		     uint64_t unwritten, const uint64_t *unnamed, const struct usyms *us)
+{
+	uint64_t lost, run_ns, runs;
+	char more[64] = "";
+
+	lost = c[CNT_STACK_MAP_FULL] + c[CNT_COUNT_MAP_FULL];
+	if (log_verbosity < 1)
+		return;
+	if (unwritten)
+		snprintf(more, sizeof(more), ", not written %" PRIu64, unwritten);
+	fprintf(stderr, "smolder: %" PRIu64 " samples, %" PRIu64 " lost (stack map full %" PRIu64
+		", count map full %" PRIu64 "%s)\n", c[CNT_SAMPLES], lost + unwritten,
+		c[CNT_STACK_MAP_FULL], c[CNT_COUNT_MAP_FULL], more);
+	loss_hints(o, c);
+	offcpu_summary(o, c);
+	naming_losses(unnamed, us);
+	info("%" PRIu64 " idle-loop samples left out, %" PRIu64 " kernel and %" PRIu64
+	     " user stacks unreadable, %" PRIu64 " samples of tasks outside our pid namespace",
+	     c[CNT_IDLE_SKIPPED], c[CNT_KSTACK_ERR], c[CNT_USTACK_ERR], c[CNT_PIDNS_MISS]);
+	if (c[CNT_EVENTS_LOST] || c[CNT_IMAGES_UNTRACKED])
+		warn("%" PRIu64 " process events lost, %" PRIu64 " samples of untracked processes:"
+		     " processes that exited early may stay unnamed", c[CNT_EVENTS_LOST],
+		     c[CNT_IMAGES_UNTRACKED]);
+	if (c[CNT_WORK_UNNAMED])
+		warn("%" PRIu64 " samples of work items stay unnamed (wq:[unknown]): the kernel's"
+		     " table of work items was full", c[CNT_WORK_UNNAMED]);
+	report_unwind(cap, c);
+	info("BPF maps use %" PRIu64 " KiB of kernel memory", capture__map_bytes(cap) / 1024);
+	capture__prog_stats(cap, false, &run_ns, &runs);
+	if (runs)
+		info("BPF program: %" PRIu64 " runs, %" PRIu64 " ns per run", runs, run_ns / runs);
+	capture__prog_stats(cap, true, &run_ns, &runs);
+	if (runs)
+		info("off-CPU program (sched_switch): %" PRIu64 " runs, %" PRIu64 " ns per run",
+		     runs, run_ns / runs);
+}
+
+
+/* The cpuidle driver's name ("none" without one), for the idle table. */
+static void cpuidle_driver(char *buf, size_t len)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/cpuidle/current_driver", "re");
+
+	if (!f || !fgets(buf, len, f))
+		snprintf(buf, len, "none");
+	buf[strcspn(buf, "\n")] = 0;
+	if (f)
+		fclose(f);
+}
+
+static void idle_row(const char *label, const uint64_t *n, double ms_per_sample)
+{
+	fprintf(stderr, "  %-5s", label);
+	for (int p = 0; p < IDLE_PATH__MAX; p++)
+		fprintf(stderr, " %10.1f", n[p] * ms_per_sample);
+	fputc('\n', stderr);
+}
+
+/* A sampled CPU without idle samples: "-" in every column; its number
+ * is added to the list in none. */
+static void idle_row_unknown(const char *label, char *none, size_t len)
+{
+	size_t n = strlen(none);
+
+	fprintf(stderr, "  %-5s", label);
+	for (int p = 0; p < IDLE_PATH__MAX; p++)
+		fprintf(stderr, " %10s", "-");
+	fputc('\n', stderr);
+	snprintf(none + n, len - n, "%s%s", n ? "," : "", label);
+}
+
+static bool sampled_cpu(const struct finish_opts *o, int cpu)
+{
+	for (size_t i = 0; i < o->nr_cpus; i++)
+		if (o->cpus[i] == cpu)
+			return true;
+	return false;
+}
+
+/* The --idle-only table on stderr (unless -q): idle time per CPU and idle
+ * path. */
+static void idle_table(const struct finish_opts *o, const struct fold *f)
+{
+	const uint64_t *idle = fold__idle_paths(f);
+	double ms = o->sample_ns / 1e6;
+	uint64_t all[IDLE_PATH__MAX] = { 0 }, any;
+	char driver[64], label[16], none[256] = "";
+
+	/* --idle-only without a single idle sample still says so, CPU by CPU */
+	static const uint64_t no_samples[(size_t)MAX_CPUS * IDLE_PATH__MAX];
+
+	if (log_verbosity < 1)
+		return;
+	if (!idle)
+		idle = no_samples;
+	cpuidle_driver(driver, sizeof(driver));
+	fprintf(stderr, "smolder: idle time by path, ms (cpuidle driver %s):\n  %-5s", driver, "cpu");
+	for (int p = 0; p < IDLE_PATH__MAX; p++)
+		fprintf(stderr, " %10s", ctxframes__idle_path_name(p));
+	fputc('\n', stderr);
+	for (int cpu = 0; cpu < MAX_CPUS; cpu++) {
+		const uint64_t *row = &idle[cpu * IDLE_PATH__MAX];
+
+		any = 0;
+		for (int p = 0; p < IDLE_PATH__MAX; p++) {
+			any |= row[p];
+			all[p] += row[p];
+		}
+		snprintf(label, sizeof(label), "%d", cpu);
+		if (any)
+			idle_row(label, row, ms);
+		else if (sampled_cpu(o, cpu))
+			idle_row_unknown(label, none, sizeof(none));
+	}
+	idle_row("all", all, ms);
+	/* no sample is not no idle time: a CPU halted in tickless idle may
+	 * get no timer interrupt, and so no sample, for the whole capture */
+	if (none[0])
+		fprintf(stderr, "smolder: no idle samples on cpu %s (-): busy all along, or idle without the sampling timer firing (tickless idle); %s idle time is not known\n",
+			none, strchr(none, ',') ? "their" : "its");
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The end of a capture (all of it, or one drained interval in continuous
+ * mode): what it counted named and folded into a profile and written to
+ * every output, in one step; the idle table and the summary of samples and
+ * losses on stderr.  Takes its own options (struct finish_opts), built from
+ * the command line by main.c.
+ */
+#ifndef SMOLDER_FINISH_H
+#define SMOLDER_FINISH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "capture/capture.h"
+#include "fold/fold.h"
+#include "symbols/ksyms.h"
+#include "output/outputs.h"
+#include "profile/profile.h"
+#include "symbols/usyms.h"
+
+struct finish_opts {
+	struct fold_opts fold;       /* naming and merging; work_desc is the source's */
+	const struct out_spec *outputs; /* a one-shot capture's (continuous mode */
+	size_t nr_outputs;              /* names its own files) */
+	const struct render_opts *render;
+	bool hottest_last;           /* the report: as bcc prints it */
+	double sample_ns;            /* the time one sample stands for: 1e9 / -F, or -c */
+	struct capture_info info;    /* for the exports: duration, main binary, kernel */
+	bool kernel_symbols;         /* read kallsyms (kernel stacks are sampled) */
+	bool idle_table;             /* --idle-only: the idle table after writing */
+	const int *cpus;             /* the CPUs sampled, for the idle table */
+	size_t nr_cpus;
+	/* For the summary's advice on losses: */
+	uint32_t stack_entries;      /* --stack-storage-size */
+	uint32_t count_entries;      /* sample keys the count map holds */
+	uint32_t offcpu_entries;     /* --off-cpu: waits the pending map holds */
+	bool continuous;             /* the count map holds one interval */
+};
+
+/* Where counted samples are read from: a capture (finish__capture_source),
+ * or a recording of one (recording.h).  As capture.h's readers. */
+struct sample_source {
+	int (*for_each)(void *arg, sample_fn fn, void *fn_arg);
+	int (*stack)(void *arg, uint64_t id, struct stack_trace *out);
+	int (*work_desc)(void *arg, uint64_t id, struct work_desc *out);
+	void *arg;
+	int (*waker_desc)(void *arg, uint64_t id, struct waker_desc *out); /* or NULL */
+};
+
+struct sample_source finish__capture_source(struct capture *cap);
+
+/* What one finish step named and wrote. */
+struct finish_result {
+	bool named;          /* the samples were read and named (writing may still fail) */
+	uint64_t samples;    /* counted samples read (not off-CPU time) */
+	size_t processes;    /* distinct tgids among them (at most 4096 counted) */
+	size_t stacks;       /* distinct stacks written */
+	uint64_t unnamed[USYMS_MISS__MAX]; /* with an "[unknown]" user frame, by why */
+};
+
+/*
+ * Names and folds every sample src holds into a profile and writes it to
+ * each of outs (every output that can be written is, whatever failed
+ * before); then, with o->idle_table, the idle table.  0, or -1 after
+ * printing why.  res is filled either way.
+ */
+int finish__write(const struct finish_opts *o, const struct sample_source *src,
+		  const struct ksyms *ks, struct usyms *us, const struct out_spec *outs,
+		  size_t nr_outs, struct finish_result *res);
+/* Kernel symbols for the run (NULL when not wanted or unreadable, warned). */
+struct ksyms *finish__load_ksyms(const struct finish_opts *o);
+/*
+ * "smolder: N samples, M lost (...)", what to do about losses, "U unnamed
+ * samples (...)" by reason (when some are, or with -v) and, with -v, the
+ * details, from the counters c[CNT__MAX] and unnamed[USYMS_MISS__MAX] (the
+ * sum of the steps' results; NULL: none), and what symbolization gave up (us).
+ * unwritten: samples of continuous mode's intervals that could not be
+ * written (lost too, "not written N" when any).
+ */
+void finish__summary(const struct finish_opts *o, struct capture *cap, const uint64_t *c,
+		     uint64_t unwritten, const uint64_t *unnamed, const struct usyms *us);
+
+/* Off-CPU waits lost, by every reason, from the counters c[CNT__MAX]. */
+static inline uint64_t offcpu_lost(const uint64_t *c)
+{
+	return c[CNT_OFFCPU_PENDING_FULL] + c[CNT_OFFCPU_COUNT_FULL] + c[CNT_OFFCPU_STACK_FULL];
+}
+
+#endif

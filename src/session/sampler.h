@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The sampling session: a capture configured by its own options (main.c
+ * builds them from the command line), wired to user-space symbolization
+ * (each new process image's mappings are read while it lives), and the
+ * wait for the end of a capture or an interval.
+ *
+ * Whatever other processes do, the clock wins: image announcements only
+ * queue work (preload.h), the work runs in the wait loop within the
+ * deadline and stops when a signal is pending, and naming after the wait
+ * gets SAMPLER_NAMING_SECONDS (sampler__start_naming): what does not fit
+ * is named by file offset or counted as unnamed, never waited for.
+ */
+#ifndef SMOLDER_SAMPLER_H
+#define SMOLDER_SAMPLER_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include "lib/budget.h"
+#include "capture/capture.h"
+#include "session/preload.h"
+#include "symbols/usyms.h"
+
+/* The time naming may take once a capture or an interval has ended. */
+#define SAMPLER_NAMING_SECONDS 0.5
+
+struct sampler_opts {
+	/* What to sample and how; the sampler sets on_image and arg. */
+	struct capture_opts capture;
+	bool demangle; /* C++ and Rust names as written in the source */
+};
+
+struct sampler {
+	struct capture *cap;
+	struct usyms *us;
+	struct preload *pending; /* images whose maps are to be read */
+	bool events_ok; /* image events still readable */
+	struct budget budget;    /* the symbolization budget usyms works in */
+	sigset_t stop_sigs;      /* the signals that end a capture */
+	/* Checked at least every 100 ms while waiting: true ends the wait
+	 * (the profiled processes are gone).  NULL: never. */
+	bool (*done)(void *arg);
+	void *done_arg;
+};
+
+/* Loads and attaches; sampling runs from here on.  0, or -1 after printing
+ * why.  Whoever opens s closes it, on every path. */
+int sampler__open(struct sampler *s, const struct sampler_opts *opts);
+/* Waits until the monotonic time `until` (0: forever), until a signal in
+ * sigs (blocked by the caller) arrives, or until done() says so, meanwhile
+ * delivering image events.  Returns the signal, or 0. */
+int sampler__wait(struct sampler *s, const sigset_t *sigs, double until);
+/*
+ * Starts naming what was captured: SAMPLER_NAMING_SECONDS from now, cut
+ * short by SIGINT or SIGTERM (sigs of the last wait but SIGUSR1), and the
+ * images still waiting to be read are marked late.
+ */
+void sampler__start_naming(struct sampler *s);
+void sampler__close(struct sampler *s);
+
+#endif

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The symbol-table cache (see symcache.h): owns the symbol-table payload
+ * of the file-identity cache (filecache.c), opening a mapping's file as
+ * its process sees it (safe_open__mapped), reading its table within the
+ * budgets, and the demangled forms of its names.
+ *
+ * Bounds while reading: a new table is read with what the owner's
+ * allowance gives (its memory maximum, unheld tables freed first to make
+ * room), at most SYMCACHE_FILE_BUDGET, and within the caller's time budget.
+ * What a read gave up on is remembered in the file's entry: too big for
+ * the file budget for good (with one note), out of time or room until the
+ * next budget.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbols/demangle.h"
+#include "files/elf_syms.h"
+#include "lib/hash.h"
+#include "lib/log.h"
+#include "files/proc_maps.h"
+#include "files/safe_open.h"
+#include "symbols/symcache.h"
+
+/* A file's first mangled name makes room for this many demangled ones. */
+#define DM_INITIAL 64
+/* Demangled names are kept in blocks of this many bytes (or one name's). */
+#define DM_BLOCK (16u << 10)
+
+/* Demangled names, keyed by the address of the raw name (owned by an elf_syms). */
+struct demangled {
+	const char *raw;
+	const char *name; /* in the file's name blocks */
+};
+
+/* Where a file's demangled names are kept: blocks, not one allocation a name. */
+struct name_block {
+	struct name_block *next;
+	size_t used, cap;
+	char data[];
+};
+
+/* Why a file has no symbol table. */
+enum file_state {
+	FILE_READ,    /* it has one, or the file has none (not ELF, unreadable) */
+	FILE_TOO_BIG, /* over the file budget: for good */
+	FILE_LATE,    /* out of time or memory: read again in a later budget */
+};
+
+/* One file's symbols, shared by all mappings of that file. */
+struct symfile {
+	struct filecache_ent ent; /* first (the cache's pointer is ours); refs:
+				   * mappings of held images */
+	struct elf_syms *es;      /* NULL: see state */
+	char build_id[81];        /* GNU build id in hex; "" when none */
+	enum file_state state;
+	uint64_t failed_phase; /* the budget FILE_LATE was given up in */
+	/*
+	 * Demangled forms of es's names: per file, so they are freed with es
+	 * (a global cache keyed by address could hand a freed name's form to
+	 * whatever reuses the address).  Open addressing, dm_cap a power of 2.
+	 */
+	struct demangled *dm;
+	size_t dm_nr, dm_cap;
+	struct name_block *dm_names;
+};
+
+struct symcache {
+	struct filecache *files;
+	struct symfile no_file; /* for mappings whose file would not open */
+	bool demangle;
+	uint64_t too_big, late;
+};
+
+static void symfile_free(struct filecache_ent *e, void *arg)
+{
+	struct symfile *f = (struct symfile *)e;
+	struct name_block *b, *next;
+
+	(void)arg;
+	for (b = f->dm_names; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	free(f->dm);
+	elf_syms__free(f->es);
+	free(f);
+}
+
+struct symcache *symcache__new(void)
+{
+	struct symcache *sc = calloc(1, sizeof(*sc));
+
+	if (!sc)
+		return NULL;
+	sc->files = filecache__new(symfile_free, NULL);
+	if (!sc->files) {
+		free(sc);
+		return NULL;
+	}
+	return sc;
+}
+
+void symcache__free(struct symcache *sc)
+{
+	if (!sc)
+		return;
+	filecache__free(sc->files);
+	free(sc);
+}
+
+void symcache__set_demangle(struct symcache *sc, bool on)
+{
+	sc->demangle = on;
+}
+
+void symcache__hold(struct symcache *sc, struct symfile *f)
+{
+	if (f && f != &sc->no_file)
+		filecache__hold(&f->ent);
+}
+
+void symcache__release(struct symcache *sc, struct symfile *f)
+{
+	if (f && f != &sc->no_file)
+		filecache__release(&f->ent);
+}
+
+bool symfile__retry(const struct symfile *f, uint64_t phase)
+{
+	return f->state == FILE_LATE && f->failed_phase != phase;
+}
+
+void symfile__touch(struct symfile *f, uint64_t interval)
+{
+	f->ent.last_used = interval;
+}
+
+/* Reads f's table from fd within the budgets; remembers why not. */
+static void read_table(struct symcache *sc, struct symfile *f, int fd, pid_t pid,
+		       const struct proc_map *m, const struct symcache_read *rd)
+{
+	struct budget b = rd->budget ? *rd->budget : (struct budget){ 0 };
+	const char *name = m->path ? m->path : "?";
+	char root[64];
+
+	/* debug files are looked up in the process's root, as it sees them */
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	b.max_bytes = rd->allowance(rd->arg);
+	errno = E2BIG;
+	f->es = b.max_bytes ? elf_syms__open_debug_within(fd, root, m->deleted ? NULL : m->path,
+							   &b) : NULL;
+	f->state = FILE_READ;
+	if (f->es || (errno != E2BIG && errno != ETIMEDOUT)) {
+		if (!f->es)
+			debug("no symbols in dev %" PRIu64 " inode %" PRIu64, f->ent.id.dev,
+			      f->ent.id.ino);
+		return;
+	}
+	if (errno == E2BIG && b.max_bytes == SYMCACHE_FILE_BUDGET) {
+		f->state = FILE_TOO_BIG;
+		sc->too_big++;
+		warn("note: symbols of %s (pid %d) not read: more than %u MiB; its frames are "
+		     "named by file offset", name, (int)pid, SYMCACHE_FILE_BUDGET >> 20);
+		return;
+	}
+	f->state = FILE_LATE;
+	f->failed_phase = rd->phase;
+	sc->late++;
+	debug("symbols of %s (pid %d) not read: %s; tried again later", name, (int)pid,
+	      errno == E2BIG ? "symbol memory full" : "out of time");
+}
+
+/* f's build id, for pprof's mappings (the note is read whatever its
+ * symbol table's fate). */
+static void read_build_id(struct symfile *f, int fd)
+{
+	unsigned char id[40];
+	size_t n = elf_file__build_id_of(fd, id, sizeof(id));
+
+	for (size_t i = 0; i < n && i < sizeof(id); i++)
+		snprintf(f->build_id + 2 * i, 3, "%02x", id[i]);
+}
+
+static struct symfile *file_get(struct symcache *sc, const struct stat *st, int fd,
+				pid_t pid, const struct proc_map *m,
+				const struct symcache_read *rd)
+{
+	struct file_id id = file_id__of(fd, st);
+	struct symfile *f = (struct symfile *)filecache__find(sc->files, &id);
+
+	if (f && (f->state != FILE_LATE || f->failed_phase == rd->phase))
+		return f;
+	if (f) {
+		/* given up in an earlier budget: once more in this one (held,
+		 * so that making room cannot free it) */
+		filecache__hold(&f->ent);
+		read_table(sc, f, fd, pid, m, rd);
+		filecache__release(&f->ent);
+		filecache__charge(sc->files, &f->ent, elf_syms__bytes(f->es));
+		return f;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return &sc->no_file;
+	f->ent.id = id;
+	read_build_id(f, fd);
+	read_table(sc, f, fd, pid, m, rd);
+	f->ent.bytes = sizeof(*f) + elf_syms__bytes(f->es);
+	filecache__add(sc->files, &f->ent);
+	return f;
+}
+
+struct symfile *symcache__resolve(struct symcache *sc, pid_t pid, const struct proc_map *m,
+				  const struct symcache_read *rd)
+{
+	struct symfile *f = &sc->no_file;
+	struct stat st;
+	int fd;
+
+	fd = safe_open__mapped(pid, m, &st);
+	if (fd < 0)
+		return f;
+	f = file_get(sc, &st, fd, pid, m, rd);
+	close(fd);
+	return f;
+}
+/* Grows f's demangle cache when it is half full; false if out of memory. */
+static bool dm_reserve(struct symcache *sc, struct symfile *f)
+{
+	size_t cap = f->dm_cap ? f->dm_cap * 2 : DM_INITIAL;
+	struct demangled *n;
+
+	if ((f->dm_nr + 1) * 2 <= f->dm_cap)
+		return true;
+	n = calloc(cap, sizeof(*n));
+	if (!n)
+		return false;
+	for (size_t i = 0; i < f->dm_cap; i++) {
+		size_t j = hash_mix64((uintptr_t)f->dm[i].raw) & (cap - 1);
+
+		if (!f->dm[i].raw)
+			continue;
+		while (n[j].raw)
+			j = (j + 1) & (cap - 1);
+		n[j] = f->dm[i];
+	}
+	free(f->dm);
+	f->dm = n;
+	filecache__charge(sc->files, &f->ent, (cap - f->dm_cap) * sizeof(*n));
+	f->dm_cap = cap;
+	return true;
+}
+
+/* A copy of the n bytes at s in f's name blocks; NULL if out of memory. */
+static const char *keep_name(struct symcache *sc, struct symfile *f, const char *s, size_t n)
+{
+	struct name_block *b = f->dm_names;
+	char *p;
+
+	if (!b || b->cap - b->used < n) {
+		size_t cap = n > DM_BLOCK ? n : DM_BLOCK;
+
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		*b = (struct name_block){ .next = f->dm_names, .cap = cap };
+		f->dm_names = b;
+		filecache__charge(sc->files, &f->ent, sizeof(*b) + cap);
+	}
+	p = b->data + b->used;
+	memcpy(p, s, n);
+	b->used += n;
+	return p;
+}
+
+/*
+ * The demangled form of a symbol name of f, computed once per symbol: names
+ * are owned by f's symbol table, so their addresses identify them.
+ */
+static const char *demangled(struct symcache *sc, struct symfile *f, const char *raw)
+{
+	char buf[1024];
+	const char *d;
+	size_t j;
+
+	if (!sc->demangle || raw[0] != '_' || (raw[1] != 'Z' && raw[1] != 'R'))
+		return raw;
+	for (j = f->dm_cap ? hash_mix64((uintptr_t)raw) & (f->dm_cap - 1) : 0;
+	     f->dm_cap && f->dm[j].raw; j = (j + 1) & (f->dm_cap - 1))
+		if (f->dm[j].raw == raw)
+			return f->dm[j].name;
+	d = demangle(raw, buf, sizeof(buf));
+	if (d == raw || !dm_reserve(sc, f))
+		return raw; /* not mangled; or no memory, where raw is still right */
+	j = hash_mix64((uintptr_t)raw) & (f->dm_cap - 1);
+	while (f->dm[j].raw)
+		j = (j + 1) & (f->dm_cap - 1);
+	f->dm[j].name = keep_name(sc, f, d, strlen(d) + 1);
+	if (!f->dm[j].name)
+		return raw;
+	f->dm[j].raw = raw;
+	f->dm_nr++;
+	return f->dm[j].name;
+}
+
+
+const char *symcache__name(struct symcache *sc, struct symfile *f, uint64_t off,
+			   uint64_t *vaddr)
+{
+	const char *name = elf_syms__map_offset(f->es, off, NULL, vaddr);
+
+	return name ? demangled(sc, f, name) : NULL;
+}
+
+const char *symcache__build_id(const struct symfile *f)
+{
+	return f->build_id;
+}
+
+void symcache__trim(struct symcache *sc, const struct filecache_trim *t)
+{
+	filecache__trim(sc->files, t);
+}
+
+void symcache__stats(const struct symcache *sc, struct symcache_stats *out)
+{
+	filecache__stats(sc->files, &out->files);
+	out->files.table_bytes += sizeof(*sc);
+	out->too_big = sc->too_big;
+	out->late = sc->late;
+}
+
+size_t symcache__bytes(const struct symcache *sc)
+{
+	return filecache__bytes(sc->files);
+}

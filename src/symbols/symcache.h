@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The symbol-table cache: the symbol table of each mapped file, read once
+ * per file identity (filecache.h: shared by every process that maps the
+ * file) and held by the mappings that use it.  Owns opening a mapping's
+ * file as its process sees it, reading its table within the caller's time
+ * and memory budgets, remembering why a file has none (too big for good;
+ * late, tried again in a later budget), its build id, the demangled forms
+ * of its names, and eviction and trimming of tables no mapping holds.
+ * usyms.c maps processes' addresses onto these tables.
+ */
+#ifndef SMOLDER_SYMCACHE_H
+#define SMOLDER_SYMCACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lib/budget.h"
+#include "files/filecache.h"
+
+/* What one symbol table (or one perf map) may take while it is read. */
+#define SYMCACHE_FILE_BUDGET (64u << 20)
+
+struct proc_map;
+struct symcache;
+struct symfile; /* one file's table */
+
+/* The bounds of a read, and how to make room for it. */
+struct symcache_read {
+	const struct budget *budget; /* time; NULL: none */
+	uint64_t phase;              /* budgets set so far */
+	/* The bytes a new table may take now (the owner may trim to make room). */
+	size_t (*allowance)(void *arg);
+	void *arg;
+};
+
+struct symcache *symcache__new(void);
+void symcache__free(struct symcache *sc);
+void symcache__set_demangle(struct symcache *sc, bool on);
+/* The table of what pid maps at m (a shared "no table" entry if the file
+ * cannot be opened), read within r's bounds if not cached. */
+struct symfile *symcache__resolve(struct symcache *sc, pid_t pid, const struct proc_map *m,
+				  const struct symcache_read *r);
+/* A mapping takes a reference: the table is not evicted under it. */
+void symcache__hold(struct symcache *sc, struct symfile *f);
+void symcache__release(struct symcache *sc, struct symfile *f);
+/* Whether f was given up for time or room in a budget before phase: then
+ * its mapping resolves it again. */
+bool symfile__retry(const struct symfile *f, uint64_t phase);
+/* f was used in interval (the clock of trimming's LRU). */
+void symfile__touch(struct symfile *f, uint64_t interval);
+/* The name of f's symbol covering file offset off, demangled if asked; NULL
+ * if none.  *vaddr (if not NULL) gets off's ELF virtual address when f has a
+ * table, else is left alone. */
+const char *symcache__name(struct symcache *sc, struct symfile *f, uint64_t off,
+			   uint64_t *vaddr);
+/* f's GNU build id in hex, "" when it has none (or its file would not open). */
+const char *symcache__build_id(const struct symfile *f);
+/* Frees tables no mapping holds, with t's others, oldest first (filecache.h). */
+void symcache__trim(struct symcache *sc, const struct filecache_trim *t);
+
+struct symcache_stats {
+	struct filecache_stats files;
+	uint64_t too_big; /* tables over the file budget: named by offset */
+	uint64_t late;    /* reads given up for time or room */
+};
+void symcache__stats(const struct symcache *sc, struct symcache_stats *out);
+/* Bytes of the tables and their demangled names. */
+size_t symcache__bytes(const struct symcache *sc);
+
+#endif

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Inside usyms: the process images usyms.c keeps and the state of the
+ * whole (the symbol tables of mapped files are symcache.c's); nothing
+ * else includes this.
+ */
+#ifndef SMOLDER_USYMS_INT_H
+#define SMOLDER_USYMS_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "lib/budget.h"
+#include "files/elf_syms.h"
+#include "lib/hash.h"
+#include "symbols/perfmap.h"
+#include "files/proc_maps.h"
+#include "symbols/symcache.h"
+#include "symbols/usyms.h"
+
+#define INITIAL_BUCKETS 256
+
+struct pid_ent {
+	struct pid_ent *next;
+	pid_t pid;
+	uint32_t gen;
+	struct proc_maps *pm;    /* NULL: the process was gone */
+	struct symfile **files;  /* per mapping; NULL until first needed */
+	uint64_t loaded_ns;
+	uint64_t start_time;     /* of the process pm was read from; 0 unknown */
+	uint64_t last_used;      /* interval of the last preload or name */
+	size_t maps_bytes;       /* what pm and files cost */
+	struct perfmap *jit;     /* /tmp/perf-PID.map, if trusted */
+	uint64_t jit_read_phase; /* the budget it was last read in, + 1; 0 never */
+	bool jit_noted;          /* warned about its map: once an image */
+	bool maps_tried;         /* its maps were read (or the read failed) */
+	bool preloaded;          /* a preload read them when it was announced */
+	bool late;               /* announced, but its preload waits or was dropped */
+	double preloaded_at;     /* CLOCK_MONOTONIC s of the last preload */
+	double reread_tokens;    /* re-reads allowed at once, as of preloaded_at */
+};
+
+struct usyms {
+	struct pid_ent **pids;
+	size_t pid_buckets, nr_pids;
+	struct symcache *syms;   /* the symbol tables of mapped files */
+	struct elf_syms *vdso;
+	uint64_t vdso_size;
+	bool vdso_tried;
+	usyms_validator validate;
+	void *validate_arg;
+	usyms_maps_hook maps_hook;
+	void *maps_hook_arg;
+	/* Bounds, applied only by usyms__end_interval. */
+	uint64_t interval;  /* the current one, from 1 (0: never used) */
+	size_t cache_limit; /* for the tables' bytes + jit_bytes */
+	unsigned idle_limit;
+	size_t jit_bytes, image_bytes;
+	uint64_t images_dropped, jit_evicted;
+	/* Bounds while reading. */
+	const struct budget *budget; /* time; NULL: none */
+	uint64_t phase;              /* budgets set so far */
+	size_t memory_max;           /* for the tables' bytes + jit_bytes */
+	uint64_t jit_cut;
+	double maps_read_s;          /* of the last preload */
+};
+
+/* usyms.c: the bytes a new table or perf map may take, releasing bytes
+ * given back (the map being replaced); may trim to make room. */
+size_t usyms_allowance(struct usyms *u, size_t releasing);
+
+/* usyms_jit.c: e's JIT map is now pm (NULL: none), its bytes counted. */
+void usyms_jit_set(struct usyms *u, struct pid_ent *e, struct perfmap *pm);
+/* Brings e's JIT map up to date (perfmap.h: nothing to do when the file
+ * is unchanged, only the appended lines when it grew), within the budgets;
+ * on failure the old map stays. */
+void usyms_jit_refresh(struct usyms *u, struct pid_ent *e);
+/* The JIT's name for addr in e, its map refreshed once per budget; NULL
+ * if none. */
+const char *usyms_jit_name(struct usyms *u, struct pid_ent *e, uint64_t addr);
+
+#endif
