@@ -131,7 +131,7 @@ static int reuse_pinned(struct bpf_map *map, const char *path, const char *opt, 
 	if (fd < 0) {
 		e = errno;
 		err("cannot open %s %s: %s (pin a BPF hash of %s there, as bcc's special filtering does)",
-		    opt, path, errstr(e), what);
+		    opt, path, log__errstr(e), what);
 		return -1;
 	}
 	if (bpf_obj_get_info_by_fd(fd, &info, &len) || info.type != BPF_MAP_TYPE_HASH ||
@@ -143,7 +143,7 @@ static int reuse_pinned(struct bpf_map *map, const char *path, const char *opt, 
 	if ((e = bpf_map__set_value_size(map, info.value_size)) ||
 	    (e = bpf_map__set_max_entries(map, info.max_entries)) ||
 	    (e = bpf_map__set_map_flags(map, info.map_flags)) || (e = bpf_map__reuse_fd(map, fd))) {
-		err("cannot use %s %s: %s (pin a plain hash of %s there)", opt, path, errstr(-e), what);
+		err("cannot use %s %s: %s (pin a plain hash of %s there)", opt, path, log__errstr(-e), what);
 		close(fd);
 		return -1;
 	}
@@ -176,7 +176,7 @@ static int fill_filters(struct capture *c, const struct capture_opts *o)
 
 	if ((e = fill_filter(c->skel->maps.tgids, o->tgids, o->nr_tgids)) ||
 	    (e = fill_filter(c->skel->maps.tids, o->tids, o->nr_tids))) {
-		err("cannot fill pid filter: %s (%s)", errstr(-e), probe__fix(-e));
+		err("cannot fill pid filter: %s (%s)", log__errstr(-e), probe__fix(-e));
 		return -1;
 	}
 	if (o->cgroup) {
@@ -185,7 +185,7 @@ static int fill_filters(struct capture *c, const struct capture_opts *o)
 		if (bpf_map__update_elem(c->skel->maps.cgroup_filter, &zero, sizeof(zero), &fd,
 					 sizeof(fd), BPF_ANY)) {
 			err("cannot filter by cgroup: %s (give a cgroup v2 directory, under /sys/fs/cgroup)",
-			    errstr(errno));
+			    log__errstr(errno));
 			return -1;
 		}
 	}
@@ -202,7 +202,8 @@ static int configure_unwind(struct smolder_bpf *skel, const struct capture_opts 
 	uint32_t bits, shards;
 	int e;
 
-	unwind_maps__layout(o->unwind_budget, &bits, &shards);
+	unwind_maps__layout(o->unwind_budget ? o->unwind_budget : UNWIND_DEFAULT_BUDGET, &bits,
+			    &shards);
 	ro->dwarf_unwind = true;
 	ro->unwind_shard_bits = bits;
 	ro->have_task_pt_regs =
@@ -238,7 +239,8 @@ static int open_unwind(struct capture *c, const struct capture_opts *o)
 
 	if (!o->dwarf_unwind)
 		return 0;
-	unwind_maps__layout(o->unwind_budget, &uo.shard_bits, &uo.max_shards);
+	unwind_maps__layout(o->unwind_budget ? o->unwind_budget : UNWIND_DEFAULT_BUDGET,
+			    &uo.shard_bits, &uo.max_shards);
 	c->unwind = unwind_maps__new(&uo);
 	if (!c->unwind)
 		return -ENOMEM;
@@ -246,9 +248,20 @@ static int open_unwind(struct capture *c, const struct capture_opts *o)
 	return 0;
 }
 
-struct unwind_maps *capture__unwind_maps(struct capture *c)
+void capture__maps_read(pid_t pid, uint32_t gen, const struct proc_maps *pm, void *arg)
 {
-	return c->unwind;
+	struct capture *c = arg;
+
+	if (c->unwind)
+		unwind_maps__update(pid, gen, pm, c->unwind);
+}
+
+bool capture__unwind_stats(struct capture *c, struct unwind_maps_stats *out)
+{
+	if (!c->unwind)
+		return false;
+	unwind_maps__stats(c->unwind, out);
+	return true;
 }
 
 static int configure(struct smolder_bpf *skel, const struct capture_opts *o, int *shard_template)
@@ -308,7 +321,7 @@ static int attach_events(struct capture *c, const struct capture_opts *o)
 			if (errno == ENODEV) /* went offline since we looked */
 				continue;
 			err("cannot open cpu-clock perf event on cpu %d: %s (%s)", o->cpus[i],
-			    errstr(errno), probe__perf_fix(errno));
+			    log__errstr(errno), probe__perf_fix(errno));
 			return -1;
 		}
 		c->perf_fds[c->nr_events] = fd;
@@ -316,7 +329,7 @@ static int attach_events(struct capture *c, const struct capture_opts *o)
 		c->nr_events++;
 		if (!c->links[c->nr_events - 1]) {
 			err("cannot attach BPF program to cpu %d: %s (%s)", o->cpus[i],
-			    errstr(errno), probe__fix(errno));
+			    log__errstr(errno), probe__fix(errno));
 			return -1;
 		}
 	}
@@ -413,7 +426,7 @@ static int load(struct capture *c, const struct capture_opts *o)
 	probe__open_opts(&open_opts);
 	c->skel = smolder_bpf__open_opts(&open_opts);
 	if (!c->skel) {
-		err("cannot open BPF object: %s (%s)", errstr(errno), probe__fix(errno));
+		err("cannot open BPF object: %s (%s)", log__errstr(errno), probe__fix(errno));
 		return -1;
 	}
 	c->kctx_opts = (struct kctx_opts){ .irq_frames = o->irq_frames,
@@ -426,7 +439,7 @@ static int load(struct capture *c, const struct capture_opts *o)
 	if (!e)
 		e = offcpu__configure(c->skel, &o->offcpu);
 	if (e) {
-		err("cannot configure BPF object: %s (%s)", errstr(-e), probe__fix(-e));
+		err("cannot configure BPF object: %s (%s)", log__errstr(-e), probe__fix(-e));
 		if (shard_template >= 0)
 			close(shard_template);
 		return -1;
@@ -445,7 +458,7 @@ static int load(struct capture *c, const struct capture_opts *o)
 	if (!e)
 		e = open_unwind(c, o);
 	if (e) {
-		err("cannot create BPF maps: %s (%s)", errstr(-e), probe__fix(-e));
+		err("cannot create BPF maps: %s (%s)", log__errstr(-e), probe__fix(-e));
 		return -1;
 	}
 	return 0;
@@ -476,13 +489,13 @@ static int attach_image_tracking(struct capture *c)
 	}
 	if (bpf_program__autoload(c->skel->progs.on_fork) &&
 	    !(c->fork_link = bpf_program__attach(c->skel->progs.on_fork))) {
-		err("cannot attach fork tracking: %s (%s)", errstr(errno), probe__fix(errno));
+		err("cannot attach fork tracking: %s (%s)", log__errstr(errno), probe__fix(errno));
 		return -1;
 	}
 	if (rb)
 		c->events = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_event, c, NULL);
 	if ((tp && (!c->exec_link || !c->exit_link)) || (rb && !c->events)) {
-		err("cannot attach process tracking: %s (%s)", errstr(errno), probe__fix(errno));
+		err("cannot attach process tracking: %s (%s)", log__errstr(errno), probe__fix(errno));
 		return -1;
 	}
 	return 0;
@@ -539,7 +552,7 @@ void capture__stop(struct capture *c)
 {
 	if (c->offcpu && offcpu__stop(c->offcpu, c->live, bpf_map__fd(c->skel->maps.count_banks),
 				      c->counts_fd[c->live]))
-		warn("cannot read the waits in progress: %s (their time is left out)", errstr(errno));
+		warn("cannot read the waits in progress: %s (their time is left out)", log__errstr(errno));
 	unwind_maps__stop(c->unwind);
 	for (size_t i = 0; i < c->nr_events; i++) {
 		bpf_link__destroy(c->links[i]);
@@ -563,7 +576,7 @@ static int walk_sample(const void *key, const void *val, void *arg)
 int capture__for_each_sample(struct capture *c, sample_fn fn, void *arg)
 {
 	struct sample_walk w = { fn, arg };
-	int e = map_walk(c->counts_fd[c->read], sizeof(struct sample_key), sizeof(__u64),
+	int e = map_walk__each(c->counts_fd[c->read], sizeof(struct sample_key), sizeof(__u64),
 			 walk_sample, &w);
 
 	return e ? e : offcpu__for_each_carry(c->offcpu, fn, arg);
@@ -694,8 +707,8 @@ int capture__release(struct capture *c)
 	if (!c->drained)
 		return 0;
 	/* the drained bank: nobody writes to it */
-	if ((e = map_clear(c->counts_fd[b], sizeof(struct sample_key), sizeof(__u64))) ||
-	    (e = map_clear(c->stacks_fd[b], sizeof(struct stack_chunk_key),
+	if ((e = map_walk__clear(c->counts_fd[b], sizeof(struct sample_key), sizeof(__u64))) ||
+	    (e = map_walk__clear(c->stacks_fd[b], sizeof(struct stack_chunk_key),
 			   sizeof(struct stack_chunk))) ||
 	    (e = bank_counters(c, b, c->released, true)) ||
 	    (e = kctx__end_interval(c->kctx)) || (e = offcpu__release(c->offcpu)))

@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <linux/types.h>
 #include "capture/offcpu.h"
+#include "unwind/unwind_maps.h"
 #include "smolder.h"
 
 /* Called (from capture__poll) when a process image gets its first sample,
@@ -53,26 +54,12 @@ struct capture_opts {
 	bool rotate;            /* create the second bank now (else at the first rotate) */
 	const char *btf_path;   /* --btf: BTF to relocate against, NULL for the kernel's */
 	bool dwarf_unwind;      /* --unwind dwarf: user stacks by unwind tables */
-	uint64_t unwind_budget; /* --unwind-memory: bytes the tables may take */
+	uint64_t unwind_budget; /* --unwind-memory: bytes the tables may take;
+				 * 0: UNWIND_DEFAULT_BUDGET */
 	struct offcpu_opts offcpu; /* --off-cpu and its options */
 	image_fn on_image;      /* may be NULL */
 	void *arg;
 };
-
-/*
- * The sampling rate of capture_opts' freq or period (one of them 0), the
- * one place either is turned into the other: samples per second per CPU,
- * and the CPU time one sample stands for.
- */
-static inline double sample_rate_hz(uint64_t freq, uint64_t period)
-{
-	return freq ? (double)freq : 1e9 / period;
-}
-
-static inline double sample_period_ns(uint64_t freq, uint64_t period)
-{
-	return freq ? 1e9 / freq : (double)period;
-}
 
 /* Processes a COMMAND and its children may count at once (-- COMMAND). */
 #define SMOLDER_MAX_FOLLOWED 32768
@@ -129,9 +116,11 @@ uint64_t capture__map_bytes(struct capture *c);
 /* Run time and runs of the sampler's BPF program, or with offcpu of the
  * sched_switch one (non-zero with kernel.bpf_stats_enabled=1). */
 void capture__prog_stats(struct capture *c, bool offcpu, uint64_t *run_ns, uint64_t *runs);
-/* With dwarf_unwind: what keeps the unwind tables in the kernel (give it
- * each process image's maps: usyms' maps hook); else NULL. */
-struct unwind_maps *capture__unwind_maps(struct capture *c);
+/* Hands the unwinder (dwarf_unwind) pid's image gen's maps, just read:
+ * usyms' maps hook, with arg the capture.  Without the unwinder, nothing. */
+void capture__maps_read(pid_t pid, uint32_t gen, const struct proc_maps *pm, void *arg);
+/* What the unwind tables hold (unwind_maps.h); false without dwarf_unwind. */
+bool capture__unwind_stats(struct capture *c, struct unwind_maps_stats *out);
 void capture__free(struct capture *c);
 
 #endif

@@ -176,7 +176,7 @@ struct kctx *kctx__attach(struct smolder_bpf *skel, const struct kctx_opts *o)
 		k->links[k->nr_links] = bpf_program__attach(progs[i]);
 		if (!k->links[k->nr_links]) {
 			err("cannot attach %s: %s (run with -vv for libbpf's log)",
-			    bpf_program__name(progs[i]), errstr(errno));
+			    bpf_program__name(progs[i]), log__errstr(errno));
 			kctx__free(k);
 			return NULL;
 		}
@@ -231,7 +231,7 @@ int kctx__end_interval(struct kctx *k)
 	/* Copied, then deleted: a sample that finds its item gone puts it
 	 * back.  Samples only add names (BPF_NOEXIST), so what the walk
 	 * copied is what each deletion removes. */
-	if ((e = map_walk(k->names_fd, sizeof(__u64), sizeof(struct work_desc), add_name, &n))) {
+	if ((e = map_walk__each(k->names_fd, sizeof(__u64), sizeof(struct work_desc), add_name, &n))) {
 		free(n.list);
 		return e;
 	}

@@ -2,7 +2,7 @@
 /*
  * Walking a BPF map from user space (see map_walk.h): the batch buffers,
  * their growth when a hash bucket outgrows them, and the walk by keys for
- * kernels and map types without batch lookups.  map_clear is the same walk
+ * kernels and map types without batch lookups.  map_walk__clear is the same walk
  * with each batch deleted as it is read (BPF_MAP_LOOKUP_AND_DELETE_BATCH).
  *
  * Batches (BPF_MAP_LOOKUP_BATCH, Linux 5.6): one call per MAP_WALK_BATCH
@@ -40,7 +40,7 @@ struct batch {
 	char *in, *out; /* tokens: a u32 bucket number, or a key (other types) */
 	size_t key_size, val_size;
 	uint32_t cap; /* entries both buffers hold */
-	bool delete;  /* map_clear's: each entry deleted as it is read */
+	bool delete;  /* map_walk__clear's: each entry deleted as it is read */
 };
 
 static int batch_resize(struct batch *b, uint32_t cap)
@@ -199,14 +199,14 @@ static int walk(int fd, struct batch *b, map_walk_fn fn, void *arg)
 	return e;
 }
 
-int map_walk(int fd, size_t key_size, size_t val_size, map_walk_fn fn, void *arg)
+int map_walk__each(int fd, size_t key_size, size_t val_size, map_walk_fn fn, void *arg)
 {
 	struct batch b = { .key_size = key_size, .val_size = val_size };
 
 	return walk(fd, &b, fn, arg);
 }
 
-int map_clear(int fd, size_t key_size, size_t val_size)
+int map_walk__clear(int fd, size_t key_size, size_t val_size)
 {
 	struct batch b = { .key_size = key_size, .val_size = val_size, .delete = true };
 

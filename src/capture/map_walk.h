@@ -6,7 +6,7 @@
  * off-CPU and name maps).
  *
  *	static int add(const void *key, const void *val, void *arg) { ... }
- *	e = map_walk(fd, sizeof(struct sample_key), sizeof(__u64), add, &sum);
+ *	e = map_walk__each(fd, sizeof(struct sample_key), sizeof(__u64), add, &sum);
  */
 #ifndef SMOLDER_MAP_WALK_H
 #define SMOLDER_MAP_WALK_H
@@ -35,10 +35,10 @@ typedef int (*map_walk_fn)(const void *key, const void *val, void *arg);
  * map types walk as their kernel batches them: an LPM trie's batch starts
  * over when its last key is deleted.)
  */
-int map_walk(int fd, size_t key_size, size_t val_size, map_walk_fn fn, void *arg);
+int map_walk__each(int fd, size_t key_size, size_t val_size, map_walk_fn fn, void *arg);
 
 /* Deletes every entry of the map fd, as map_walk reads them: 0 or -errno.
  * An entry inserted meanwhile may stay. */
-int map_clear(int fd, size_t key_size, size_t val_size);
+int map_walk__clear(int fd, size_t key_size, size_t val_size);
 
 #endif

@@ -113,7 +113,7 @@ struct offcpu *offcpu__attach(struct smolder_bpf *skel, const struct offcpu_opts
 		oc->links[n] = bpf_program__attach(progs[i]);
 		if (!oc->links[n]) {
 			err("cannot attach %s: %s (%s)", bpf_program__name(progs[i]),
-			    errstr(errno), probe__fix(errno));
+			    log__errstr(errno), probe__fix(errno));
 			offcpu__free(oc);
 			return NULL;
 		}
@@ -270,16 +270,16 @@ int offcpu__boundary(struct offcpu *o, const struct offcpu_boundary *b)
 	if (!o->o.enabled)
 		return 0;
 	o->nr_seen = 0;
-	if ((e = map_walk(late, sizeof(struct offcpu_late_key), sizeof(struct offcpu_late),
+	if ((e = map_walk__each(late, sizeof(struct offcpu_late_key), sizeof(struct offcpu_late),
 			  stale_late, &p)) ||
-	    (e = map_walk(bpf_map__fd(o->skel->maps.offcpu_pending), sizeof(__u32),
+	    (e = map_walk__each(bpf_map__fd(o->skel->maps.offcpu_pending), sizeof(__u32),
 			  sizeof(struct offcpu_start), pending_part, &p)))
 		return e;
 	qsort(o->seen, o->nr_seen, sizeof(*o->seen), by_wait);
 	/* runs that ended a wait before the pass saw it have written it down */
 	if ((e = grace(b->grace_outer, b->grace_inner, b->grace_idx)))
 		return e;
-	return map_walk(late, sizeof(struct offcpu_late_key), sizeof(struct offcpu_late), late_part,
+	return map_walk__each(late, sizeof(struct offcpu_late_key), sizeof(struct offcpu_late), late_part,
 			&p);
 }
 
@@ -297,7 +297,7 @@ int offcpu__stop(struct offcpu *o, unsigned int bank, int grace_outer, int grace
 	/* runs still going when the programs were detached end first */
 	if ((e = grace(grace_outer, grace_inner, bank)))
 		return e;
-	return map_walk(bpf_map__fd(o->skel->maps.offcpu_pending), sizeof(__u32),
+	return map_walk__each(bpf_map__fd(o->skel->maps.offcpu_pending), sizeof(__u32),
 			sizeof(struct offcpu_start), pending_part, &p);
 }
 
@@ -378,7 +378,7 @@ int offcpu__release(struct offcpu *o)
 	free(o->snap);
 	o->snap = NULL;
 	o->nr_snap = o->cap_snap = 0;
-	e = map_walk(bpf_map__fd(o->skel->maps.offcpu_wakers_map), sizeof(__u64),
+	e = map_walk__each(bpf_map__fd(o->skel->maps.offcpu_wakers_map), sizeof(__u64),
 		     sizeof(struct waker_desc), snap_waker, o);
 	qsort(o->snap, o->nr_snap, sizeof(*o->snap), by_id);
 	return e;

@@ -189,7 +189,7 @@ static int pin_btf(const char *path)
 
 	if (fd < 0 || fstat(fd, &s)) {
 		err("cannot read BTF from %s: %s (give --btf the kernel's BTF file)", path,
-		    errstr(errno));
+		    log__errstr(errno));
 	} else if (!S_ISREG(s.st_mode)) {
 		err("cannot read BTF from %s: %s (give --btf the kernel's BTF file)", path,
 		    S_ISDIR(s.st_mode) ? "is a directory" : "not a regular file");
@@ -230,7 +230,7 @@ static int check_btf(const char *path)
 		btf = NULL;
 		e = -e;
 		err("cannot read BTF from %s: %s (give --btf the kernel's BTF: a vmlinux with a .BTF section, or raw BTF such as a copy of " VMLINUX_BTF ")",
-		    path, e == ENOENT || e == EACCES || e == EISDIR ? errstr(e) : "not BTF data");
+		    path, e == ENOENT || e == EACCES || e == EISDIR ? log__errstr(e) : "not BTF data");
 		return -1;
 	}
 	/* A kernel's BTF has tens of thousands of types; a program's or a
@@ -328,7 +328,7 @@ static int check_memlock(void)
 	}
 	if (errno != EPERM)
 		return 0;
-	err("cannot create BPF maps: %s (%s)", errstr(EPERM), probe__fix(EPERM));
+	err("cannot create BPF maps: %s (%s)", log__errstr(EPERM), probe__fix(EPERM));
 	return -1;
 }
 
@@ -437,7 +437,7 @@ static int check_features(void)
 		ok = f->probe();
 		e = errno;
 		if (!ok && e == EPERM && st.memlock_stuck) { /* the limit, not the kernel */
-			err("cannot probe kernel features: %s (%s)", errstr(e), probe__fix(e));
+			err("cannot probe kernel features: %s (%s)", log__errstr(e), probe__fix(e));
 			return -1;
 		}
 
@@ -566,7 +566,7 @@ void probe__load_failed(int e)
 	char reason[256];
 
 	if (!verifier_log) {
-		err("cannot load BPF program: %s (%s)", errstr(-e), probe__fix(-e));
+		err("cannot load BPF program: %s (%s)", log__errstr(-e), probe__fix(-e));
 		return;
 	}
 	verifier_reason(reason, sizeof(reason));

@@ -22,7 +22,6 @@
 #include "cmd/help.h"
 #include "lib/log.h"
 #include "cmd/profile_dir.h"
-#include "unwind/unwind_maps.h"
 
 enum {
 	OPT_IDLE_ONLY = 1000, OPT_STACK_STORAGE, OPT_PER_CPU, OPT_PER_PID,
@@ -249,7 +248,7 @@ static int parse_render_option(int c, const char *arg, struct env *env)
 	switch (c) {
 	case 'o': return add_output(arg, env);
 	case OPT_FORMAT:
-		if (!outputs__parse_format(arg, &env->format) &&
+		if (!format__parse(arg, &env->format) &&
 		    (env->cmd == CMD_CAPTURE || env->format != FMT_REPORT))
 			return 0;
 		err("unknown format '%s' (expected %sfolded, svg, speedscope or pprof)", arg,
@@ -426,7 +425,7 @@ static void size_maps(struct env *env)
 		.stack_entries = env->stack_entries,
 		.hash_entries = env->hash_entries,
 		.continuous = env->continuous,
-		.hz = sample_rate_hz(env->freq, env->period),
+		.hz = cli__rate_hz(env),
 		.interval = env->interval,
 		.nr_cpus = env->nr_cpus,
 	};
@@ -456,7 +455,7 @@ static int setup_continuous(struct env *env)
 /* Every -o that names a file must take it before we spend a capture. */
 static int check_outputs(const struct env *env)
 {
-	return outputs__check(env->outputs, env->nr_outputs);
+	return emit__check(env->outputs, env->nr_outputs);
 }
 
 /* Where cgroup v2 is mounted (/sys/fs/cgroup, or /sys/fs/cgroup/unified
@@ -491,7 +490,7 @@ static int open_cgroup(struct env *env)
 		p = rel;
 	fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
-		err("cannot open cgroup %s: %s (give a cgroup v2 directory, see mount -t cgroup2)", p, errstr(errno));
+		err("cannot open cgroup %s: %s (give a cgroup v2 directory, see mount -t cgroup2)", p, log__errstr(errno));
 		return -1;
 	}
 	if (fstatfs(fd, &sf) || sf.f_type != CGROUP2_SUPER_MAGIC) {
@@ -562,7 +561,7 @@ static void resolve_formats(struct env *env)
 	for (size_t i = 0; i < env->nr_outputs; i++) {
 		struct out_spec *o = &env->outputs[i];
 
-		o->fmt = env->format ? env->format : outputs__format_of(o->path);
+		o->fmt = env->format ? env->format : format__of_path(o->path);
 		if (o->fmt == FMT_AUTO)
 			o->fmt = dflt;
 	}
@@ -699,7 +698,7 @@ static int parse_inputs(int argc, char **argv, struct env *env)
 		if (env->cmd == CMD_DIFF && env->outputs[i].fmt != FMT_SVG &&
 		    env->outputs[i].fmt != FMT_FOLDED) {
 			err("diff writes svg or folded, not %s (name the file .svg or .folded)",
-			    outputs__format_name(env->outputs[i].fmt));
+			    format__name(env->outputs[i].fmt));
 			return 2;
 		}
 	if (check_outputs(env))
@@ -714,7 +713,6 @@ int cli__parse(int argc, char **argv, struct env *env)
 	memset(env, 0, sizeof(*env));
 	env->verbosity = 1;
 	env->cgroup_fd = -1;
-	env->unwind_bytes = UNWIND_DEFAULT_BUDGET;
 	env->offcpu_min_us = DEFAULT_OFFCPU_MIN_US;
 #ifndef __x86_64__
 	env->unwind_fp = true; /* the tables' rows are x86_64's */

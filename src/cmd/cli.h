@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include "lib/cpus.h"
 #include "capture/map_sizes.h"
-#include "output/outputs.h"
+#include "output/emit.h"
 #include "smolder.h"
 
 #define DEFAULT_FREQ 49
@@ -82,7 +82,7 @@ struct env {
 	uint64_t max_bytes;     /* --max-size, 0: no limit */
 	const char *btf_path;   /* --btf */
 	bool unwind_fp;         /* --unwind fp: frame pointers only */
-	uint64_t unwind_bytes;  /* --unwind-memory, bytes */
+	uint64_t unwind_bytes;  /* --unwind-memory, bytes; 0: the capture's default */
 	int verbosity;          /* -v, -q as parsed, then log_verbosity (log.h),
 				 * the one setting every stage reads */
 	/* Filled by the capture, for the exports: */
@@ -98,5 +98,20 @@ struct env {
  */
 int cli__parse(int argc, char **argv, struct env *env);
 void cli__free(struct env *env);
+
+/*
+ * The sampling rate of -F or -c (one of env's freq and period is 0), the
+ * one place either is turned into the other: samples per second per CPU,
+ * and the CPU time one sample stands for.
+ */
+static inline double cli__rate_hz(const struct env *env)
+{
+	return env->freq ? (double)env->freq : 1e9 / env->period;
+}
+
+static inline double cli__period_ns(const struct env *env)
+{
+	return env->freq ? 1e9 / env->freq : (double)env->period;
+}
 
 #endif

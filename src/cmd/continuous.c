@@ -21,7 +21,6 @@
 #include "lib/log.h"
 #include "cmd/profile_dir.h"
 #include "session/sampler.h"
-#include "unwind/unwind_maps.h"
 
 struct interval {
 	struct timespec start; /* CLOCK_REALTIME, for the file name */
@@ -81,13 +80,12 @@ static void print_status(struct sampler *s, const struct interval *iv, const str
 	if (log_verbosity < 1 || (log_verbosity < 2 && !isatty(STDERR_FILENO)))
 		return;
 	gmtime_r(&iv->start.tv_sec, &tm);
-	unwind_maps__stats(capture__unwind_maps(s->cap), &ut);
-	if (ut.budget)
+	if (capture__unwind_stats(s->cap, &ut))
 		snprintf(tables, sizeof(tables), ", tables %zu files %" PRIu64 " KiB%s",
 			 ut.files_loaded, ut.table_bytes / 1024, waiting(&ut));
 	if (off_cpu)
 		snprintf(offcpu, sizeof(offcpu), ", %" PRIu64 " off-CPU waits, %" PRIu64 " lost",
-			 c[CNT_OFFCPU_WAITS], offcpu_lost(c));
+			 c[CNT_OFFCPU_WAITS], finish__offcpu_lost(c));
 	if (w->removed)
 		snprintf(removed, sizeof(removed), ", removed %u old", w->removed);
 	fprintf(stderr, "smolder: %02d:%02d:%02dZ +%.0fs: %" PRIu64 " samples, %" PRIu64
@@ -163,7 +161,7 @@ static int end_interval(const struct continuous_opts *o, const struct finish_opt
 	sampler__start_naming(s);
 	e = capture__rotate(s->cap);
 	if (e) {
-		err("cannot switch the sample maps: %s (run with -v)", errstr(-e));
+		err("cannot switch the sample maps: %s (run with -v)", log__errstr(-e));
 		return -1;
 	}
 	rc = write_interval(o, fo, s, ks, iv, &w);
@@ -171,7 +169,7 @@ static int end_interval(const struct continuous_opts *o, const struct finish_opt
 		warn("this interval's samples are lost; sampling goes on");
 	e = capture__release(s->cap);
 	if (e) {
-		err("cannot clear the sample maps: %s (run with -v)", errstr(-e));
+		err("cannot clear the sample maps: %s (run with -v)", log__errstr(-e));
 		return -1;
 	}
 	usyms__end_interval(s->us);
@@ -197,7 +195,7 @@ static bool ends_run(int sig)
 	return sig == SIGINT || sig == SIGTERM || sig == SIGHUP;
 }
 
-int run_continuous(const struct continuous_opts *o, const struct finish_opts *fo,
+int continuous__run(const struct continuous_opts *o, const struct finish_opts *fo,
 		   struct sampler *s, const sigset_t *sigs)
 {
 	double end = o->duration > 0 ? clock__now() + o->duration : 0;

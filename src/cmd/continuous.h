@@ -6,7 +6,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include "session/finish.h"
-#include "output/outputs.h"
+#include "output/emit.h"
 
 struct sampler;
 struct profile_dir;
@@ -28,7 +28,7 @@ struct continuous_opts {
  * three, blocked.  Returns the exit code; s stays open (its opener closes
  * it).
  */
-int run_continuous(const struct continuous_opts *o, const struct finish_opts *fo,
+int continuous__run(const struct continuous_opts *o, const struct finish_opts *fo,
 		   struct sampler *s, const sigset_t *sigs);
 
 #endif

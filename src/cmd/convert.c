@@ -25,10 +25,10 @@ static int read_input(const char *path, struct profile *p, struct folded_skips *
 	int e;
 
 	if (!in) {
-		err("cannot read %s: %s (check the file name)", path, errstr(errno));
+		err("cannot read %s: %s (check the file name)", path, log__errstr(errno));
 		return 2;
 	}
-	e = folded_read_skip(in, name, p, skips, msg, sizeof(msg));
+	e = folded_read__skip(in, name, p, skips, msg, sizeof(msg));
 	if (!is_stdin)
 		fclose(in);
 	if (e) {
@@ -68,7 +68,7 @@ static int write_all(const struct convert_opts *o, const struct profile *p)
 {
 	struct out_data d = { .prof = p, .render = o->render };
 
-	return outputs__write_all(o->outputs, o->nr_outputs, &d) ? 1 : 0;
+	return emit__all(o->outputs, o->nr_outputs, &d) ? 1 : 0;
 }
 
 int convert__flamegraph(const struct convert_opts *o)

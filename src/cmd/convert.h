@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "output/outputs.h"
+#include "output/emit.h"
 
 struct convert_opts {
 	char *const *inputs;            /* flamegraph: FILE... (none: stdin); diff: BEFORE AFTER */

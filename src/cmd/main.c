@@ -48,14 +48,14 @@ static struct finish_opts finish_opts_of(const struct env *env)
 			.kworker_frames = env->kworker,
 			.idle_paths = env->idle == IDLE_ONLY,
 			.time_weighted = env->off_cpu,
-			.sample_ns = sample_period_ns(env->freq, env->period),
+			.sample_ns = cli__period_ns(env),
 			.wakers = env->wakers,
 		},
 		.outputs = env->outputs,
 		.nr_outputs = env->nr_outputs,
 		.render = &env->render,
 		.hottest_last = !env->hottest_first,
-		.sample_ns = sample_period_ns(env->freq, env->period),
+		.sample_ns = cli__period_ns(env),
 		.info = {
 			.duration_ns = env->captured_ns,
 			.main_binary = *env->main_binary ? env->main_binary : NULL,
@@ -385,7 +385,7 @@ static int cmd_capture(struct env *env)
 	} else if (env->continuous) {
 		fo = finish_opts_of(env);
 		co = continuous_opts_of(env);
-		rc = run_continuous(&co, &fo, &s, &sigs);
+		rc = continuous__run(&co, &fo, &s, &sigs);
 	} else if (t && targets__go(t)) {
 		rc = 127;
 	} else {

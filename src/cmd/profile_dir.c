@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include "lib/grow.h"
 #include "lib/log.h"
-#include "output/outputs.h"
+#include "output/emit.h"
 #include "cmd/profile_dir.h"
 
 #define INDEX_HEADER "smolder profile index 1\n"
@@ -167,30 +167,30 @@ static void index_failed(struct profile_dir *pd, int e)
 		     pd->path, pd->index_name, index_squatter(pd, what, sizeof(what)));
 	else
 		warn("cannot keep smolder's index in %s: %s (check free space); until then a restart leaves this run's profiles alone",
-		     pd->path, errstr(e));
+		     pd->path, log__errstr(e));
 }
 
 /* The index written anew with the live records, through a temporary file
- * renamed over our own (outfile_at), then opened to append to: 0 or an
+ * renamed over our own (destination_dir), then opened to append to: 0 or an
  * errno. */
 static int write_index(struct profile_dir *pd)
 {
-	struct outfile_at at = { .dirfd = pd->dirfd, .name = pd->index_name, .replace = true,
+	struct destination_dir at = { .dirfd = pd->dirfd, .name = pd->index_name, .replace = true,
 				 .quiet = true };
 	char line[160], path[PATH_MAX + 64];
-	struct outfile of;
+	struct destination of;
 	struct stat st;
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", pd->path, pd->index_name);
-	if (outfile__open_at(&of, &at, path))
+	if (destination__open_at(&of, &at, path))
 		return errno;
 	fputs(INDEX_HEADER, of.f);
 	for (size_t i = pd->first; i < pd->n; i++) {
 		format_record(line, sizeof(line), &pd->v[i]);
 		fputs(line, of.f);
 	}
-	if (outfile__close(&of, ferror(of.f) ? EIO : 0))
+	if (destination__close(&of, ferror(of.f) ? EIO : 0))
 		return errno;
 	fd = openat(pd->dirfd, pd->index_name,
 		    O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -301,7 +301,7 @@ static int check_dir(struct profile_dir *pd)
 	struct stat st;
 
 	if (fstat(pd->dirfd, &st)) {
-		err("cannot write in %s: %s (give a writable directory)", pd->path, errstr(errno));
+		err("cannot write in %s: %s (give a writable directory)", pd->path, log__errstr(errno));
 		return -1;
 	}
 	pd->dev = st.st_dev;
@@ -311,7 +311,7 @@ static int check_dir(struct profile_dir *pd)
 		return -1;
 	}
 	if (faccessat(pd->dirfd, ".", W_OK | X_OK, AT_EACCESS)) {
-		err("cannot write in %s: %s (give a writable directory)", pd->path, errstr(errno));
+		err("cannot write in %s: %s (give a writable directory)", pd->path, log__errstr(errno));
 		return -1;
 	}
 	return 0;
@@ -330,14 +330,14 @@ struct profile_dir *profile_dir__open(const char *path, enum out_format fmt)
 	pd->index_fd = -1;
 	snprintf(pd->path, sizeof(pd->path), "%s", path);
 	snprintf(pd->index_name, sizeof(pd->index_name), ".smolder-%s.index",
-		 outputs__format_name(fmt));
-	pd->dirfd = outfile__open_dir(path);
+		 format__name(fmt));
+	pd->dirfd = destination__open_dir(path);
 	if (pd->dirfd < 0 || check_dir(pd)) {
 		profile_dir__free(pd);
 		return NULL;
 	}
 	read_index(pd);
-	swept = outfile__sweep(pd->dirfd, is_ours, pd, NULL);
+	swept = destination__sweep(pd->dirfd, is_ours, pd, NULL);
 	if (swept)
 		info("removed %d stale temporary file%s from %s", swept, swept == 1 ? "" : "s", path);
 	return pd;
@@ -399,7 +399,7 @@ unsigned profile_dir__prune(struct profile_dir *pd, uint64_t keep, uint64_t max_
 			info("%s is no longer the file smolder wrote: left alone", r->name);
 		else if (unlinkat(pd->dirfd, r->name, 0))
 			warn("cannot remove %s/%s: %s (remove it by hand)", pd->path, r->name,
-			     errstr(errno));
+			     log__errstr(errno));
 		else if (++removed)
 			info("removed %s (%s)", r->name,
 			     over_keep ? "beyond --keep" : "over --max-size");

@@ -7,11 +7,11 @@
  *
  * Names are predictable, so another user may plant a FIFO, a symlink, a
  * directory or a future-dated file at them.  So:
- * - the directory is opened once (outfile__open_dir), and a directory
+ * - the directory is opened once (destination__open_dir), and a directory
  *   others may write in without the sticky bit is refused: there they
  *   could rename, replace or remove any file;
  * - each profile is written to a new temporary file and linked at its
- *   name only where nothing stands (outfile_at); a taken name gets a tag,
+ *   name only where nothing stands (destination_dir); a taken name gets a tag,
  *   smolder-...Z-XXXXXX.EXT;
  * - pruning counts and removes only the profiles smolder wrote, by its
  *   record of each one's name, inode, size and mtime, checked again (a
@@ -29,15 +29,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
-#include "output/outfile.h"
-#include "output/output.h"
+#include "output/destination.h"
+#include "output/format.h"
 
 struct profile_dir;
 
 /* Where one interval's profile goes: at for out_spec.at, path for
  * messages (at->given is the name it got, once written). */
 struct profile_target {
-	struct outfile_at at;
+	struct destination_dir at;
 	char name[64];
 	char path[PATH_MAX + 64];
 };
@@ -55,7 +55,7 @@ void profile_dir__free(struct profile_dir *pd);
 /* Where the profile of the interval that started at start goes. */
 void profile_dir__target(const struct profile_dir *pd, const struct timespec *start,
 			 struct profile_target *t);
-/* Records the profile just written to t (its outfile__close succeeded). */
+/* Records the profile just written to t (its destination__close succeeded). */
 void profile_dir__add(struct profile_dir *pd, const struct profile_target *t);
 /* Removes the oldest profiles of the record beyond keep profiles or
  * max_bytes bytes (0: no byte limit); the newest always stays.  Each is

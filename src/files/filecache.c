@@ -55,11 +55,11 @@ static bool same_id(const struct file_id *a, const struct file_id *b)
 
 static size_t id_hash(const struct file_id *k, size_t buckets)
 {
-	uint64_t h = hash_mix64(k->dev ^ hash_mix64(k->ino ^ hash_mix64(k->size ^
-			   hash_mix64(k->mtime_sec ^ hash_mix64(k->mtime_nsec)))));
+	uint64_t h = hash__mix64(k->dev ^ hash__mix64(k->ino ^ hash__mix64(k->size ^
+			   hash__mix64(k->mtime_sec ^ hash__mix64(k->mtime_nsec)))));
 
-	h = hash_mix64(h ^ k->ctime_sec ^ hash_mix64(k->ctime_nsec ^
-		       hash_mix64(k->btime_sec ^ k->btime_nsec)));
+	h = hash__mix64(h ^ k->ctime_sec ^ hash__mix64(k->ctime_nsec ^
+		       hash__mix64(k->btime_sec ^ k->btime_nsec)));
 	return h & (buckets - 1);
 }
 

@@ -105,7 +105,7 @@ struct fold *fold__new(const struct fold_opts *opts, const struct ksyms *ksyms,
 
 static uint64_t hash_ids(const uint32_t *ids, uint32_t n, uint32_t tgid)
 {
-	return hash_mix64(hash_fnv1a_words(HASH_FNV_OFFSET ^ tgid, ids, n));
+	return hash__mix64(hash__fnv1a_words(HASH_FNV_OFFSET ^ tgid, ids, n));
 }
 
 static uint64_t hash_stack(const struct fold *f, size_t i)

@@ -15,7 +15,7 @@
  * base: nr entries of size bytes, each with its start address at byte
  * offset key_off.  Returns the index, or -1 when addr is below the first.
  */
-static inline long addr_search(const void *base, size_t nr, size_t size, size_t key_off,
+static inline long addr_search__index(const void *base, size_t nr, size_t size, size_t key_off,
 			       uint64_t addr)
 {
 	const char *b = base;
@@ -41,6 +41,6 @@ static inline long addr_search(const void *base, size_t nr, size_t size, size_t 
 
 /* addr_search over an array of structs by the name of their start field. */
 #define ADDR_SEARCH(arr, nr, field, addr) \
-	addr_search((arr), (nr), sizeof(*(arr)), offsetof(__typeof__(*(arr)), field), (addr))
+	addr_search__index((arr), (nr), sizeof(*(arr)), offsetof(__typeof__(*(arr)), field), (addr))
 
 #endif

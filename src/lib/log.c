@@ -7,7 +7,7 @@
 
 int log_verbosity = 1;
 
-void log_msg(int level, const char *fmt, ...)
+void log__msg(int level, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -20,7 +20,7 @@ void log_msg(int level, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-const char *errstr(int e)
+const char *log__errstr(int e)
 {
 	static __thread char buf[128];
 

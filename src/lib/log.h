@@ -10,14 +10,14 @@
 
 extern int log_verbosity; /* 0 quiet, 1 normal, 2 -v, 3 -vv */
 
-void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void log__msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* strerror(e) with a lowercase first letter, for our one-line errors. */
-const char *errstr(int e);
+const char *log__errstr(int e);
 
-#define err(...) log_msg(0, __VA_ARGS__)   /* always printed */
-#define warn(...) log_msg(1, __VA_ARGS__)  /* unless --quiet */
-#define info(...) log_msg(2, __VA_ARGS__)  /* -v */
-#define debug(...) log_msg(3, __VA_ARGS__) /* -vv */
+#define err(...) log__msg(0, __VA_ARGS__)   /* always printed */
+#define warn(...) log__msg(1, __VA_ARGS__)  /* unless --quiet */
+#define info(...) log__msg(2, __VA_ARGS__)  /* -v */
+#define debug(...) log__msg(3, __VA_ARGS__) /* -vv */
 
 #endif

@@ -2,7 +2,7 @@
 /*
  * Flame graph layout: merges a profile's stacks into frames, each with a
  * depth, a position and a width in samples, and leaves out the frames too
- * narrow to see.  The SVG writer (output_svg.c) only draws what this
+ * narrow to see.  The SVG writer (svg__write.c) only draws what this
  * hands it, so its output grows with the visible frames, never with the
  * input's lines.
  *
@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "output/output.h"
+#include "output/format.h"
 #include "profile/profile.h"
 
 /* Pixels on each side of the frames (the plot is width - 2 * FLAME_XPAD). */

@@ -164,7 +164,7 @@ static bool is_comment(const char *line, size_t len)
 	return line[0] == '#' && !memchr(line, ';', len);
 }
 
-int folded_read_skip(FILE *in, const char *name, struct profile *p, struct folded_skips *skips,
+int folded_read__skip(FILE *in, const char *name, struct profile *p, struct folded_skips *skips,
 		     char *errbuf, size_t errlen)
 {
 	int kinds = p->nr ? (p->diff ? 2 : 1) : 0, e = 0;
@@ -206,15 +206,15 @@ int folded_read_skip(FILE *in, const char *name, struct profile *p, struct folde
 		snprintf(errbuf, errlen, "out of memory reading %s", name);
 	else if (!e && ferror(in)) {
 		snprintf(errbuf, errlen, "cannot read %s: %s (give a folded-stacks text file)",
-			 name, errstr(errno));
+			 name, log__errstr(errno));
 		e = -EIO;
 	}
 	return e;
 }
 
-int folded_read(FILE *in, const char *name, struct profile *p, char *errbuf, size_t errlen)
+int folded_read__parse(FILE *in, const char *name, struct profile *p, char *errbuf, size_t errlen)
 {
-	return folded_read_skip(in, name, p, NULL, errbuf, errlen);
+	return folded_read__skip(in, name, p, NULL, errbuf, errlen);
 }
 
 void folded_skips__describe(const struct folded_skips *s, bool diff, char *buf, size_t len)

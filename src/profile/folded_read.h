@@ -12,8 +12,8 @@
  * of Python profilers, a stray message in a pipe), a NUL byte, a line of the
  * other kind, a line over FOLDED_LINE_MAX, and (only when skipping) a
  * comment: '#' first and no ';'.  flamegraph.pl skips such lines and
- * warns; folded_read_skip() does too, counting them in a struct
- * folded_skips that keeps the first one for the warning; folded_read() is
+ * warns; folded_read__skip() does too, counting them in a struct
+ * folded_skips that keeps the first one for the warning; folded_read__parse() is
  * strict: each is an error naming its line, and a "# key: 12" line is a
  * one-frame stack, as it always was.
  *
@@ -53,12 +53,12 @@ struct folded_skips {
  * here).  Returns 0, or -EINVAL with "line N of NAME: what is wrong" in errbuf
  * for a malformed line, -EIO (errno-style message) when in failed, -ENOMEM.
  */
-int folded_read(FILE *in, const char *name, struct profile *p, char *errbuf, size_t errlen);
+int folded_read__parse(FILE *in, const char *name, struct profile *p, char *errbuf, size_t errlen);
 
 /* The same, skipping lines that are not stacks and counting them in *skips
- * (skips NULL: strict, as folded_read()).  Errors are only those a stack's
+ * (skips NULL: strict, as folded_read__parse()).  Errors are only those a stack's
  * count makes, and the input's own. */
-int folded_read_skip(FILE *in, const char *name, struct profile *p, struct folded_skips *skips,
+int folded_read__skip(FILE *in, const char *name, struct profile *p, struct folded_skips *skips,
 		     char *errbuf, size_t errlen);
 
 /* "skipped 3 lines that are not \"stack count\" (first: line 1 of x: \"# a: b\")"

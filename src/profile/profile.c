@@ -291,7 +291,7 @@ struct stack_map {
 
 static uint64_t hash_ids(const uint32_t *ids, uint32_t n)
 {
-	return hash_mix64(hash_fnv1a_words(HASH_FNV_OFFSET ^ n, ids, n));
+	return hash__mix64(hash__fnv1a_words(HASH_FNV_OFFSET ^ n, ids, n));
 }
 
 /* Adds src's stack to the diff d, or its counts to the equal one there. */

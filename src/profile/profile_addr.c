@@ -62,7 +62,7 @@ static int slots_room(uint32_t **slots, size_t *n, size_t nr,
 
 static uint64_t map_key(uint64_t dev, uint64_t ino, uint64_t off, uint64_t size)
 {
-	return hash_mix64(dev ^ hash_mix64(ino ^ hash_mix64(off ^ hash_mix64(size))));
+	return hash__mix64(dev ^ hash__mix64(ino ^ hash__mix64(off ^ hash__mix64(size))));
 }
 
 static uint64_t map_hash(const struct paddrs *a, size_t i)
@@ -118,7 +118,7 @@ long paddrs__mapping(struct paddrs *a, const struct paddr_file *f)
 
 static uint64_t loc_key(uint32_t name, uint32_t map, uint64_t addr)
 {
-	return hash_mix64(addr ^ hash_mix64(((uint64_t)name << 32) | map));
+	return hash__mix64(addr ^ hash__mix64(((uint64_t)name << 32) | map));
 }
 
 static uint64_t loc_hash(const struct paddrs *a, size_t i)
@@ -149,7 +149,7 @@ static long loc_id(struct paddrs *a, uint32_t name, uint32_t map, uint64_t addr)
 /* Sites hash by their locations alone: stacks are renumbered by sorts. */
 static uint64_t site_key(const uint32_t *locs, uint32_t depth)
 {
-	return hash_mix64(hash_fnv1a_words(HASH_FNV_OFFSET ^ depth, locs, depth));
+	return hash__mix64(hash__fnv1a_words(HASH_FNV_OFFSET ^ depth, locs, depth));
 }
 
 /* The depth of site i: up to the next site's locations, or the end. */

@@ -11,7 +11,7 @@
  * whatever process mapped it, so that the same code sampled in two
  * processes is one location although ASLR loaded it at two places: a
  * file's frames are kept by file offset, and pprof's output places each
- * segment at one address range (output_pprof.c).
+ * segment at one address range (pprof__write.c).
  */
 #ifndef SMOLDER_PROFILE_ADDR_H
 #define SMOLDER_PROFILE_ADDR_H

@@ -9,7 +9,6 @@
 #include "session/finish.h"
 #include "lib/hash.h"
 #include "lib/log.h"
-#include "unwind/unwind_maps.h"
 
 #define TGID_SET_SIZE 4096 /* open addressing; more processes are capped */
 
@@ -63,7 +62,7 @@ static const struct stack_trace *waker_stack(struct fold_ctx *c, const struct sa
 
 static void count_tgid(struct fold_ctx *c, uint32_t tgid)
 {
-	size_t j = hash_mix64(tgid) % TGID_SET_SIZE;
+	size_t j = hash__mix64(tgid) % TGID_SET_SIZE;
 
 	for (size_t n = 0; n < TGID_SET_SIZE; n++, j = (j + 1) % TGID_SET_SIZE) {
 		if (c->tgids[j] == tgid + 1)
@@ -114,7 +113,7 @@ static struct fold *fold_all(const struct finish_opts *o, const struct sample_so
 	}
 	free(ctx);
 	if (e) {
-		err("cannot read samples: %s (run with -v)", errstr(-e));
+		err("cannot read samples: %s (run with -v)", log__errstr(-e));
 		fold__free(f);
 		return NULL;
 	}
@@ -134,7 +133,7 @@ static int write_outputs(const struct finish_opts *o, struct profile *p,
 	p->time_weighted = o->fold.time_weighted;
 	p->info = o->info;
 	for (size_t i = 0; i < nr_outs; i++)
-		if (outputs__write(&outs[i], &d))
+		if (emit__one(&outs[i], &d))
 			rc = -1;
 	return rc;
 }
@@ -175,7 +174,7 @@ struct ksyms *finish__load_ksyms(const struct finish_opts *o)
 		return NULL;
 	ks = ksyms__load();
 	if (!ks)
-		warn("cannot read /proc/kallsyms: %s (kernel frames stay unnamed)", errstr(errno));
+		warn("cannot read /proc/kallsyms: %s (kernel frames stay unnamed)", log__errstr(errno));
 	else if (ksyms__addresses_hidden(ks))
 		warn("kernel addresses are hidden (set sysctl kernel.kptr_restrict=0)");
 	return ks;
@@ -184,12 +183,10 @@ struct ksyms *finish__load_ksyms(const struct finish_opts *o)
 /* --unwind dwarf, with -v: how user stacks were walked, what the tables hold. */
 static void report_unwind(struct capture *cap, const uint64_t *c)
 {
-	struct unwind_maps *um = capture__unwind_maps(cap);
 	struct unwind_maps_stats st;
 
-	if (!um)
+	if (!capture__unwind_stats(cap, &st))
 		return;
-	unwind_maps__stats(um, &st);
 	info("user stacks: %" PRIu64 " walked with unwind tables, %" PRIu64 " of them whole;"
 	     " frame pointers for code without a table in %" PRIu64 ", not loaded yet in %" PRIu64
 	     ", with an unsupported rule in %" PRIu64 "; cut at unreadable memory %" PRIu64
@@ -255,7 +252,7 @@ static void naming_losses(const uint64_t *unnamed, const struct usyms *us)
 	}
 	/* not "N samples": that starts the summary's first line, which
 	 * scripts look for */
-	log_msg(total ? 1 : 2, "%" PRIu64 " unnamed samples, with [unknown] user frames (%s)",
+	log__msg(total ? 1 : 2, "%" PRIu64 " unnamed samples, with [unknown] user frames (%s)",
 		total, why);
 	usyms__stats(us, &st);
 	if (st.files_too_big || st.files_late || st.jit_maps_cut)
@@ -271,7 +268,7 @@ static void offcpu_summary(const struct finish_opts *o, const uint64_t *c)
 		return;
 	fprintf(stderr, "smolder: %" PRIu64 " off-CPU waits, %" PRIu64 " lost (pending map full %"
 		PRIu64 ", count map full %" PRIu64 ", stack map full %" PRIu64 ")\n",
-		c[CNT_OFFCPU_WAITS], offcpu_lost(c), c[CNT_OFFCPU_PENDING_FULL],
+		c[CNT_OFFCPU_WAITS], finish__offcpu_lost(c), c[CNT_OFFCPU_PENDING_FULL],
 		c[CNT_OFFCPU_COUNT_FULL], c[CNT_OFFCPU_STACK_FULL]);
 	if (c[CNT_OFFCPU_PENDING_FULL])
 		warn("the map of pending waits was full for %" PRIu64 " waits (it holds %u threads"

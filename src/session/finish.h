@@ -15,7 +15,7 @@
 #include "capture/capture.h"
 #include "fold/fold.h"
 #include "symbols/ksyms.h"
-#include "output/outputs.h"
+#include "output/emit.h"
 #include "profile/profile.h"
 #include "symbols/usyms.h"
 
@@ -82,7 +82,7 @@ void finish__summary(const struct finish_opts *o, struct capture *cap, const uin
 		     uint64_t unwritten, const uint64_t *unnamed, const struct usyms *us);
 
 /* Off-CPU waits lost, by every reason, from the counters c[CNT__MAX]. */
-static inline uint64_t offcpu_lost(const uint64_t *c)
+static inline uint64_t finish__offcpu_lost(const uint64_t *c)
 {
 	return c[CNT_OFFCPU_PENDING_FULL] + c[CNT_OFFCPU_COUNT_FULL] + c[CNT_OFFCPU_STACK_FULL];
 }

@@ -62,7 +62,7 @@ static uint64_t key_of(uint32_t tgid, uint32_t gen)
 
 static size_t slot_of(uint64_t key)
 {
-	return hash_mix64(key) & (SET_SIZE - 1);
+	return hash__mix64(key) & (SET_SIZE - 1);
 }
 
 /* Inserts key; false if it was there. */
@@ -101,7 +101,7 @@ static void set_del(struct preload *q, uint64_t key)
 
 static struct user *user_of(struct preload *q, uid_t uid)
 {
-	size_t i = hash_mix64(uid) & (USERS - 1);
+	size_t i = hash__mix64(uid) & (USERS - 1);
 
 	for (size_t n = 0; n < USERS - 1; n++, i = (i + 1) & (USERS - 1)) {
 		if (!q->users[i].used)

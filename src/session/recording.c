@@ -81,7 +81,7 @@ int recording__save(const char *path, struct capture *cap, uint64_t captured_ns,
 	int e;
 
 	if (!c.f) {
-		err("cannot write the recording %s: %s (check SMOLDER_RECORD)", path, errstr(errno));
+		err("cannot write the recording %s: %s (check SMOLDER_RECORD)", path, log__errstr(errno));
 		return -1;
 	}
 	memcpy(h.magic, REC_MAGIC, sizeof(REC_MAGIC));
@@ -91,7 +91,7 @@ int recording__save(const char *path, struct capture *cap, uint64_t captured_ns,
 	fwrite(&h, sizeof(h), 1, c.f);
 	e = capture__for_each_sample(cap, save_sample, &c);
 	if (fclose(c.f) || e) {
-		err("cannot write the recording %s: %s", path, errstr(e ? -e : errno));
+		err("cannot write the recording %s: %s", path, log__errstr(e ? -e : errno));
 		return -1;
 	}
 	return 0;
@@ -146,7 +146,7 @@ struct recording *recording__load(const char *path)
 		fclose(f);
 	if (e) {
 		err("cannot replay %s: %s (record it with SMOLDER_RECORD and this build)", path,
-		    e == -EINVAL ? "not a recording of this build's layout" : errstr(-e));
+		    e == -EINVAL ? "not a recording of this build's layout" : log__errstr(-e));
 		recording__free(r);
 		return NULL;
 	}

@@ -7,7 +7,6 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "session/sampler.h"
-#include "unwind/unwind_maps.h"
 
 /*
  * A process image had its first sample, or its mappings changed: its maps
@@ -48,8 +47,8 @@ int sampler__open(struct sampler *s, const struct sampler_opts *opts)
 	}
 	s->events_ok = capture__has_events(s->cap); /* else sampler__wait just waits */
 	usyms__set_validator(s->us, image_current, s->cap);
-	if (capture__unwind_maps(s->cap)) /* tables as soon as maps are read */
-		usyms__set_maps_hook(s->us, unwind_maps__update, capture__unwind_maps(s->cap));
+	/* unwind tables as soon as maps are read */
+	usyms__set_maps_hook(s->us, capture__maps_read, s->cap);
 	usyms__set_demangle(s->us, opts->demangle);
 	info("sampling %zu cpus at %" PRIu64 " %s", o.nr_cpus,
 	     o.freq ? o.freq : o.period, o.freq ? "Hz" : "ns period");
@@ -90,7 +89,7 @@ int sampler__wait(struct sampler *s, const sigset_t *sigs, double until)
 		ms = wait_ms(until, due);
 		if (s->events_ok && capture__poll(s->cap, ms) < 0) {
 			warn("cannot read process events: %s (short-lived processes may stay unnamed)",
-			     errstr(errno));
+			     log__errstr(errno));
 			s->events_ok = false;
 		}
 		if (!s->events_ok) {

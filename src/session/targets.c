@@ -106,13 +106,13 @@ static int fork_command(struct targets *t)
 	 * us, its status lost: the default keeps it until waited for */
 	sigaction(SIGCHLD, &(struct sigaction){ .sa_handler = SIG_DFL }, &chld);
 	if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC)) {
-		err("cannot start %s: %s (raise the open file limit)", t->command[0], errstr(errno));
+		err("cannot start %s: %s (raise the open file limit)", t->command[0], log__errstr(errno));
 		return -1;
 	}
 	fflush(NULL);
 	t->child = fork();
 	if (t->child < 0) {
-		err("cannot start %s: %s (check the process limit)", t->command[0], errstr(errno));
+		err("cannot start %s: %s (check the process limit)", t->command[0], log__errstr(errno));
 		t->child = 0;
 		return -1;
 	}
@@ -181,7 +181,7 @@ int targets__go(struct targets *t)
 	t->exec_fd = -1;
 	if (!e)
 		return 0;
-	err("cannot run %s: %s (check the command name and PATH)", t->command[0], errstr(e));
+	err("cannot run %s: %s (check the command name and PATH)", t->command[0], log__errstr(e));
 	return -1;
 }
 
@@ -250,7 +250,7 @@ static bool let_go(struct targets *t, pid_t pid)
 		     pid, t->command[0], sig ? signame(sig, name, sizeof(name)) : "no signal");
 	t->let_go = true;
 	if (ptrace(PTRACE_DETACH, pid, NULL, (void *)(long)sig))
-		debug("cannot let PID %d go: %s", pid, errstr(errno));
+		debug("cannot let PID %d go: %s", pid, log__errstr(errno));
 	return true;
 }
 

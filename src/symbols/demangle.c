@@ -171,7 +171,7 @@ static bool run(int (*fn)(const char *, int, demangle_callbackref, void *),
 	return fn(name, OPTS, sink_put, k) && k->used > 0;
 }
 
-const char *demangle(const char *name, char *buf, size_t len)
+const char *demangle__name(const char *name, char *buf, size_t len)
 {
 	struct sink k = { .buf = buf, .len = len, .name = name };
 	size_t nlen;

@@ -20,6 +20,6 @@
  * than DEMANGLE_MAX_INPUT.  Rust names lose their "::h<16 hex>" hash as in
  * perf and rustfilt.  Thread-safe; allocates nothing.
  */
-const char *demangle(const char *name, char *buf, size_t len);
+const char *demangle__name(const char *name, char *buf, size_t len);
 
 #endif

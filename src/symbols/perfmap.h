@@ -50,7 +50,7 @@ struct perfmap;
  *   EINVAL  "not a regular file"
  *   EPERM   "owned by another user"
  *   EFBIG   "larger than 256 MiB"
- *   other   errstr(errno)
+ *   other   log__errstr(errno)
  * No budget: the whole file's complete lines (up to PERFMAP_MAX_ENTRIES).
  */
 struct perfmap *perfmap__load(pid_t pid, const char *root, uid_t owner,

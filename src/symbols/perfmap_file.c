@@ -415,7 +415,7 @@ int perfmap__refresh(struct perfmap **pm, pid_t pid, const char *root, uid_t own
 		rc = perfmap__update_fd(pm, fd, b);
 	e = errno;
 	if (rc && why)
-		*why = bad ? bad : e == ETIMEDOUT ? "out of time" : errstr(e);
+		*why = bad ? bad : e == ETIMEDOUT ? "out of time" : log__errstr(e);
 	if (fd >= 0)
 		close(fd);
 	errno = e;

@@ -243,7 +243,7 @@ static bool dm_reserve(struct symcache *sc, struct symfile *f)
 	if (!n)
 		return false;
 	for (size_t i = 0; i < f->dm_cap; i++) {
-		size_t j = hash_mix64((uintptr_t)f->dm[i].raw) & (cap - 1);
+		size_t j = hash__mix64((uintptr_t)f->dm[i].raw) & (cap - 1);
 
 		if (!f->dm[i].raw)
 			continue;
@@ -292,14 +292,14 @@ static const char *demangled(struct symcache *sc, struct symfile *f, const char 
 
 	if (!sc->demangle || raw[0] != '_' || (raw[1] != 'Z' && raw[1] != 'R'))
 		return raw;
-	for (j = f->dm_cap ? hash_mix64((uintptr_t)raw) & (f->dm_cap - 1) : 0;
+	for (j = f->dm_cap ? hash__mix64((uintptr_t)raw) & (f->dm_cap - 1) : 0;
 	     f->dm_cap && f->dm[j].raw; j = (j + 1) & (f->dm_cap - 1))
 		if (f->dm[j].raw == raw)
 			return f->dm[j].name;
-	d = demangle(raw, buf, sizeof(buf));
+	d = demangle__name(raw, buf, sizeof(buf));
 	if (d == raw || !dm_reserve(sc, f))
 		return raw; /* not mangled; or no memory, where raw is still right */
-	j = hash_mix64((uintptr_t)raw) & (f->dm_cap - 1);
+	j = hash__mix64((uintptr_t)raw) & (f->dm_cap - 1);
 	while (f->dm[j].raw)
 		j = (j + 1) & (f->dm_cap - 1);
 	f->dm[j].name = keep_name(sc, f, d, strlen(d) + 1);

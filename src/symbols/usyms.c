@@ -47,7 +47,7 @@
 
 static size_t pid_hash(pid_t pid, size_t buckets)
 {
-	return hash_mix64((uint32_t)pid) & (buckets - 1);
+	return hash__mix64((uint32_t)pid) & (buckets - 1);
 }
 
 struct usyms *usyms__new(void)
@@ -339,7 +339,7 @@ static void trim_to(struct usyms *u, size_t limit)
  * after freeing unpinned tables if that leaves less than a file's budget;
  * at most USYMS_FILE_BUDGET.
  */
-size_t usyms_allowance(struct usyms *u, size_t releasing)
+static size_t usyms_allowance(struct usyms *u, size_t releasing)
 {
 	size_t used = symcache__bytes(u->syms) + u->jit_bytes - releasing;
 
@@ -351,6 +351,12 @@ size_t usyms_allowance(struct usyms *u, size_t releasing)
 	if (used >= u->memory_max)
 		return 0;
 	return u->memory_max - used < USYMS_FILE_BUDGET ? u->memory_max - used : USYMS_FILE_BUDGET;
+}
+
+/* e's JIT map read again, within what memory allows it. */
+static void refresh_jit(struct usyms *u, struct pid_ent *e)
+{
+	usyms_jit_refresh(u, e, usyms_allowance);
 }
 
 static size_t allowance_cb(void *u)
@@ -470,7 +476,10 @@ static size_t name_anon(struct usyms *u, struct pid_ent *e, const struct proc_ma
 {
 	const char *name;
 
-	name = usyms_jit_name(u, e, addr);
+	/* once per budget: lines a JIT appended since are named too */
+	if (!usyms_jit_fresh(u, e))
+		refresh_jit(u, e);
+	name = usyms_jit_name(e, addr);
 	if (name) {
 		*jit = true;
 		return put(buf, len, "%s", name);
@@ -519,7 +528,7 @@ static void preload_files(struct usyms *u, struct pid_ent *e)
 		memset(seen, 0, cap * sizeof(*seen));
 	for (size_t i = 0; i < e->pm->nr; i++) {
 		const struct proc_map *m = &e->pm->maps[i], *o;
-		size_t h = hash_mix64(m->dev ^ hash_mix64(m->ino)) & (cap - 1);
+		size_t h = hash__mix64(m->dev ^ hash__mix64(m->ino)) & (cap - 1);
 
 		if (!m->exec || m->kind != PROC_MAP_FILE)
 			continue;
@@ -557,7 +566,7 @@ int usyms__preload(struct usyms *u, pid_t pid, uint32_t gen)
 	if (u->maps_hook && e->pm)
 		u->maps_hook(pid, gen, e->pm, u->maps_hook_arg);
 	u->maps_read_s = clock__now() - t0;
-	usyms_jit_refresh(u, e); /* a JIT appends to its map as it maps code */
+	refresh_jit(u, e); /* a JIT appends to its map as it maps code */
 	if (!e->pm)
 		return -ESRCH;
 	preload_files(u, e);

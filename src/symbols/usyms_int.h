@@ -66,18 +66,21 @@ struct usyms {
 	double maps_read_s;          /* of the last preload */
 };
 
-/* usyms.c: the bytes a new table or perf map may take, releasing bytes
- * given back (the map being replaced); may trim to make room. */
-size_t usyms_allowance(struct usyms *u, size_t releasing);
-
-/* usyms_jit.c: e's JIT map is now pm (NULL: none), its bytes counted. */
+/*
+ * usyms_jit.c, which usyms.c calls and which calls nothing of usyms.c's.
+ * e's JIT map is now pm (NULL: none), its bytes counted.
+ */
 void usyms_jit_set(struct usyms *u, struct pid_ent *e, struct perfmap *pm);
+/* Whether e's JIT map was read in this budget (named frames see the lines
+ * a JIT appended since the last). */
+bool usyms_jit_fresh(const struct usyms *u, const struct pid_ent *e);
 /* Brings e's JIT map up to date (perfmap.h: nothing to do when the file
- * is unchanged, only the appended lines when it grew), within the budgets;
- * on failure the old map stays. */
-void usyms_jit_refresh(struct usyms *u, struct pid_ent *e);
-/* The JIT's name for addr in e, its map refreshed once per budget; NULL
- * if none. */
-const char *usyms_jit_name(struct usyms *u, struct pid_ent *e, uint64_t addr);
+ * is unchanged, only the appended lines when it grew), within the time
+ * budget and the bytes allowance() gives, asked only when the map is read
+ * (it may trim the caches to make room); on failure the old map stays. */
+void usyms_jit_refresh(struct usyms *u, struct pid_ent *e,
+		       size_t (*allowance)(struct usyms *u, size_t releasing));
+/* The JIT's name for addr in e; NULL if none. */
+const char *usyms_jit_name(const struct pid_ent *e, uint64_t addr);
 
 #endif

@@ -71,7 +71,8 @@ static void note_jit(struct usyms *u, struct pid_ent *e, pid_t inner, const char
  * user or by root, never followed through a symlink, read in the process's
  * own mount namespace.
  */
-void usyms_jit_refresh(struct usyms *u, struct pid_ent *e)
+void usyms_jit_refresh(struct usyms *u, struct pid_ent *e,
+		       size_t (*allowance)(struct usyms *u, size_t releasing))
 {
 	struct budget b = u->budget ? *u->budget : (struct budget){ 0 };
 	size_t before = perfmap__bytes(e->jit);
@@ -85,7 +86,7 @@ void usyms_jit_refresh(struct usyms *u, struct pid_ent *e)
 	if (budget__expired(u->budget) || read_status(e->pid, &inner, &owner))
 		return;
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)e->pid);
-	b.max_bytes = usyms_allowance(u, before);
+	b.max_bytes = allowance(u, before);
 	if (!b.max_bytes || perfmap__refresh(&pm, inner, root, owner, &b, &why)) {
 		if (b.max_bytes && errno != ENOENT && errno != ETIMEDOUT)
 			note_jit(u, e, inner, why ? why : "unreadable");
@@ -97,10 +98,12 @@ void usyms_jit_refresh(struct usyms *u, struct pid_ent *e)
 		note_jit(u, e, inner, NULL);
 }
 
-const char *usyms_jit_name(struct usyms *u, struct pid_ent *e, uint64_t addr)
+bool usyms_jit_fresh(const struct usyms *u, const struct pid_ent *e)
 {
-	/* once per budget: lines a JIT appended since are named too */
-	if (e->jit_read_phase != u->phase + 1)
-		usyms_jit_refresh(u, e);
+	return e->jit_read_phase == u->phase + 1;
+}
+
+const char *usyms_jit_name(const struct pid_ent *e, uint64_t addr)
+{
 	return e->jit ? perfmap__lookup(e->jit, addr, NULL) : NULL;
 }

@@ -176,7 +176,7 @@ static void delete_map(struct unwind_maps *um, struct uproc *p, const struct uma
 
 static struct uproc **proc_slot(struct unwind_maps *um, pid_t pid)
 {
-	struct uproc **pp = &um->procs[hash_mix64((uint32_t)pid) % PROC_BUCKETS];
+	struct uproc **pp = &um->procs[hash__mix64((uint32_t)pid) % PROC_BUCKETS];
 
 	while (*pp && (*pp)->pid != pid)
 		pp = &(*pp)->next;
@@ -264,7 +264,7 @@ static bool seen_init(struct seen *s, size_t n)
 /* The slot of (dev, ino): its file, or empty (uf NULL, ino set on fill). */
 static size_t seen_slot(const struct seen *s, uint64_t dev, uint64_t ino)
 {
-	size_t i = hash_mix64(dev ^ hash_mix64(ino)) & s->mask;
+	size_t i = hash__mix64(dev ^ hash__mix64(ino)) & s->mask;
 
 	while (s->e[i].uf && (s->e[i].dev != dev || s->e[i].ino != ino))
 		i = (i + 1) & s->mask;

@@ -232,7 +232,7 @@ bool unwind_shards__sync(struct unwind_shards *s)
 		return false;
 	/* waits for an RCU grace period (see the top of this file) */
 	if (bpf_map_update_elem(s->outer_fd, &zero, &s->shards[0].fd, BPF_ANY)) {
-		warn("cannot reuse unwind table memory: %s", errstr(errno));
+		warn("cannot reuse unwind table memory: %s", log__errstr(errno));
 		return false;
 	}
 	for (size_t i = 0; i < s->nr_held; i++)

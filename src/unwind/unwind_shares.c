@@ -24,7 +24,7 @@
 struct ushare *unwind_shares_of(struct unwind_maps *um, pid_t pid)
 {
 	uid_t uid = proc_maps__real_uid(pid);
-	struct ushare **pp = &um->shares[hash_mix64(uid) % SHARE_BUCKETS];
+	struct ushare **pp = &um->shares[hash__mix64(uid) % SHARE_BUCKETS];
 
 	for (; *pp; pp = &(*pp)->next)
 		if ((*pp)->uid == uid)

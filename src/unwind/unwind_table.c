@@ -726,7 +726,7 @@ const struct unwind_stats *unwind_table__stats(const struct unwind_table *t)
  * whether it was new. */
 static bool set_add(uint32_t *set, size_t cap, uint32_t key)
 {
-	size_t i = hash_mix64(key) & (cap - 1);
+	size_t i = hash__mix64(key) & (cap - 1);
 
 	while (set[i] && set[i] != key)
 		i = (i + 1) & (cap - 1);

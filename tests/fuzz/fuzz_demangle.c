@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * libFuzzer target for demangle(): symbol names from hostile ELF files go
+ * libFuzzer target for demangle__name(): symbol names from hostile ELF files go
  * through libiberty's demanglers.  Each input is one name (NUL-terminated
  * copy), demangled into buffers of several sizes; the answer must be the
  * name itself or a string that fits the buffer.
@@ -18,7 +18,7 @@ static void check(const char *name, size_t len)
 
 	if (!buf)
 		return;
-	got = demangle(name, buf, len);
+	got = demangle__name(name, buf, len);
 	if (got != name && (got != buf || strnlen(buf, len) >= len))
 		abort();
 	free(buf);

@@ -5,7 +5,7 @@
  * writer writes as text the reader reads back, to the same stacks and
  * counts, and writing that again gives the same text (a fixed point).  The
  * same holds for the diff of the input with itself (sums, -n scaling).
- * Skipping lines that are not stacks (folded_read_skip) reads whatever the
+ * Skipping lines that are not stacks (folded_read__skip) reads whatever the
  * strict reader reads, the same but for comments ('#' first, no ';': the
  * strict reader's one-frame stacks), which it skips; what it reads of other
  * input round-trips too.
@@ -17,7 +17,8 @@
 
 #include "profile/folded_read.h"
 #include "lib/log.h"
-#include "output/output.h"
+#include "output/format.h"
+#include "output/folded.h"
 
 static char errbuf[512];
 
@@ -26,7 +27,7 @@ static struct profile *read_buf(const char *buf, size_t len)
 	struct profile *p = profile__new();
 	FILE *f = fmemopen((void *)buf, len, "r");
 
-	if (!p || !f || folded_read(f, "fuzz", p, errbuf, sizeof(errbuf))) {
+	if (!p || !f || folded_read__parse(f, "fuzz", p, errbuf, sizeof(errbuf))) {
 		profile__free(p);
 		p = NULL;
 	}
@@ -40,7 +41,7 @@ static char *write_buf(const struct profile *p, size_t *len)
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
 
-	if (!f || output_folded(f, p))
+	if (!f || folded__write(f, p))
 		abort();
 	fclose(f);
 	return buf;
@@ -96,7 +97,7 @@ static void check_skipping(const char *buf, size_t len, const struct profile *st
 
 	if (!q || !f)
 		abort();
-	e = folded_read_skip(f, "fuzz", q, &sk, errbuf, sizeof(errbuf));
+	e = folded_read__skip(f, "fuzz", q, &sk, errbuf, sizeof(errbuf));
 	fclose(f);
 	/* the first stack decides one count or two: strict, that may be a
 	 * comment, which skipping leaves out, deciding later or never (and a

@@ -23,8 +23,11 @@
 
 #include "profile/folded_read.h"
 #include "lib/log.h"
-#include "output/output.h"
+#include "output/format.h"
 #include "lib/utf8.h"
+#include "output/pprof.h"
+#include "output/speedscope.h"
+#include "output/svg.h"
 
 static const char *const palettes[] = {
 	"hot", "mem", "io", "kernel", "java", "red", "green", "blue", "aqua", "yellow", "purple", "orange",
@@ -219,7 +222,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.flamechart = data[0] & 4;
 	o.minwidth = data[0] & 8 ? -0.5 : 0;
 	f = end > p ? fmemopen((void *)p, end - p, "r") : NULL;
-	if (!f || folded_read(f, "fuzz", prof, errbuf, sizeof(errbuf)) || !prof->nr) {
+	if (!f || folded_read__parse(f, "fuzz", prof, errbuf, sizeof(errbuf)) || !prof->nr) {
 		profile__free(prof);
 		prof = profile__new();
 		profile__add(prof, "a;b", 3, 2, 0);
@@ -229,10 +232,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the palette nibble's last 4 values (palettes 0-3 again): counts are
 	 * --off-cpu's microseconds */
 	prof->time_weighted = !prof->diff && data[0] >> 4 >= 12;
-	render(output_svg, prof, &o, check_svg);
+	render(svg__write, prof, &o, check_svg);
 	if (!prof->diff) {
-		render(output_speedscope, prof, &o, check_json);
-		render(output_pprof, prof, &o, check_pprof);
+		render(speedscope__write, prof, &o, check_json);
+		render(pprof__write, prof, &o, check_pprof);
 	}
 	profile__free(prof);
 	return 0;

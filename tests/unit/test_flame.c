@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Flame graph layout (flame.c) and the SVG writer (output_svg.c) on small
+ * Flame graph layout (flame.c) and the SVG writer (svg__write.c) on small
  * profiles whose frames are known: merging, order, widths, pruning, diff
  * counts, colours, and names that try to break the XML or run script.
  */
@@ -9,8 +9,9 @@
 #include <stdlib.h>
 #include "unit.h"
 #include "output/flame.h"
-#include "output/output.h"
+#include "output/format.h"
 #include "profile/profile.h"
+#include "output/svg.h"
 
 /* A profile from "stack count" (or "stack before after" with diff) lines. */
 static struct profile *prof(bool diff, const char *const *lines)
@@ -313,7 +314,7 @@ static char *svg_of(struct profile *p, const struct render_opts *o, size_t *len)
 	char *buf = NULL;
 	FILE *m = open_memstream(&buf, len);
 
-	CHECK(output_svg(m, p, o) == 0);
+	CHECK(svg__write(m, p, o) == 0);
 	fclose(m);
 	return buf;
 }

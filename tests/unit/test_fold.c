@@ -10,9 +10,11 @@
 #include "lib/cpus.h"
 #include "fold/fold.h"
 #include "symbols/ksyms.h"
-#include "output/output.h"
+#include "output/format.h"
 #include "profile/profile.h"
 #include "symbols/usyms.h"
+#include "output/folded.h"
+#include "output/report.h"
 
 static const char kallsyms_fixture[] =
 	"ffffffff81000000 T _stext\n"
@@ -301,7 +303,7 @@ TEST(empty_fold_sorts_to_nothing)
 
 	CHECK(out && out->nr == 0);
 	CHECK(out && out->origins); /* a capture's, if empty: pprof says kernel frames may come */
-	CHECK(out && output_folded(stdout, out) == 0);
+	CHECK(out && folded__write(stdout, out) == 0);
 	fold__free(f);
 }
 
@@ -339,7 +341,7 @@ TEST(report_is_leaf_first)
 	out = fold__profile(f);
 	nr = out->nr;
 	CHECK(nr == 1);
-	output_report(mem, out, true);
+	report__write(mem, out, true);
 	fclose(mem);
 	snprintf(want, sizeof(want),
 		 "    ksys_read\n    do_syscall_64\n    entry_SYSCALL_64\n    --\n"

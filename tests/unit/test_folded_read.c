@@ -3,8 +3,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include "profile/folded_read.h"
-#include "output/output.h"
+#include "output/format.h"
 #include "unit.h"
+#include "output/folded.h"
 
 static char errbuf[256];
 
@@ -24,7 +25,7 @@ static int read_text(const char *text, struct profile *p)
 	int e;
 
 	errbuf[0] = 0;
-	e = folded_read(f, "in", p, errbuf, sizeof(errbuf));
+	e = folded_read__parse(f, "in", p, errbuf, sizeof(errbuf));
 	fclose(f);
 	return e;
 }
@@ -89,7 +90,7 @@ TEST(nul_byte_is_rejected)
 	struct profile *p = profile__new();
 	FILE *f = fmemopen((void *)bin, sizeof(bin) - 1, "r");
 
-	CHECK(folded_read(f, "bin", p, errbuf, sizeof(errbuf)) == -EINVAL);
+	CHECK(folded_read__parse(f, "bin", p, errbuf, sizeof(errbuf)) == -EINVAL);
 	CHECK(strstr(errbuf, "line 2 of bin: a NUL byte") != NULL);
 	fclose(f);
 	profile__free(p);
@@ -195,7 +196,7 @@ static int read_skip(const char *buf, size_t len, struct profile *p, struct fold
 	int e;
 
 	errbuf[0] = 0;
-	e = folded_read_skip(f, "in", p, sk, errbuf, sizeof(errbuf));
+	e = folded_read__skip(f, "in", p, sk, errbuf, sizeof(errbuf));
 	fclose(f);
 	return e;
 }
@@ -288,7 +289,7 @@ static struct profile *round_trip(const struct profile *p)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	output_folded(f, p);
+	folded__write(f, p);
 	fclose(f);
 	if (read_text(buf, q)) {
 		printf("  not read back: %s\n", errbuf);

@@ -74,10 +74,10 @@ TEST(grow_overflow)
 /* FNV-1a as published (the 64-bit test vectors), in one call or in pieces. */
 TEST(hash_fnv1a_vectors)
 {
-	CHECK(hash_fnv1a(HASH_FNV_OFFSET, "", 0) == 0xcbf29ce484222325ULL);
-	CHECK(hash_fnv1a(HASH_FNV_OFFSET, "a", 1) == 0xaf63dc4c8601ec8cULL);
-	CHECK(hash_fnv1a(HASH_FNV_OFFSET, "foobar", 6) == 0x85944171f73967e8ULL);
-	CHECK(hash_fnv1a(hash_fnv1a(HASH_FNV_OFFSET, "foo", 3), "bar", 3) ==
+	CHECK(hash__fnv1a(HASH_FNV_OFFSET, "", 0) == 0xcbf29ce484222325ULL);
+	CHECK(hash__fnv1a(HASH_FNV_OFFSET, "a", 1) == 0xaf63dc4c8601ec8cULL);
+	CHECK(hash__fnv1a(HASH_FNV_OFFSET, "foobar", 6) == 0x85944171f73967e8ULL);
+	CHECK(hash__fnv1a(hash__fnv1a(HASH_FNV_OFFSET, "foo", 3), "bar", 3) ==
 	      0x85944171f73967e8ULL);
 }
 
@@ -89,11 +89,11 @@ TEST(hash_mix64_spreads)
 	uint32_t most = 0;
 
 	for (uint64_t k = 0; k < N; k++)
-		per_slot[hash_mix64(k) & (SLOTS - 1)]++;
+		per_slot[hash__mix64(k) & (SLOTS - 1)]++;
 	for (size_t i = 0; i < SLOTS; i++)
 		most = per_slot[i] > most ? per_slot[i] : most;
 	CHECK(most < 2 * N / SLOTS); /* 64 a slot on average */
-	CHECK(hash_mix64(1) != hash_mix64(2) && hash_mix64(0) == 0);
+	CHECK(hash__mix64(1) != hash__mix64(2) && hash__mix64(0) == 0);
 }
 
 int main(void)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * map_walk and map_clear against real BPF maps created here.  A hash map of
+ * map_walk and map_walk__clear against real BPF maps created here.  A hash map of
  * 10,000 entries whose hash seed is zero (BPF_F_ZERO_SEED), so that keys
  * can be chosen by the kernel's bucket hash: three buckets hold over twice
  * a batch each, and the kernel's ENOSPC for them is checked before the
@@ -200,7 +200,7 @@ static struct seen *walk(int fd, enum kind k, int *ret)
 
 	s->fd = fd;
 	s->kind = k;
-	*ret = map_walk(fd, key_size(k), val_size(k), visit, s);
+	*ret = map_walk__each(fd, key_size(k), val_size(k), visit, s);
 	return s;
 }
 
@@ -275,7 +275,7 @@ static void check_stop(enum kind k)
 	CHECK(fd >= 0);
 	s->kind = k;
 	s->stop_at = ENTRIES / 2;
-	CHECK(map_walk(fd, key_size(k), val_size(k), visit, s) == 42);
+	CHECK(map_walk__each(fd, key_size(k), val_size(k), visit, s) == 42);
 	CHECK(s->calls == ENTRIES / 2);
 	free(s);
 	close(fd);
@@ -294,8 +294,8 @@ TEST(empty_map_gives_no_call)
 	CHECK(hash >= 0 && dev >= 0);
 	CHECK(count_entries(hash, HASH) == 0);
 	CHECK(count_entries(dev, DEVMAP) == 0);
-	CHECK(map_clear(hash, key_size(HASH), val_size(HASH)) == 0);
-	CHECK(map_clear(dev, key_size(DEVMAP), val_size(DEVMAP)) == 0);
+	CHECK(map_walk__clear(hash, key_size(HASH), val_size(HASH)) == 0);
+	CHECK(map_walk__clear(dev, key_size(DEVMAP), val_size(DEVMAP)) == 0);
 	close(hash);
 	close(dev);
 }
@@ -304,7 +304,7 @@ TEST(bad_fd_is_an_error)
 {
 	struct seen *s = calloc(1, sizeof(*s));
 
-	CHECK(map_walk(-1, sizeof(uint64_t), sizeof(struct val), visit, s) == -EBADF);
+	CHECK(map_walk__each(-1, sizeof(uint64_t), sizeof(struct val), visit, s) == -EBADF);
 	CHECK(s->calls == 0);
 	free(s);
 }
@@ -324,7 +324,7 @@ static void check_delete_in_fn(enum kind k)
 	s->fd = fd;
 	s->kind = k;
 	s->delete_odd = true;
-	CHECK(map_walk(fd, key_size(k), val_size(k), visit, s) == 0);
+	CHECK(map_walk__each(fd, key_size(k), val_size(k), visit, s) == 0);
 	for (size_t i = 0; i < ENTRIES; i++) {
 		twice += s->times[i] > 1;
 		missed += i % 2 == 0 && !s->times[i];
@@ -396,8 +396,8 @@ TEST(clear_empties_crowded_buckets)
 	int hash = filled(HASH), dev = filled(DEVMAP);
 
 	CHECK(hash >= 0 && dev >= 0);
-	CHECK(map_clear(hash, key_size(HASH), val_size(HASH)) == 0);
-	CHECK(map_clear(dev, key_size(DEVMAP), val_size(DEVMAP)) == 0);
+	CHECK(map_walk__clear(hash, key_size(HASH), val_size(HASH)) == 0);
+	CHECK(map_walk__clear(dev, key_size(DEVMAP), val_size(DEVMAP)) == 0);
 	CHECK(count_entries(hash, HASH) == 0);
 	CHECK(count_entries(dev, DEVMAP) == 0);
 	close(hash);
@@ -451,7 +451,7 @@ TEST(batch_against_next_key_timing)
 		uint64_t sum[2] = { 0, 0 };
 		double t0 = now(), t1, t2;
 
-		CHECK(map_walk(fd, sizeof(uint64_t), sizeof(struct val), sum_val, &sum[0]) == 0);
+		CHECK(map_walk__each(fd, sizeof(uint64_t), sizeof(struct val), sum_val, &sum[0]) == 0);
 		t1 = now();
 		CHECK(next_key_walk(fd, &sum[1]) == 0);
 		t2 = now();

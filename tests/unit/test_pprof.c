@@ -2,7 +2,7 @@
 /*
  * pprof output and the protobuf encoder under it: known varint bytes, the
  * UTF-8 checker against Unicode's table, the interner, and profiles written
- * by output_pprof read back by an independent decoder here (gunzip, then
+ * by pprof__write read back by an independent decoder here (gunzip, then
  * the wire format by hand) into folded stacks compared with the input.
  */
 #include <errno.h>
@@ -12,11 +12,12 @@
 #include <time.h>
 #include <zlib.h>
 #include "unit.h"
-#include "output/output.h"
+#include "output/format.h"
 #include "output/pb.h"
 #include "lib/utf8.h"
+#include "output/pprof.h"
 
-/* ---- an independent reader of what output_pprof writes ---- */
+/* ---- an independent reader of what pprof__write writes ---- */
 
 #define MAXN 4096
 
@@ -235,7 +236,7 @@ static uint8_t *gunzip(const char *in, size_t n, size_t *out_len)
 	return out;
 }
 
-/* Writes p with output_pprof and decodes it; NULL if either failed. */
+/* Writes p with pprof__write and decodes it; NULL if either failed. */
 static struct decoded *roundtrip(const struct profile *p, const struct render_opts *o)
 {
 	char *buf = NULL;
@@ -243,7 +244,7 @@ static struct decoded *roundtrip(const struct profile *p, const struct render_op
 	FILE *f = open_memstream(&buf, &n);
 	struct decoded *d = calloc(1, sizeof(*d));
 	uint8_t *raw;
-	int pass0 = 0, pass1 = 1, rc = output_pprof(f, p, o);
+	int pass0 = 0, pass1 = 1, rc = pprof__write(f, p, o);
 
 	fclose(f);
 	raw = rc ? NULL : gunzip(buf, n, &len);
@@ -385,7 +386,7 @@ TEST(strtab_dedups)
 	strtab__free(&t);
 }
 
-/* ---- output_pprof ---- */
+/* ---- pprof__write ---- */
 
 static const char *const split_frames[] = {
 	"main;run_loop;burn_a;spin", "main;run_loop;burn_b;spin", "main;init",
@@ -608,7 +609,7 @@ TEST(pprof_write_error)
 		return;
 	setvbuf(f, NULL, _IONBF, 0); /* fail at the write, not at fclose */
 	errno = 0;
-	rc = output_pprof(f, p, NULL);
+	rc = pprof__write(f, p, NULL);
 	CHECK(rc == -1);
 	CHECK(errno == ENOSPC);
 	fclose(f);

@@ -79,14 +79,14 @@ static int write_profile(struct profile_dir *pd, int i, size_t bytes, char *give
 {
 	struct timespec t = start_of(i);
 	struct profile_target to;
-	struct outfile of;
+	struct destination of;
 
 	profile_dir__target(pd, &t, &to);
-	if (outfile__open_at(&of, &to.at, to.path))
+	if (destination__open_at(&of, &to.at, to.path))
 		return -1;
 	for (size_t b = 0; b < bytes; b++)
 		fputc('x', of.f);
-	if (outfile__close(&of, 0))
+	if (destination__close(&of, 0))
 		return -1;
 	profile_dir__add(pd, &to);
 	if (given)

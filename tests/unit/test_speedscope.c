@@ -9,7 +9,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include "unit.h"
-#include "output/output.h"
+#include "output/format.h"
+#include "output/speedscope.h"
 
 static char *render(const struct profile *p, const struct render_opts *o, int *rc)
 {
@@ -17,7 +18,7 @@ static char *render(const struct profile *p, const struct render_opts *o, int *r
 	size_t n = 0;
 	FILE *f = open_memstream(&buf, &n);
 
-	*rc = output_speedscope(f, p, o);
+	*rc = speedscope__write(f, p, o);
 	fclose(f);
 	return buf;
 }
@@ -202,7 +203,7 @@ TEST(speedscope_write_error)
 	if (!f)
 		return;
 	setvbuf(f, NULL, _IONBF, 0); /* fail at the write, not at fclose */
-	rc = output_speedscope(f, p, NULL);
+	rc = speedscope__write(f, p, NULL);
 	CHECK(rc == -1);
 	CHECK(errno == ENOSPC);
 	fclose(f);

@@ -9,8 +9,12 @@
  */
 #include <stdlib.h>
 #include "profile/folded_read.h"
-#include "output/output.h"
+#include "output/format.h"
 #include "unit.h"
+#include "output/folded.h"
+#include "output/report.h"
+#include "output/speedscope.h"
+#include "output/svg.h"
 
 /* 7 samples at 49 Hz (20408.163265 us each), 250 ms asleep, with
  * [off-cpu:S] and its waker past the kernel section, as --wakers has it,
@@ -63,13 +67,13 @@ typedef int (*writer)(FILE *out, const struct profile *p, const struct render_op
 static int folded_w(FILE *out, const struct profile *p, const struct render_opts *o)
 {
 	(void)o;
-	return output_folded(out, p);
+	return folded__write(out, p);
 }
 
 static int report_w(FILE *out, const struct profile *p, const struct render_opts *o)
 {
 	(void)o;
-	return output_report(out, p, false);
+	return report__write(out, p, false);
 }
 
 static char *written(writer w, const struct profile *p, const struct render_opts *o)
@@ -92,7 +96,7 @@ TEST(folded_whole_microseconds_read_back)
 	CHECK_STR(s, "split;main;compute 142857\n"
 		     "split;main;nap;clock_nanosleep;-;do_nanosleep;schedule;[off-cpu:S];"
 		     "woken-by:writer;try_to_wake_up 250000\n");
-	CHECK(folded_read(in, "t.folded", back, errbuf, sizeof(errbuf)) == 0);
+	CHECK(folded_read__parse(in, "t.folded", back, errbuf, sizeof(errbuf)) == 0);
 	CHECK(back->nr == 2 && !back->fractional);
 	if (back->nr == 2) {
 		char *again;
@@ -114,8 +118,8 @@ TEST(svg_counts_in_us_unless_named)
 {
 	struct profile *p = time_profile(true), *q = time_profile(false);
 	struct render_opts named = { .countname = "ms" };
-	char *s = written(output_svg, p, NULL), *n = written(output_svg, p, &named);
-	char *c = written(output_svg, q, NULL);
+	char *s = written(svg__write, p, NULL), *n = written(svg__write, p, &named);
+	char *c = written(svg__write, q, NULL);
 
 	CHECK(strstr(s, "<title>compute (142,857 us, 36.36%)</title>"));
 	CHECK(strstr(s, "<title>all (392,857 us, 100.00%)</title>"));
@@ -137,7 +141,7 @@ TEST(svg_counts_in_us_unless_named)
 TEST(speedscope_unit_microseconds)
 {
 	struct profile *p = time_profile(true), *q = time_profile(false);
-	char *s = written(output_speedscope, p, NULL), *c = written(output_speedscope, q, NULL);
+	char *s = written(speedscope__write, p, NULL), *c = written(speedscope__write, q, NULL);
 
 	CHECK(strstr(s, "\"name\":\"split (42)\",\"unit\":\"microseconds\","
 			"\"startValue\":0,\"endValue\":392857,\n"));

@@ -31,7 +31,7 @@
 #include <time.h>
 #include <zlib.h>
 #include "lib/grow.h"
-#include "output/output.h"
+#include "output/pprof.h"
 #include "output/pb.h"
 
 /* profile.proto field numbers. */
@@ -669,10 +669,10 @@ static int pw_body(struct pprof_writer *w, const struct profile *p, const char *
 	return err ? err : pw_deflate(w, Z_FINISH);
 }
 
-int output_pprof(FILE *out, const struct profile *p, const struct render_opts *o)
+int pprof__write(FILE *out, const struct profile *p, const struct render_opts *o)
 {
 	struct pprof_writer w = { .out = out, .period_ns = p->period_ns, .names = &p->names, .p = p };
-	const char *name = profile_name(o);
+	const char *name = format__profile_name(o);
 	int err;
 
 	/* windowBits 15 + 16: a gzip wrapper, which pprof expects on disk.

@@ -6,7 +6,7 @@
 #include <inttypes.h>
 #include <string.h>
 #include "profile/folded_read.h"
-#include "output/output.h"
+#include "output/folded.h"
 
 static void put_frames(FILE *out, const struct profile *p, const struct pstack *s)
 {
@@ -56,11 +56,11 @@ static void put_count(FILE *out, double v)
 /* A time-weighted profile's counts are whole microseconds (output.h); a
  * stack that rounds to none (under half of one) is left out, as pprof
  * leaves it out. */
-int output_folded(FILE *out, const struct profile *p)
+int folded__write(FILE *out, const struct profile *p)
 {
 	for (size_t i = 0; i < p->nr; i++) {
 		const struct pstack *s = &p->stacks[i];
-		double count = output_count(p, s);
+		double count = format__count(p, s);
 
 		if (p->time_weighted && !(count > 0))
 			continue;

@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include "lib/hash.h"
 #include "lib/log.h"
-#include "output/outfile.h"
+#include "output/destination.h"
 
 #define MAX_HOPS 40 /* symlinks followed in one path, as the kernel does */
 #define TEMP_SUFFIX ".tmp.XXXXXX"
@@ -98,7 +98,7 @@ static int split(const char *path, struct target *t)
 		return -1;
 	}
 	if (strlen(slash + 1) > NAME_MAX) {
-		err("cannot write %s: %s (give a shorter name)", path, errstr(ENAMETOOLONG));
+		err("cannot write %s: %s (give a shorter name)", path, log__errstr(ENAMETOOLONG));
 		return -1;
 	}
 	if (dl) {
@@ -129,12 +129,12 @@ static int follow(const char *path, struct target *t, char *done, char *todo, co
 	}
 	len = readlink(t->full, link, sizeof(link) - 1);
 	if (len <= 0) {
-		err("cannot write %s: %s (%s)", path, errstr(len ? errno : ENOENT), where_hint);
+		err("cannot write %s: %s (%s)", path, log__errstr(len ? errno : ENOENT), where_hint);
 		return -1;
 	}
 	link[len] = '\0';
 	if (snprintf(next, sizeof(next), "%s%s%s", link, *rest ? "/" : "", rest) >= PATH_MAX) {
-		err("cannot write %s: %s (give a shorter path)", path, errstr(ENAMETOOLONG));
+		err("cannot write %s: %s (give a shorter path)", path, log__errstr(ENAMETOOLONG));
 		return -1;
 	}
 	if (link[0] == '/')
@@ -186,7 +186,7 @@ static int step(const char *path, struct target *t, char *done, char *todo, cons
 	}
 	strcpy(t->full, done);
 	if (path_push(t->full, comp, n)) {
-		err("cannot write %s: %s (give a shorter path)", path, errstr(ENAMETOOLONG));
+		err("cannot write %s: %s (give a shorter path)", path, log__errstr(ENAMETOOLONG));
 		return -1;
 	}
 	if (lstat(t->full, &t->st)) {
@@ -194,12 +194,12 @@ static int step(const char *path, struct target *t, char *done, char *todo, cons
 			t->kind = T_NEW;
 			return split(path, t) ? -1 : 2;
 		}
-		err("cannot write %s: %s (%s)", path, errstr(errno), where_hint);
+		err("cannot write %s: %s (%s)", path, log__errstr(errno), where_hint);
 		return -1;
 	}
 	if (S_ISLNK(t->st.st_mode)) {
 		if (++*hops > MAX_HOPS) {
-			err("cannot write %s: %s (%s)", path, errstr(ELOOP), where_hint);
+			err("cannot write %s: %s (%s)", path, log__errstr(ELOOP), where_hint);
 			return -1;
 		}
 		r = follow(path, t, done, todo, *p, comp, n);
@@ -210,7 +210,7 @@ static int step(const char *path, struct target *t, char *done, char *todo, cons
 		return r ? (r < 0 ? -1 : 2) : 0;
 	}
 	if (!last && !S_ISDIR(t->st.st_mode)) {
-		err("cannot write %s: %s (%s)", path, errstr(ENOTDIR), where_hint);
+		err("cannot write %s: %s (%s)", path, log__errstr(ENOTDIR), where_hint);
 		return -1;
 	}
 	strcpy(done, t->full);
@@ -228,12 +228,12 @@ static int walk(const char *path, struct target *t)
 	int hops = 0, r;
 
 	if (strlen(path) >= PATH_MAX) {
-		err("cannot write %s: %s (give a shorter path)", path, errstr(ENAMETOOLONG));
+		err("cannot write %s: %s (give a shorter path)", path, log__errstr(ENAMETOOLONG));
 		return -1;
 	}
 	if (path[0] != '/' && !getcwd(done, sizeof(done))) {
 		err("cannot write %s: the current directory: %s (give an absolute path)", path,
-		    errstr(errno));
+		    log__errstr(errno));
 		return -1;
 	}
 	if (!strcmp(done, "/"))
@@ -267,7 +267,7 @@ static int resolve(const char *path, struct target *t)
 		return -1;
 	}
 	if (stat(t->full, &t->st)) {
-		err("cannot write %s: %s (%s)", path, errstr(errno), where_hint);
+		err("cannot write %s: %s (%s)", path, log__errstr(errno), where_hint);
 		return -1;
 	}
 	return classify(path, t);
@@ -300,7 +300,7 @@ static void random_alnum(char *out, size_t n)
 	if (n > sizeof(r))
 		n = sizeof(r);
 	if (getrandom(r, n, GRND_NONBLOCK) != (ssize_t)n) {
-		uint64_t v = hash_mix64((uint64_t)time(NULL) ^ (uint64_t)getpid() << 32 ^ ++counter);
+		uint64_t v = hash__mix64((uint64_t)time(NULL) ^ (uint64_t)getpid() << 32 ^ ++counter);
 
 		for (size_t i = 0; i < n; i++, v >>= 5)
 			r[i] = v;
@@ -340,32 +340,32 @@ static void keep_mode(int fd, int dirfd, const char *name)
 		return;
 	if (geteuid() == 0 && (st.st_uid != geteuid() || st.st_gid != getegid()) &&
 	    fchown(fd, st.st_uid, st.st_gid))
-		debug("cannot give %s back to uid %u: %s", name, (unsigned)st.st_uid, errstr(errno));
+		debug("cannot give %s back to uid %u: %s", name, (unsigned)st.st_uid, log__errstr(errno));
 	if (fchmod(fd, st.st_mode & 07777))
-		debug("cannot keep the mode of %s: %s", name, errstr(errno));
+		debug("cannot keep the mode of %s: %s", name, log__errstr(errno));
 }
 
-static bool quiet(const struct outfile *of)
+static bool quiet(const struct destination *of)
 {
 	return of->at && of->at->quiet;
 }
 
 /* A new temporary file for name in of->dirfd (-1: it could not be
  * opened), as of->f; keep: it takes the mode of the file at name. */
-static int open_temp(struct outfile *of, const char *name, bool keep)
+static int open_temp(struct destination *of, const char *name, bool keep)
 {
 	int fd = of->dirfd >= 0 ? create_temp(of->dirfd, name, of->tmp) : -1;
 
 	if (fd < 0) {
 		if (!quiet(of))
-			err("cannot write %s: %s (%s)", of->path, errstr(errno), where_hint);
+			err("cannot write %s: %s (%s)", of->path, log__errstr(errno), where_hint);
 		of->tmp[0] = '\0';
 		return -1;
 	}
 	strcpy(of->name, name);
 	if (keep)
 		keep_mode(fd, of->dirfd, name);
-	/* held while we write: outfile__sweep leaves locked files alone */
+	/* held while we write: destination__sweep leaves locked files alone */
 	flock(fd, LOCK_EX | LOCK_NB);
 	of->f = fdopen(fd, "w");
 	if (!of->f) {
@@ -411,7 +411,7 @@ static int reopen_write(int pfd, const struct stat *st, const char *path)
 		if (errno == ENXIO && S_ISFIFO(st->st_mode))
 			err("cannot write %s: a FIFO with no reader (start its reader first)", path);
 		else
-			err("cannot write %s: %s (check its permissions)", path, errstr(errno));
+			err("cannot write %s: %s (check its permissions)", path, log__errstr(errno));
 		return -1;
 	}
 	flags = fcntl(fd, F_GETFL);
@@ -425,7 +425,7 @@ static int reopen_write(int pfd, const struct stat *st, const char *path)
 }
 
 /* An O_PATH descriptor of an in-place target, and what it is now. */
-static int pin(struct outfile *of, const struct target *t, struct stat *st)
+static int pin(struct destination *of, const struct target *t, struct stat *st)
 {
 	int pfd = -1;
 
@@ -437,7 +437,7 @@ static int pin(struct outfile *of, const struct target *t, struct stat *st)
 			pfd = openat(of->dirfd, t->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	}
 	if (pfd < 0 || fstat(pfd, st)) {
-		err("cannot write %s: %s (%s)", of->path, errstr(errno), where_hint);
+		err("cannot write %s: %s (%s)", of->path, log__errstr(errno), where_hint);
 		if (pfd >= 0)
 			close(pfd);
 		return -1;
@@ -451,7 +451,7 @@ static int pin(struct outfile *of, const struct target *t, struct stat *st)
  * written through a duplicate, so that a shell's >> and offsets hold (as
  * bash does for /dev/stdout); another regular file from its start.
  */
-static int open_in_place(struct outfile *of, const struct target *t)
+static int open_in_place(struct destination *of, const struct target *t)
 {
 	struct stat st;
 	int pfd = pin(of, t, &st), fd = -1, own;
@@ -466,7 +466,7 @@ static int open_in_place(struct outfile *of, const struct target *t)
 			err("cannot write %s: it changed while being opened (try again)", of->path);
 		else if ((fd = reopen_write(pfd, &st, of->path)) >= 0 && S_ISREG(st.st_mode) &&
 			 ftruncate(fd, 0))
-			debug("cannot truncate %s: %s", of->path, errstr(errno));
+			debug("cannot truncate %s: %s", of->path, log__errstr(errno));
 	}
 	close(pfd);
 	if (fd < 0)
@@ -482,7 +482,7 @@ static int open_in_place(struct outfile *of, const struct target *t)
 }
 
 /* -1, the directory closed: an open that failed. */
-static int close_dir(struct outfile *of)
+static int close_dir(struct destination *of)
 {
 	if (of->dirfd >= 0)
 		close(of->dirfd);
@@ -490,7 +490,7 @@ static int close_dir(struct outfile *of)
 	return -1;
 }
 
-int outfile__open(struct outfile *of, const char *path)
+int destination__open(struct destination *of, const char *path)
 {
 	struct target t;
 	int rc;
@@ -509,7 +509,7 @@ int outfile__open(struct outfile *of, const char *path)
 	return rc ? close_dir(of) : 0;
 }
 
-int outfile__open_at(struct outfile *of, struct outfile_at *at, const char *path)
+int destination__open_at(struct destination *of, struct destination_dir *at, const char *path)
 {
 	memset(of, 0, sizeof(*of));
 	of->path = path;
@@ -528,13 +528,13 @@ static int make_dir(const char *path, const struct target *t)
 	if (pfd >= 0 && (!mkdirat(pfd, t->name, 0755) || errno == EEXIST))
 		fd = openat(pfd, t->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		err("cannot create %s: %s (check the parent directory)", path, errstr(errno));
+		err("cannot create %s: %s (check the parent directory)", path, log__errstr(errno));
 	if (pfd >= 0)
 		close(pfd);
 	return fd;
 }
 
-int outfile__open_dir(const char *path)
+int destination__open_dir(const char *path)
 {
 	struct target t;
 	int r = walk(path, &t), fd;
@@ -550,7 +550,7 @@ int outfile__open_dir(const char *path)
 		return make_dir(path, &t);
 	fd = open_dir(t.full, O_RDONLY);
 	if (fd < 0)
-		err("cannot write in %s: %s (give a writable directory)", path, errstr(errno));
+		err("cannot write in %s: %s (give a writable directory)", path, log__errstr(errno));
 	return fd;
 }
 
@@ -590,7 +590,7 @@ static int link_new(int dirfd, const char *from, const char *to)
 /* The index's way: over our own regular file or nothing, never over
  * another user's node (in a sticky directory root could, and would
  * delete it). */
-static int replace_own(struct outfile *of)
+static int replace_own(struct destination *of)
 {
 	struct stat st;
 
@@ -605,11 +605,11 @@ static int replace_own(struct outfile *of)
 
 #define TAG_TRIES 8 /* random tags, when a profile's name is taken */
 
-/* Gives the written temporary file its name (struct outfile_at): 0, or an
+/* Gives the written temporary file its name (struct destination_dir): 0, or an
  * errno. */
-static int place(struct outfile *of)
+static int place(struct destination *of)
 {
-	struct outfile_at *at = of->at;
+	struct destination_dir *at = of->at;
 	size_t n = strlen(at->name);
 	struct stat st;
 	int e;
@@ -641,7 +641,7 @@ static int place(struct outfile *of)
 	return 0;
 }
 
-int outfile__close(struct outfile *of, int e)
+int destination__close(struct destination *of, int e)
 {
 	errno = 0;
 	if (!e && fflush(of->f))
@@ -662,12 +662,12 @@ int outfile__close(struct outfile *of, int e)
 		close(of->dirfd);
 	of->dirfd = -1;
 	if (e && !quiet(of))
-		err("cannot write %s: %s (%s)", of->path, errstr(e), close_hint(e));
+		err("cannot write %s: %s (%s)", of->path, log__errstr(e), close_hint(e));
 	errno = e;
 	return e ? -1 : 0;
 }
 
-void outfile__abort(struct outfile *of)
+void destination__abort(struct destination *of)
 {
 	if (of->f)
 		fclose(of->f);
@@ -681,7 +681,7 @@ void outfile__abort(struct outfile *of)
 
 /* ---- checking at start, and stale temporary files ---- */
 
-size_t outfile__temp_base(const char *name)
+size_t destination__temp_base(const char *name)
 {
 	size_t n = strlen(name);
 
@@ -711,7 +711,7 @@ static bool stale(int dirfd, const char *name, const struct stat *st)
 	return free_;
 }
 
-int outfile__sweep(int dirfd, bool (*is_target)(const char *base, size_t len, void *arg),
+int destination__sweep(int dirfd, bool (*is_target)(const char *base, size_t len, void *arg),
 		   void *arg, uint64_t *live_bytes)
 {
 	DIR *d = fdopendir(dup(dirfd));
@@ -726,7 +726,7 @@ int outfile__sweep(int dirfd, bool (*is_target)(const char *base, size_t len, vo
 	/* bounded: other users may fill a shared directory with names; and
 	 * only a file of ours that no other name links to is taken */
 	while (seen++ < OUTFILE_SWEEP_ENTRIES && (de = readdir(d))) {
-		base = outfile__temp_base(de->d_name);
+		base = destination__temp_base(de->d_name);
 		if (!base || !is_target(de->d_name, base, arg) ||
 		    fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
 		    st.st_uid != geteuid() || st.st_nlink != 1)
@@ -745,7 +745,7 @@ static bool same_name(const char *base, size_t len, void *name)
 	return strlen(name) == len && !memcmp(base, name, len);
 }
 
-int outfile__check(const char *path)
+int destination__check(const char *path)
 {
 	struct target t;
 	int dfd, n;
@@ -753,7 +753,7 @@ int outfile__check(const char *path)
 	if (resolve(path, &t))
 		return -1;
 	if (t.kind == T_MAGIC) {
-		struct outfile of = { .path = path, .dirfd = -1 };
+		struct destination of = { .path = path, .dirfd = -1 };
 		struct stat st;
 		int pfd = pin(&of, &t, &st);
 
@@ -763,14 +763,14 @@ int outfile__check(const char *path)
 		return stdio_of(&st) >= 0 ? 0 : refuse_kind(path, st.st_mode);
 	}
 	if (access(t.kind == T_IN_PLACE ? t.full : t.dir, t.kind == T_IN_PLACE ? W_OK : W_OK | X_OK)) {
-		err("cannot write %s: %s (%s)", path, errstr(errno),
+		err("cannot write %s: %s (%s)", path, log__errstr(errno),
 		    t.kind == T_IN_PLACE ? "check its permissions" : where_hint);
 		return -1;
 	}
 	if (t.kind == T_IN_PLACE)
 		return 0;
 	dfd = open(t.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	n = dfd < 0 ? 0 : outfile__sweep(dfd, same_name, t.name, NULL);
+	n = dfd < 0 ? 0 : destination__sweep(dfd, same_name, t.name, NULL);
 	if (n)
 		info("removed %d stale temporary file%s beside %s", n, n == 1 ? "" : "s", t.full);
 	if (dfd >= 0)

@@ -10,7 +10,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include "output/output.h"
+#include "output/report.h"
 
 static void put_name(FILE *out, const struct profile *p, uint32_t id)
 {
@@ -40,7 +40,7 @@ static void print_stack(FILE *out, const struct profile *p, size_t i)
 
 	if (s->depth < kernel + o->n_kernel)
 		return; /* inconsistent counts: nothing sane to print */
-	if (p->time_weighted && !(output_count(p, s) > 0))
+	if (p->time_weighted && !(format__count(p, s) > 0))
 		return; /* under half a microsecond: left out, as elsewhere */
 	put_lines(out, p, ids, kernel + o->n_kernel, s->depth);
 	put_lines(out, p, ids, kernel, kernel + o->n_kernel);
@@ -52,11 +52,11 @@ static void print_stack(FILE *out, const struct profile *p, size_t i)
 		putc(' ', out);
 		put_name(out, p, ids[k]);
 	}
-	fprintf(out, " (%u)\n        %" PRIu64 "%s\n\n", o->tgid, (uint64_t)output_count(p, s),
-		p->time_weighted ? " " OUTPUT_TIME_UNIT : "");
+	fprintf(out, " (%u)\n        %" PRIu64 "%s\n\n", o->tgid, (uint64_t)format__count(p, s),
+		p->time_weighted ? " " FORMAT_TIME_UNIT : "");
 }
 
-int output_report(FILE *out, const struct profile *p, bool hottest_last)
+int report__write(FILE *out, const struct profile *p, bool hottest_last)
 {
 	if (!p->origins && p->nr) {
 		errno = EINVAL;

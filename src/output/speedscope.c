@@ -23,7 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "output/output.h"
+#include "output/speedscope.h"
 #include "lib/utf8.h"
 
 /* Writes s[0..len) as a JSON string that is always valid: quotes and
@@ -90,7 +90,7 @@ static void json_number(FILE *f, double v)
  * left out: a zero weight would add nothing but a frame to the chart.  So
  * are counts JSON cannot write (infinity, not a number), and in a
  * time-weighted profile stacks under half a microsecond, which the folded
- * output leaves out too (output_count). */
+ * output leaves out too (format__count). */
 static bool kept_weight(double w)
 {
 	return w > 0 && isfinite(w);
@@ -103,12 +103,12 @@ static bool kept_count(const struct pstack *s)
 
 static bool kept_us(const struct pstack *s)
 {
-	return s->count >= 0.5 && isfinite(s->count); /* output_count's whole ones > 0 */
+	return s->count >= 0.5 && isfinite(s->count); /* format__count's whole ones > 0 */
 }
 
 static bool kept(const struct profile *p, const struct pstack *s)
 {
-	return kept_weight(output_count(p, s));
+	return kept_weight(format__count(p, s));
 }
 
 /* One sample: its frames' indexes in shared.frames, root first. */
@@ -147,7 +147,7 @@ static void write_samples(FILE *f, const struct profile *p, const size_t *order,
 		if (!kept(p, &p->stacks[order[i]]))
 			continue;
 		fputs(sep, f);
-		json_number(f, output_count(p, &p->stacks[order[i]]));
+		json_number(f, format__count(p, &p->stacks[order[i]]));
 		sep = ",";
 	}
 	fputs("]}", f);
@@ -234,7 +234,7 @@ static size_t group_stacks(const struct profile *p, bool by_name, size_t *order,
 		g[0] = (struct group){ .first = 0, .n = p->nr };
 		for (size_t i = 0; i < p->nr; i++)
 			if (kept(p, &p->stacks[i]))
-				g[0].total += output_count(p, &p->stacks[i]);
+				g[0].total += format__count(p, &p->stacks[i]);
 		return 1;
 	}
 	for (size_t i = 0; i < p->nr; i++) {
@@ -244,7 +244,7 @@ static size_t group_stacks(const struct profile *p, bool by_name, size_t *order,
 			g[ng++] = (struct group){ .first = i };
 		g[ng - 1].n++;
 		if (kept(p, &p->stacks[order[i]]))
-			g[ng - 1].total += output_count(p, &p->stacks[order[i]]);
+			g[ng - 1].total += format__count(p, &p->stacks[order[i]]);
 	}
 	qsort(g, ng, sizeof(*g), by_total);
 	return ng;
@@ -300,9 +300,9 @@ static void write_frames(FILE *f, const struct profile *p, const struct used_nam
 	fputs("]}}\n", f);
 }
 
-int output_speedscope(FILE *out, const struct profile *p, const struct render_opts *o)
+int speedscope__write(FILE *out, const struct profile *p, const struct render_opts *o)
 {
-	const char *name = profile_name(o);
+	const char *name = format__profile_name(o);
 	size_t *order = malloc((p->nr ? p->nr : 1) * sizeof(*order)), ng = 0;
 	struct group *g = NULL;
 	struct used_names u;

@@ -18,7 +18,7 @@
 #include <string.h>
 #include "output/flame.h"
 #include "lib/hash.h"
-#include "output/output.h"
+#include "output/svg.h"
 #include "flamegraph_js.h" /* build/: src/flamegraph.js as bytes */
 
 #define FRAME_H 16      /* a row: 15 px of frame and 1 px between rows */
@@ -279,7 +279,7 @@ static double whole(double v)
  * same colour in every graph. */
 static uint64_t name_hash(const char *s, size_t len)
 {
-	uint64_t h = hash_fnv1a(HASH_FNV_OFFSET, s, len);
+	uint64_t h = hash__fnv1a(HASH_FNV_OFFSET, s, len);
 
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdULL;
@@ -534,13 +534,13 @@ static void set_countname(char *dst, size_t size, const char *name, bool time_we
 	size_t i = 0;
 
 	if (!name || !*name)
-		name = time_weighted ? OUTPUT_TIME_UNIT : "samples";
+		name = time_weighted ? FORMAT_TIME_UNIT : "samples";
 	for (; name[i] && i + 1 < size; i++)
 		dst[i] = name[i] == '(' ? '[' : name[i] == ')' ? ']' : name[i];
 	dst[i] = '\0';
 }
 
-int output_svg(FILE *out, const struct profile *p, const struct render_opts *o)
+int svg__write(FILE *out, const struct profile *p, const struct render_opts *o)
 {
 	char countname[128];
 	int err;

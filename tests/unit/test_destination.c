@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "lib/log.h"
-#include "output/outfile.h"
+#include "output/destination.h"
 #include "unit.h"
 
 #define NOBODY 65534
@@ -36,12 +36,12 @@ static const char *at(const char *name)
 /* Writes text to path through outfile; the result of the close. */
 static int put(const char *path, const char *text)
 {
-	struct outfile of;
+	struct destination of;
 
-	if (outfile__open(&of, path))
+	if (destination__open(&of, path))
 		return -2;
 	fputs(text, of.f);
-	return outfile__close(&of, 0);
+	return destination__close(&of, 0);
 }
 
 static char *slurp(const char *path)
@@ -123,7 +123,7 @@ TEST(fifo_needs_a_reader_and_stays_a_fifo)
 TEST(block_device_socket_and_directory_refused)
 {
 	CHECK(!mknod(at("blk"), S_IFBLK | 0600, makedev(7, 0)));
-	CHECK(outfile__check(at("blk")) == -1);
+	CHECK(destination__check(at("blk")) == -1);
 	CHECK(put(at("blk"), "x") == -2);
 	CHECK(type_of(at("blk")) == S_IFBLK);
 	CHECK(!mknod(at("sock"), S_IFSOCK | 0600, 0));
@@ -138,7 +138,7 @@ TEST(planted_symlink_in_sticky_dir_refused)
 	CHECK(put(at("victim"), "precious\n") == 0);
 	CHECK(!symlink(at("victim"), at("sticky/out.folded")));
 	CHECK(!lchown(at("sticky/out.folded"), NOBODY, NOBODY));
-	CHECK(outfile__check(at("sticky/out.folded")) == -1);
+	CHECK(destination__check(at("sticky/out.folded")) == -1);
 	CHECK(put(at("sticky/out.folded"), "hijacked\n") == -2);
 	CHECK_STR(slurp(at("victim")), "precious\n");
 	CHECK(type_of(at("sticky/out.folded")) == S_IFLNK);
@@ -165,25 +165,25 @@ TEST(directory_owners_symlink_is_followed)
 
 TEST(failed_write_keeps_the_old_file)
 {
-	struct outfile of;
+	struct destination of;
 
 	CHECK(put(at("keep.folded"), "old\n") == 0);
-	CHECK(outfile__open(&of, at("keep.folded")) == 0);
+	CHECK(destination__open(&of, at("keep.folded")) == 0);
 	fputs("half", of.f);
-	CHECK(outfile__close(&of, ENOSPC) == -1);
+	CHECK(destination__close(&of, ENOSPC) == -1);
 	CHECK_STR(slurp(at("keep.folded")), "old\n");
-	CHECK(outfile__open(&of, at("keep.folded")) == 0);
-	outfile__abort(&of);
+	CHECK(destination__open(&of, at("keep.folded")) == 0);
+	destination__abort(&of);
 	CHECK_STR(slurp(at("keep.folded")), "old\n");
 }
 
 TEST(temp_names)
 {
-	CHECK(outfile__temp_base("x.svg.tmp.aZ09bc") == 5);
-	CHECK(outfile__temp_base("x.svg.tmp.aZ09b") == 0);
-	CHECK(outfile__temp_base("x.svg.tmp.aZ0-bc") == 0);
-	CHECK(outfile__temp_base(".tmp.abcdef") == 0);
-	CHECK(outfile__temp_base("x.svg") == 0);
+	CHECK(destination__temp_base("x.svg.tmp.aZ09bc") == 5);
+	CHECK(destination__temp_base("x.svg.tmp.aZ09b") == 0);
+	CHECK(destination__temp_base("x.svg.tmp.aZ0-bc") == 0);
+	CHECK(destination__temp_base(".tmp.abcdef") == 0);
+	CHECK(destination__temp_base("x.svg") == 0);
 }
 
 static void make_temp(const char *name, long age)
@@ -224,43 +224,43 @@ TEST(sweep_removes_only_stale_temps_of_the_target)
 	lk = open(at("sw/s.svg.tmp.CCCCCC"), O_RDONLY);
 	CHECK(lk >= 0 && !flock(lk, LOCK_EX));
 	dfd = open(at("sw"), O_RDONLY | O_DIRECTORY);
-	CHECK(outfile__sweep(dfd, is_s, "s.svg", &live) == 1);
+	CHECK(destination__sweep(dfd, is_s, "s.svg", &live) == 1);
 	CHECK(live == 10); /* BBBBBB and CCCCCC stay, and count; HHHHHH stays */
 	CHECK(access(at("sw/s.svg.tmp.AAAAAA"), F_OK));
 	CHECK(!access(at("sw/s.svg.tmp.BBBBBB"), F_OK) && !access(at("sw/s.svg.tmp.CCCCCC"), F_OK));
 	CHECK(!access(at("sw/s.svg.tmp.DDDDDD"), F_OK) && !access(at("sw/t.svg.tmp.EEEEEE"), F_OK));
 	CHECK(!access(at("sw/s.svg.tmp.FFFF"), F_OK) && !access(at("sw/s.svg.tmp.HHHHHH"), F_OK));
 	close(lk);
-	CHECK(outfile__sweep(dfd, is_s, "s.svg", NULL) == 1); /* the lock is gone */
+	CHECK(destination__sweep(dfd, is_s, "s.svg", NULL) == 1); /* the lock is gone */
 	close(dfd);
-	/* outfile__check sweeps beside its target */
+	/* destination__check sweeps beside its target */
 	make_temp("sw/t.svg.tmp.GGGGGG", 3600);
-	CHECK(outfile__check(at("sw/t.svg")) == 0);
+	CHECK(destination__check(at("sw/t.svg")) == 0);
 	CHECK(access(at("sw/t.svg.tmp.GGGGGG"), F_OK) && access(at("sw/t.svg.tmp.EEEEEE"), F_OK));
 }
 
-/* Writes text through outfile_at into the directory dfd: 0, or -1. */
-static int put_at(struct outfile_at *oa, const char *text)
+/* Writes text through destination_dir into the directory dfd: 0, or -1. */
+static int put_at(struct destination_dir *oa, const char *text)
 {
-	struct outfile of;
+	struct destination of;
 
-	if (outfile__open_at(&of, oa, "test"))
+	if (destination__open_at(&of, oa, "test"))
 		return -1;
 	fputs(text, of.f);
-	return outfile__close(&of, 0);
+	return destination__close(&of, 0);
 }
 
 TEST(open_at_takes_only_free_names)
 {
-	struct outfile_at oa;
+	struct destination_dir oa;
 	struct stat st;
 	int dfd;
 
 	CHECK(!mkdir(at("oa"), 0700) && !chmod(at("oa"), 01777));
-	dfd = outfile__open_dir(at("oa"));
+	dfd = destination__open_dir(at("oa"));
 	CHECK(dfd >= 0);
 	/* a free name, then the same name again: tagged, nothing replaced */
-	oa = (struct outfile_at){ .dirfd = dfd, .name = "p.folded", .tag_at = 1 };
+	oa = (struct destination_dir){ .dirfd = dfd, .name = "p.folded", .tag_at = 1 };
 	CHECK(put_at(&oa, "a 1\n") == 0);
 	CHECK_STR(oa.given, "p.folded");
 	CHECK(!stat(at("oa/p.folded"), &st) && oa.st.st_ino == st.st_ino && st.st_size == 4);
@@ -268,7 +268,7 @@ TEST(open_at_takes_only_free_names)
 	CHECK(strlen(oa.given) == 15 && oa.given[1] == '-' && !strcmp(oa.given + 8, ".folded"));
 	CHECK_STR(slurp(at("oa/p.folded")), "a 1\n");
 	/* replace: over our own file, never over another user's */
-	oa = (struct outfile_at){ .dirfd = dfd, .name = "p.folded", .replace = true };
+	oa = (struct destination_dir){ .dirfd = dfd, .name = "p.folded", .replace = true };
 	CHECK(put_at(&oa, "c 3\n") == 0);
 	CHECK_STR(slurp(at("oa/p.folded")), "c 3\n");
 	CHECK(!chown(at("oa/p.folded"), NOBODY, NOBODY));
@@ -278,13 +278,13 @@ TEST(open_at_takes_only_free_names)
 	CHECK(system("ls -a /tmp/smolder-unit-outfile.*/oa | grep -q tmp") != 0);
 	close(dfd);
 	/* the directory: made when missing, refused through a planted link */
-	dfd = outfile__open_dir(at("oa/new"));
+	dfd = destination__open_dir(at("oa/new"));
 	CHECK(dfd >= 0 && type_of(at("oa/new")) == S_IFDIR);
 	if (dfd >= 0)
 		close(dfd);
 	CHECK(!symlink(at("oa/new"), at("oa/link")) && !lchown(at("oa/link"), NOBODY, NOBODY));
-	CHECK(outfile__open_dir(at("oa/link")) == -1);
-	CHECK(outfile__open_dir(at("oa/p.folded")) == -1);
+	CHECK(destination__open_dir(at("oa/link")) == -1);
+	CHECK(destination__open_dir(at("oa/p.folded")) == -1);
 }
 
 int main(void)

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Output formats, each written from a profile (profile.h), a capture's or
- * folded files': folded text, the readable report (a capture's only: it
- * needs the stacks' origins), the SVG flame graph, speedscope, pprof.  Each
- * writes to an open stream and returns 0, or -1 when the stream failed
- * (errno set) or -ENOMEM.
+ * Output formats: what a format is called and which file names ask for
+ * it, how pictures are drawn, and what every writer shares.  Each format
+ * is written from a profile (profile.h), a capture's or folded files', by
+ * its own writer (folded.h, report.h, svg.h, speedscope.h, pprof.h): to an
+ * open stream, returning 0, or -1 when the stream failed (errno set) or
+ * -ENOMEM.
  */
-#ifndef SMOLDER_OUTPUT_H
-#define SMOLDER_OUTPUT_H
+#ifndef SMOLDER_OUTPUT_FORMAT_H
+#define SMOLDER_OUTPUT_FORMAT_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -47,7 +48,7 @@ struct render_opts {
 
 /* The name speedscope and pprof give the profile: o->name, else the
  * title, else "smolder".  Writers escape it like any other text. */
-static inline const char *profile_name(const struct render_opts *o)
+static inline const char *format__profile_name(const struct render_opts *o)
 {
 	return o && o->name ? o->name : o && o->title && *o->title ? o->title : "smolder";
 }
@@ -59,7 +60,7 @@ static inline const char *profile_name(const struct render_opts *o)
  * sample's period may end in a fraction of one, and the formats' totals
  * then agree to the microsecond.  Other counts are as they are.
  */
-static inline double output_count(const struct profile *p, const struct pstack *s)
+static inline double format__count(const struct profile *p, const struct pstack *s)
 {
 	if (p->time_weighted && s->count >= 0 && s->count < 9e18)
 		return (double)(uint64_t)(s->count + 0.5);
@@ -67,20 +68,14 @@ static inline double output_count(const struct profile *p, const struct pstack *
 }
 
 /* The unit of a time-weighted profile's counts, for the formats that name it. */
-#define OUTPUT_TIME_UNIT "us"
+#define FORMAT_TIME_UNIT "us"
 
-/* flamegraph.pl's input: "frame;frame;... COUNT" per line (a diff's
- * "frame;... BEFORE AFTER"; counts with decimals kept as given). */
-int output_folded(FILE *out, const struct profile *p);
-/* bcc profile's readable report: leaf first, a stack per paragraph; the
- * hottest stack last (bcc's order: the answer stays on screen) or first.
- * -1 with EINVAL for a profile without origins. */
-int output_report(FILE *out, const struct profile *p, bool hottest_last);
-/* A self-contained interactive flame graph (no network, no external file). */
-int output_svg(FILE *out, const struct profile *p, const struct render_opts *o);
-/* speedscope's file format, one "sampled" profile. */
-int output_speedscope(FILE *out, const struct profile *p, const struct render_opts *o);
-/* pprof: a gzip-compressed profile.proto. */
-int output_pprof(FILE *out, const struct profile *p, const struct render_opts *o);
+/* What a name asks for: .folded/.txt, .svg, .speedscope.json, .pb.gz;
+ * FMT_AUTO when the name says nothing. */
+enum out_format format__of_path(const char *path);
+/* "folded", "report", "svg", "speedscope", "pprof": 0, or -1 if unknown. */
+int format__parse(const char *name, enum out_format *out);
+const char *format__name(enum out_format fmt);
+
 
 #endif
