@@ -5,7 +5,7 @@
  * programs, the per-CPU interrupt state and the work item maps they keep,
  * and what the sampler asks of them: the context a sample interrupted
  * (sample_key.ctx) and the hash naming the work item a kworker runs
- * (sample_key.work).  The loader's side is src/kctx.c, which loads these
+ * (sample_key.work).  The loader's side is src/capture/kctx.c, which loads these
  * programs only when an option needs them and the kernel has their
  * tracepoints.
  *

@@ -3,7 +3,7 @@
  * Off-CPU time (--off-cpu), included by smolder.bpf.c (one object, one
  * skeleton): the sched_switch programs, as a BTF tracepoint and as a raw
  * tracepoint twin for kernels without BTF tracepoints, and the
- * sched_waking ones behind --wakers.  The loader's side is src/offcpu.c,
+ * sched_waking ones behind --wakers.  The loader's side is src/capture/offcpu.c,
  * which loads these programs only with --off-cpu.
  *
  * A task in scope that leaves the CPU sleeping (S) or uninterruptible (D)
@@ -18,7 +18,7 @@
  * offcpu_epoch[bank] (the interval's start) before it makes a bank live,
  * and a run counts only the part of a wait after its bank's epoch.  The
  * loader counts the part before it for every record still pending after
- * the flip (src/offcpu.c); a wait that ended in between, after the flip
+ * the flip (src/capture/offcpu.c); a wait that ended in between, after the flip
  * but before the loader saw its record, leaves that part in the
  * "offcpu_late" map, which the loader reads once it has seen the records.
  *

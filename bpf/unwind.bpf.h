@@ -2,7 +2,7 @@
 /*
  * The DWARF unwinder for user stacks (--unwind dwarf), included by
  * smolder.bpf.c: walks a user stack with the unwind tables the loader put
- * in the kernel (include/unwind.h, src/unwind_maps.c), frame by frame:
+ * in the kernel (include/unwind.h, src/unwind/unwind_maps.c), frame by frame:
  * finds the mapping of the pc (a per-process LPM trie, looked up again only
  * when the pc leaves the last mapping), the file's rows for the pc's page,
  * the row by binary search, then the CFA, the return address and the saved

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Unwind tables shared by the loader, which builds them from a file's CFI
- * (src/unwind_table.c), and the BPF unwinder, which walks user stacks with
+ * (src/unwind/unwind_table.c), and the BPF unwinder, which walks user stacks with
  * them.  One table per ELF file: rows sorted by pc, each giving the rule
  * from its pc up to the next row's pc.  Row 0 is at pc 0 (the table's base)
  * and the last row is always UNWIND_GAP, so every address from the base up
@@ -69,7 +69,7 @@ struct unwind_row {
 
 /*
  * ---- The tables in the kernel (bpf/unwind.bpf.h reads them,
- * src/unwind_files.c and src/unwind_maps.c write them).
+ * src/unwind/unwind_files.c and src/unwind/unwind_maps.c write them).
  *
  * Rows live in "shards": BPF arrays of 8-byte slots, 2^shard_bits slots
  * each, created by the loader as the tables need them (up to the memory

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Opening output paths without destroying anything (see outfile.h). */
+/* Opening output paths without destroying anything (see destination.h). */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>

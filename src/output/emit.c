@@ -68,7 +68,7 @@ static int write_file(const struct out_spec *o, const struct out_data *d, struct
 }
 
 /* Regular files through a temporary file and a rename, devices and FIFOs
- * in place (outfile.h says which and why). */
+ * in place (destination.h says which and why). */
 int emit__one(const struct out_spec *o, const struct out_data *d)
 {
 	struct destination of;

@@ -21,7 +21,7 @@ struct out_spec {
 	const char *path; /* NULL or "-": standard output */
 	enum out_format fmt;
 	struct destination_dir *at; /* or NULL; else a new file in a directory
-				* already open, path only names it (outfile.h) */
+				* already open, path only names it (destination.h) */
 };
 
 /* What one run has to write: the profile every format reads. */

@@ -53,7 +53,7 @@ static void put_count(FILE *out, double v)
 	fprintf(out, " %s", buf);
 }
 
-/* A time-weighted profile's counts are whole microseconds (output.h); a
+/* A time-weighted profile's counts are whole microseconds (format.h); a
  * stack that rounds to none (under half of one) is left out, as pprof
  * leaves it out. */
 int folded__write(FILE *out, const struct profile *p)

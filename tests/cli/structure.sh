@@ -23,8 +23,8 @@ plant() {
 plant up lib/log.c '#include "cmd/cli.h"'
 check structure_catches_upward_include equals "$(cat "$TMP/up.rc")" 1
 check structure_names_upward_include some_line "$TMP/up.out" '^rank: lib/log.c includes cmd/cli.h'
-plant beside output/outfile.c '#include "symbols/usyms.h"'
-check structure_catches_include_beside some_line "$TMP/beside.out" '^rank: output/outfile.c includes symbols/usyms.h'
+plant beside output/destination.c '#include "symbols/usyms.h"'
+check structure_catches_include_beside some_line "$TMP/beside.out" '^rank: output/destination.c includes symbols/usyms.h'
 plant private session/finish.c '#include "unwind/unwind_maps_int.h"'
 check structure_catches_foreign_int_h equals "$(cat "$TMP/private.rc")" 1
 check structure_names_foreign_int_h some_line "$TMP/private.out" '^private: session/finish.c includes unwind/unwind_maps_int.h'
@@ -43,3 +43,5 @@ seq 801 >>"$TMP/planted/lib/utf8.c"
 check structure_catches_long_file some_line "$TMP/size.out" '^size: lib/utf8.c has [0-9]+ lines'
 plant env capture/capture.c 'static struct env *planted;'
 check structure_catches_env_outside_cmd some_line "$TMP/env.out" '^env: capture/capture.c knows struct env'
+plant skel fold/fold.c '#include "smolder.skel.h"'
+check structure_catches_skeleton_outside_capture some_line "$TMP/skel.out" '^skeleton: fold/fold.c includes the BPF skeleton'

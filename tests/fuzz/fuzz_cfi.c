@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * libFuzzer target for unwind tables (src/unwind_table.c).  The first byte
+ * libFuzzer target for unwind tables (src/unwind/unwind_table.c).  The first byte
  * of an input says what the rest is:
  *   'f'  a whole ELF file, read through a memfd as mapped files are, and
  *        given again as its own separate debug file (.debug_frame too);

@@ -9,7 +9,8 @@
 #  - loop: no module (a file's name without .c/.h) includes itself through
 #    others; an _int.h header stands for its includers;
 #  - size: no .c file is over 800 lines;
-#  - env: struct env (the command line) is known only in cmd/.
+#  - env: struct env (the command line) is known only in cmd/;
+#  - skeleton: only capture/ includes the BPF skeleton.
 # The headers of include/ (shared with the BPF side) and the generated ones
 # in build/ are not src's and are not checked.
 SRC=${1:-$(dirname "$0")/../../src}
@@ -79,5 +80,8 @@ for f in */*.c; do
 done
 for f in $(grep -lE 'struct env\b' */*.[ch]); do
 	case "$f" in cmd/*) ;; *) say "env: $f knows struct env, which only cmd/ may" ;; esac
+done
+for f in $(grep -l '#include "smolder.skel.h"' */*.[ch]); do
+	case "$f" in capture/*) ;; *) say "skeleton: $f includes the BPF skeleton, which only capture/ may" ;; esac
 done
 exit $bad

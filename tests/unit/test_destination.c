@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Output paths (outfile.c) in a real temporary directory, as root: device
+ * Output paths (destination.c) in a real temporary directory, as root: device
  * nodes and FIFOs made there with mknod/mkfifo, symlinks "planted" by
  * another user with lchown, stale temporary files aged with utimensat.
  * Nothing outside the directory is touched.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The file-identity cache (src/filecache.c) that the symbol tables and the
+ * The file-identity cache (src/files/filecache.c) that the symbol tables and the
  * unwind tables share: identities taken from real files (one file by two
  * paths is one entry, a rewritten file another), eviction and trimming
  * least recently used first, held entries never freed, the owner's other

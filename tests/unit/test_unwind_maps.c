@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The unwind tables as the BPF unwinder finds them (src/unwind_maps.c,
- * src/unwind_shards.c): real tables of this process's own files loaded into
+ * The unwind tables as the BPF unwinder finds them (src/unwind/unwind_maps.c,
+ * src/unwind/unwind_shards.c): real tables of this process's own files loaded into
  * real BPF maps with tiny shards, so that a table is split over extents and
  * shards, then every row looked up again through the maps the way
  * bpf/unwind.bpf.h does (LPM trie, file entry, page index, binary search)
