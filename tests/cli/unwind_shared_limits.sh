@@ -158,6 +158,9 @@ cp "$WL/short_child" "$TMP/lim_child"
 (sleep 1; "$WL/short_parent" 1.5 "$TMP/lim_child" 40 >"$TMP/parent.out" 2>&1) &
 timed_sm c -v -U -F 199 --per-pid -f 5
 wait "$PYPID"
+term_sm cterm 2 -U -F 199 -f
+check execmaps_sigterm_exit_0 equals "$RC" 0
+check execmaps_sigterm_within_1s within "$TERM_TOOK" 0 1
 kill $ATTACKERS 2>/dev/null
 wait $ATTACKERS 2>/dev/null
 bounded execmaps 5
