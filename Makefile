@@ -33,12 +33,13 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Wer
 	-Iinclude -Ivmlinux/$(ARCH)
 
 # src/ is one folder per stage (README: Layout); an object's header
-# dependencies come from the compiler (-MMD -MP: build/obj/DIR/NAME.o.d),
-# so touching one header rebuilds only the objects that include it.
+# dependencies come from the compiler (-MMD -MP, in a .deps folder beside
+# each target), so touching one header rebuilds only the objects that
+# include it.
 SRCS := $(wildcard src/*/*.c)
 OBJS := $(patsubst src/%.c,$(OUT)/obj/%.o,$(SRCS))
 LIB_OBJS := $(filter-out $(OUT)/obj/cmd/main.o,$(OBJS))
-DEPFLAGS = -MMD -MP -MF $@.d
+DEPFLAGS = -MMD -MP -MF $(@D)/.deps/$(@F).d
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
@@ -79,7 +80,7 @@ $(OUT)/smolder.skel.h: $(OUT)/smolder.bpf.o
 GEN_HEADERS := $(OUT)/smolder.skel.h $(OUT)/flamegraph_js.h
 $(OUT)/obj/%.o: src/%.c | $(GEN_HEADERS) $(OUT)/.dirs
 	$(call msg,CC,$@)
-	$(Q)mkdir -p $(@D)
+	$(Q)mkdir -p $(@D)/.deps
 	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # The flame graph's script, embedded in every SVG: src/output/flamegraph.js as
@@ -106,6 +107,7 @@ $(OUT)/.dirs:
 # Unit tests link the modules, not main.
 $(OUT)/tests/%: tests/unit/%.c $(OUT)/libsmolder.a
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)/.deps
 	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Itests/unit $< $(OUT)/libsmolder.a $(LDLIBS) -o $@
 
 # Workloads keep frame pointers and stay unoptimised enough that every named
@@ -228,7 +230,7 @@ FUZZ_SEEDS := $(patsubst %,$(OUT)/fuzz/corpus-%/.seeded,$(FUZZ_NAMES))
 
 $(OUT)/fuzz/obj/%.o: src/%.c | $(GEN_HEADERS)
 	$(call msg,FUZZ-CC,$@)
-	$(Q)mkdir -p $(@D)
+	$(Q)mkdir -p $(@D)/.deps
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(OUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS)
@@ -426,4 +428,4 @@ clean:
 	rm -rf $(OUT) smolder smolder.folded
 
 # Header dependencies of every object, unit test and fuzz object built so far.
--include $(wildcard $(OUT)/obj/*/*.d $(OUT)/tests/*.d $(OUT)/fuzz/obj/*/*.d)
+-include $(wildcard $(OUT)/obj/*/.deps/*.d $(OUT)/tests/.deps/*.d $(OUT)/fuzz/obj/*/.deps/*.d)
