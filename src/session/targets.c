@@ -41,21 +41,29 @@ struct targets {
  * it is gone.  The fields after the name, which may hold ") ", are counted
  * from the last ')'.
  */
-static bool proc_stat(uint32_t pid, char *state, unsigned long long *start)
+/* The start of a /proc file, NUL-terminated in buf; false if unreadable. */
+static bool read_small(const char *path, char *buf, size_t len)
 {
-	char path[64], buf[1024], *p;
 	ssize_t n;
-	int fd;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, len - 1);
 	close(fd);
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
+	return true;
+}
+
+static bool proc_stat(uint32_t pid, char *state, unsigned long long *start)
+{
+	char path[64], buf[1024], *p;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	if (!read_small(path, buf, sizeof(buf)))
+		return false;
 	p = strrchr(buf, ')');
 	/* state is field 3, starttime field 22: 19 fields after the state */
 	return p && sscanf(p + 1, " %c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
@@ -207,20 +215,12 @@ static bool exec_trap(pid_t pid, const siginfo_t *si)
 {
 	char path[64], buf[64];
 	long nr;
-	ssize_t n;
-	int fd;
 
 	if (si->si_signo != SIGTRAP || si->si_code != SI_USER || si->si_pid != pid)
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!read_small(path, buf, sizeof(buf)))
 		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
 	return sscanf(buf, "%ld", &nr) == 1 && (nr == SYS_execve || nr == SYS_execveat);
 }
 
