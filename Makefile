@@ -40,8 +40,13 @@ SRCS := $(wildcard src/*/*.c)
 OBJS := $(patsubst src/%.c,$(OUT)/obj/%.o,$(SRCS))
 LIB_OBJS := $(filter-out $(OUT)/obj/cmd/main.o,$(OBJS))
 DEPFLAGS = -MMD -MP -MF $(@D)/.deps/$(@F).d
+# Unit tests in tests/unit/ need neither root nor BPF (make check runs
+# them); those in tests/unit/root/ load BPF or plant other users' files, and
+# run in make test only.  They build to build/tests/ and build/tests/root/.
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
+ROOT_UNIT_SRCS := $(wildcard tests/unit/root/test_*.c)
+ROOT_UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(ROOT_UNIT_SRCS))
 WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(OUT)/workloads/%,$(WORKLOAD_SRCS))
 
@@ -53,7 +58,7 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all clean deps deps-build test demo bench bench-flamegraph bench-soak bench-kcontext bench-unwind bench-unwind-cost bench-hostile bench-oneshot bench-offcpu deps-bench unit workloads tools test-kernels fuzzers fuzz
+.PHONY: all clean deps deps-build deps-check check test demo bench bench-flamegraph bench-soak bench-kcontext bench-unwind bench-unwind-cost bench-hostile bench-oneshot bench-offcpu deps-bench unit workloads tools test-kernels fuzzers fuzz
 ifeq ($(ARCH),$(HOST_ARCH))
 all: smolder
 else
@@ -104,7 +109,7 @@ $(OUT)/.dirs:
 	$(Q)mkdir -p $(OUT)/obj $(OUT)/tests $(OUT)/workloads
 	$(Q)touch $@
 
-# Unit tests link the modules, not main.
+# Unit tests link the modules, not main (% may be root/test_NAME).
 $(OUT)/tests/%: tests/unit/%.c $(OUT)/libsmolder.a
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)/.deps
@@ -208,7 +213,8 @@ $(OUT)/tools/hostile_cfi: tests/tools/hostile_cfi.c
 # build/libsmolder.a is gcc-built without sanitizers.  A module a target
 # needs goes in FUZZ_MODULES.  Seed corpora are generated here, never
 # committed.  `make fuzz` runs each target FUZZ_SECONDS and keeps what it
-# finds in build/fuzz/corpus-NAME; tests/cli/fuzz_smoke.sh runs them briefly.
+# finds in build/fuzz/corpus-NAME; tests/cli/fuzz_smoke.sh runs them briefly,
+# tests/check/fuzz_seeds.sh (make check) on their seeds alone.
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= $(CLANG)
 FUZZ_CFLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
@@ -334,7 +340,7 @@ fuzz: fuzzers
 			$(OUT)/fuzz/corpus-$$f || exit 1; \
 	done
 
-unit: $(UNIT_BINS)
+unit: $(UNIT_BINS) $(ROOT_UNIT_BINS)
 workloads: $(WORKLOADS) $(FRAMELESS)
 tools: $(TOOLS)
 
@@ -347,9 +353,27 @@ deps-build:
 deps-bench:
 	$(Q)scripts/deps.sh bench
 
+deps-check:
+	$(Q)scripts/deps.sh check
+
+# Everything: both tiers, the kernel matrix (tests/run.sh says what).
 test: deps
 	$(Q)$(MAKE) --no-print-directory smolder unit workloads tools
 	$(Q)tests/run.sh
+
+# The fast tier: no root, no BPF, under a minute on two CPUs.  It runs the
+# unit tests of tests/unit/ and the scripts of tests/check/, which need
+# smolder, the frameless workloads and hostile_cfi (test_unwind_table's
+# inputs), and the fuzzers with their seeds.
+# >>> Hook: CHECK_EXTRA names more targets to build before the fast tier
+# runs (the unwinder replay's, say); their test is a tests/check/*.sh
+# script or a tests/unit/test_*.c binary, which the tier runs by where
+# it lives.
+CHECK_EXTRA :=
+check: deps-check
+	$(Q)$(MAKE) --no-print-directory smolder $(UNIT_BINS) $(FRAMELESS) \
+		$(OUT)/tools/hostile_cfi fuzzers $(CHECK_EXTRA)
+	$(Q)tests/run.sh --check
 
 # Only what building needs: the demo is not the test suite.
 demo: deps-build
@@ -428,4 +452,5 @@ clean:
 	rm -rf $(OUT) smolder smolder.folded
 
 # Header dependencies of every object, unit test and fuzz object built so far.
--include $(wildcard $(OUT)/obj/*/.deps/*.d $(OUT)/tests/.deps/*.d $(OUT)/fuzz/obj/*/.deps/*.d)
+-include $(wildcard $(OUT)/obj/*/.deps/*.d $(OUT)/tests/.deps/*.d $(OUT)/tests/root/.deps/*.d \
+	$(OUT)/fuzz/obj/*/.deps/*.d)

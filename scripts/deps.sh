@@ -5,9 +5,11 @@
 set -e
 cd "$(dirname "$0")/.."
 # What to install: "build" (make, make demo) only what builds smolder and
-# its workloads; "test" (make test, and the default) everything the test
-# suite needs besides; "bench" (make bench) the tests' and the peers the
-# benchmarks measure smolder against.
+# its workloads; "check" (make check) what the fast tier needs besides (the
+# fuzzers' and the format checks' packages, no root needed once they are
+# there); "test" (make test, and the default) everything the test suite
+# needs; "bench" (make bench) the tests' and the peers the benchmarks
+# measure smolder against.
 WHAT=${1:-test}
 BUILD_PKGS="clang llvm make gcc libc6-dev libbpf-dev libelf-dev zlib1g-dev liblzma-dev bpftool pkg-config libiberty-dev binutils xz-utils"
 # Tests only: g++ and libclang-rt-dev build the C++ workload and the
@@ -28,12 +30,14 @@ BUILD_PKGS="clang llvm make gcc libc6-dev libbpf-dev libelf-dev zlib1g-dev liblz
 # time (/usr/bin/time) measures peak RSS and CPU time, procps (sysctl,
 # pgrep) sets kernel.bpf_stats_enabled and ends what a bench started.
 BENCH_PKGS="libbpf-tools bpftrace time procps"
-TEST_PKGS="g++ libclang-rt-dev libexpat1-dev libjson-c-dev systemd util-linux chromium chromium-driver linux-perf golang-go python3 python3-jsonschema qemu-system-x86 busybox-static cpio debian-archive-keyring sqlite3 bzip2 perl"
+CHECK_PKGS="libclang-rt-dev libexpat1-dev libjson-c-dev golang-go python3 python3-jsonschema"
+TEST_PKGS="$CHECK_PKGS g++ systemd util-linux chromium chromium-driver linux-perf qemu-system-x86 busybox-static cpio debian-archive-keyring sqlite3 bzip2 perl"
 case "$WHAT" in
 build) PKGS=$BUILD_PKGS ;;
+check) PKGS="$BUILD_PKGS $CHECK_PKGS" ;;
 test) PKGS="$BUILD_PKGS $TEST_PKGS" ;;
 bench) PKGS="$BUILD_PKGS $TEST_PKGS $BENCH_PKGS" ;;
-*) echo "smolder: unknown deps set '$WHAT' (give build, test or bench)" >&2; exit 2 ;;
+*) echo "smolder: unknown deps set '$WHAT' (give build, check, test or bench)" >&2; exit 2 ;;
 esac
 SPEEDSCOPE=speedscope@1.25.0
 SCHEMA=build/deps/speedscope-file-format-schema.json
