@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-# Reads a profile back into folded stacks for tests/cli/formats.sh, so that
-# what a format carries can be compared with the folded input line by line.
+# Reads a profile back into folded stacks for tests/check/formats.sh and
+# tests/cli/formats_capture.sh, so that what a format carries can be
+# compared with the folded input line by line.
 # Prints "root;...;leaf COUNT" per distinct stack (equal stacks summed),
 # sorted by bytes, counts as integers when whole.  Run with Debian's
 # /usr/bin/python3, which has python3-jsonschema.

@@ -3,7 +3,7 @@
  * speedscope output: the whole file for a small profile against the text
  * it must be, JSON escaping of hostile names byte for byte, decimal and
  * diff counts, frame deduplication on many stacks, and write errors.
- * (tests/cli/formats.sh validates files against speedscope's schema.)
+ * (tests/check/formats.sh validates files against speedscope's schema.)
  */
 #include <errno.h>
 #include <math.h>

@@ -1,20 +1,11 @@
-#!/bin/bash
-# User-supplied strings in the outputs: --title, --subtitle and --countname
-# hold markup, quotes, a CDATA end, control characters and ill-formed
-# UTF-8.  The SVG must stay well-formed XML with only the writer's own
-# elements (one <script>, no on* attribute) and show each string as text;
-# speedscope's JSON must parse and carry the title as the profile's name;
-# pprof's comment carries the title as valid UTF-8 that go tool pprof
-# reads.  From `smolder flamegraph`, `smolder diff` and a capture.
-source "$(dirname "$0")/../lib.sh"
+# Helpers of escape.sh and tests/cli/escape_capture.sh (sourced after
+# lib.sh, not run): the hostile strings, and what each output must make of
+# them.
 PY=/usr/bin/python3
-export HOME="$TMP/home" GOCACHE="$TMP/gocache" GOPATH="$TMP/gopath"
-mkdir -p "$HOME"
 
 COUNT='x</title><script>alert(1)</script>'
 TITLE=$'T"</text><script>alert(2)</script>&amp; ]]> \x01 \xff\xfe end'
 SUB="'><svg onload=alert(3)><!--"
-printf 'main;a 3\nmain;b 1\n' >"$TMP/in.folded"
 
 # svg_ok FILE: well-formed, only the writer's elements, one script, no
 # on* attribute; the title, subtitle and count name shown as text (ill-formed
@@ -51,25 +42,3 @@ json_name() {
 	"$PY" -c 'import json, sys; d = json.load(open(sys.argv[1], encoding="utf-8")); print((len(sys.argv) > 2 or d["name"] == d["profiles"][0]["name"]) and d["name"])' "$@" 2>&1
 }
 fixed_title=$("$PY" -c 'import sys; print(sys.argv[1].encode("utf-8", "surrogateescape").decode("utf-8", "replace"))' "$TITLE")
-
-run_sm fg flamegraph --title "$TITLE" --subtitle "$SUB" --countname "$COUNT" \
-	-o "$TMP/fg.svg" -o "$TMP/fg.speedscope.json" -o "$TMP/fg.pb.gz" "$TMP/in.folded"
-check flamegraph_exit_0 equals "$RC" 0
-check flamegraph_svg_not_injected svg_ok "$TMP/fg.svg"
-check speedscope_parses_with_title equals "$(json_name "$TMP/fg.speedscope.json")" "$fixed_title"
-go tool pprof -comments "$TMP/fg.pb.gz" >"$TMP/fg.comments" 2>"$TMP/fg.perr"
-check pprof_reads_with_title equals "$(head -n 1 "$TMP/fg.comments")" "$fixed_title"
-check pprof_valid_utf8 "$PY" -c 'import sys; open(sys.argv[1], "rb").read().decode("utf-8")' "$TMP/fg.comments"
-
-printf 'main;a 1\nmain;c 2\n' >"$TMP/after.folded"
-run_sm diff diff --title "$TITLE" --subtitle "$SUB" --countname "$COUNT" -o "$TMP/diff.svg" \
-	"$TMP/in.folded" "$TMP/after.folded"
-check diff_exit_0 equals "$RC" 0
-check diff_svg_not_injected svg_ok "$TMP/diff.svg"
-
-# A capture writes through the same writers.
-run_sm cap -F 99 --title "$TITLE" --subtitle "$SUB" --countname "$COUNT" -o "$TMP/cap.svg" \
-	-o "$TMP/cap.speedscope.json" 1
-check capture_exit_0 equals "$RC" 0
-check capture_svg_not_injected svg_ok "$TMP/cap.svg"
-check capture_speedscope_parses equals "$(json_name "$TMP/cap.speedscope.json" capture)" "$fixed_title"

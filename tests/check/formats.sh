@@ -4,18 +4,10 @@
 # schema through python3-jsonschema) and turned into folded stacks by
 # tests/formats/stacks.py, must be the folded input stack for stack, with
 # the same total.  Inputs: synthetic folded files with a known split, odd
-# names, hostile names, decimal counts, 100,000 stacks; and a capture of
-# cpu_split (75% burn_a, 25% burn_b) written as pprof, folded and
-# speedscope at once.
+# names, hostile names, decimal counts, 100,000 stacks.  A capture written
+# as pprof, folded and speedscope at once: tests/cli/formats_capture.sh.
 source "$(dirname "$0")/../lib.sh"
-
-# Debian's python3 has jsonschema; the python3 first in PATH may not.
-PY=/usr/bin/python3
-STACKS="$TOP/tests/formats/stacks.py"
-SCHEMA="$TOP/build/deps/speedscope-file-format-schema.json"
-# go tool pprof wants a home and a build cache; keep them in $TMP.
-export HOME="$TMP/home" GOCACHE="$TMP/gocache" GOPATH="$TMP/gopath"
-mkdir -p "$HOME"
+source "$(dirname "$0")/_formats.sh"
 
 # Without the converter nothing below can run: one FAIL saying so.
 if ! "$SMOLDER" flamegraph --help 2>&1 | grep -q -- '--format'; then
@@ -23,30 +15,6 @@ if ! "$SMOLDER" flamegraph --help 2>&1 | grep -q -- '--format'; then
 	exit 0
 fi
 [ -s "$SCHEMA" ] || fail formats_schema "missing $SCHEMA (run scripts/deps.sh)"
-
-# same_stacks GOT WANT: the two stack listings (stacks.py output) are equal.
-same_stacks() {
-	[ -s "$2" ] || { echo "$(basename "$2") is empty"; return 1; }
-	cmp -s "$1" "$2" && return 0
-	echo "$(wc -l <"$1") vs $(wc -l <"$2") stacks; first difference: $(diff "$1" "$2" | head -n 4 | tr '\n' '|' | head -c 400)"
-	return 1
-}
-# folded_of FOLDED OUT: the input's stacks, summed and sorted.
-folded_of() { "$PY" "$STACKS" folded "$1" >"$2"; }
-# speedscope_of FILE OUT [SCHEMA]: validates FILE, and its stacks in OUT.
-speedscope_of() { "$PY" "$STACKS" speedscope "$1" "${3:-$SCHEMA}" >"$2" 2>"$2.err"; }
-# pprof_of FILE OUT [INDEX]: go tool pprof -raw's reading of FILE (sample
-# value INDEX) as stacks in OUT, and -raw's text in OUT.raw.
-pprof_of() {
-	go tool pprof -symbolize=none -raw "$1" >"$2.raw" 2>"$2.err" &&
-		"$PY" "$STACKS" pprof-raw "$2.raw" "${3:-0}" >"$2" 2>>"$2.err"
-}
-# ok_or_err NAME RC ERRFILE: PASS when RC is 0, else FAIL with the error.
-ok_or_err() {
-	if [ "$2" -eq 0 ]; then pass "$1"; else fail "$1" "exit $2: $(head -c 300 "$3" | tr '\n' ' ')"; fi
-}
-# stack_total STACKS: the sum of a stack listing's counts.
-stack_total() { awk '{ t += $NF } END { printf "%.6f\n", t }' "$1"; }
 
 # ---- a known split, odd but legal names, a repeated stack ----
 S=$TMP/split.folded
@@ -142,27 +110,3 @@ check speedscope_big_fast within "$ELAPSED" 0 10
 speedscope_of "$TMP/big.speedscope.json" "$TMP/big.ss" -
 check speedscope_big_stacks_equal same_stacks "$TMP/big.ss" "$TMP/big.want"
 check speedscope_big_frames_once equals "$(grep -c '^{"name":' "$TMP/big.speedscope.json")" 400
-
-# ---- a capture written as pprof, folded and speedscope at once ----
-start_wl cpu_split 6 || exit 1
-sleep 0.3
-run_sm cap -F 499 -p "$WL_PID" -o "$TMP/c.pb.gz" -o "$TMP/c.folded" -o "$TMP/c.speedscope.json" 3
-ok_or_err capture_three_outputs_exit_0 "$RC" "$TMP/cap.err"
-folded_of "$TMP/c.folded" "$TMP/c.want"
-check capture_folded_has_samples within "$(stack_total "$TMP/c.want")" 300 1600
-check capture_burn_a_share within "$(share "$TMP/c.folded" ';burn_a;')" 65 85
-pprof_of "$TMP/c.pb.gz" "$TMP/c.pp"
-check capture_pprof_stacks_equal_folded same_stacks "$TMP/c.pp" "$TMP/c.want"
-check capture_pprof_total_equals equals "$(stack_total "$TMP/c.pp")" "$(stack_total "$TMP/c.want")"
-check capture_pprof_sample_types equals "$("$PY" "$STACKS" pprof-types "$TMP/c.pp.raw")" "samples/count cpu/nanoseconds"
-# -F 499: a sample stands for 1e9 / 499 ns, and cpu = samples * period.
-period=$(sed -n 's/^Period: //p' "$TMP/c.pp.raw")
-check capture_pprof_period within "${period:-0}" 2003000 2005000
-"$PY" "$STACKS" pprof-raw "$TMP/c.pp.raw" 1 >"$TMP/c.cpu" 2>&1
-awk -v p="${period:-0}" '{ n = $NF; sub(/ [^ ]*$/, ""); printf "%s %.0f\n", $0, n * p }' \
-	"$TMP/c.want" >"$TMP/c.cpuwant"
-check capture_pprof_cpu_is_count_times_period same_stacks "$TMP/c.cpu" "$TMP/c.cpuwant"
-speedscope_of "$TMP/c.speedscope.json" "$TMP/c.ss"
-ok_or_err capture_speedscope_valid_schema "$?" "$TMP/c.ss.err"
-check capture_speedscope_stacks_equal_folded same_stacks "$TMP/c.ss" "$TMP/c.want"
-check capture_speedscope_total_equals equals "$(stack_total "$TMP/c.ss")" "$(stack_total "$TMP/c.want")"

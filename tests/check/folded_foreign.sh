@@ -4,7 +4,8 @@
 # that is not a stack skipped and said in one line that quotes the first.
 #
 # - perf record -g and perf's own stackcollapse script (Debian's
-#   linux-perf), on cpu_split: real output, 75% under burn_a.
+#   linux-perf), on cpu_split: real output, 75% under burn_a (a capture:
+#   tests/cli/folded_foreign_perf.sh).
 # - Made here from the formats as their tools document them (no one's
 #   files are copied; with no network, the details are from memory of
 #   their documentation): stackcollapse-perf.pl's (comm-PID/TID, _[k]
@@ -19,54 +20,7 @@
 # The totals are known by construction: the stack lines and the other
 # lines of each input are written apart and counted apart.
 source "$(dirname "$0")/../lib.sh"
-
-# svg_total SVG: the root frame's count, as its title says it.
-svg_total() { grep -o '<g><title>all ([0-9,.]*' "$1" | tail -n 1 | sed 's/.*(//; s/,//g'; }
-
-# drawn NAME STACKS OTHER: STACKS (stack lines) and OTHER (other lines,
-# mixed in: OTHER's first line goes first, the rest last) are one input;
-# checks that smolder flamegraph draws exactly STACKS and says OTHER.
-drawn() {
-	local name=$1 stacks=$2 other=$3 n want said= q
-	n=$(grep -c . "$other")
-	q=$(head -n 1 "$other")
-	[ "${#q}" -gt 60 ] && q="${q:0:60}..."
-	{ head -n 1 "$other"; cat "$stacks"; tail -n +2 "$other"; } >"$TMP/$name.in"
-	want=$(total "$stacks")
-	[ "$n" -gt 0 ] && said="smolder: skipped $n line$([ "$n" = 1 ] || echo s) that $([ "$n" = 1 ] && echo is || echo are) not \"stack count\" (first: line 1 of $TMP/$name.in: \"$q\")"
-	run_sm "$name" flamegraph --format folded "$TMP/$name.in"
-	check "${name}_exit_0" equals "$RC" 0
-	check "${name}_stacks_kept" equals "$(cat "$TMP/$name.out")" "$(cat "$stacks")"
-	check "${name}_total" equals "$(total "$TMP/$name.out")" "$want"
-	check "${name}_skipped_said" equals "$(cat "$TMP/$name.err")" "$said"
-	run_sm "${name}_svg" flamegraph -q -o "$TMP/$name.svg" "$TMP/$name.in"
-	check "${name}_svg_total" equals "$RC $(svg_total "$TMP/$name.svg")" "0 $want"
-}
-
-# ---- perf record -g | perf script report stackcollapse: real output ----
-if ! command -v perf >/dev/null; then
-	fail perf_stackcollapse_deps "perf not found (scripts/deps.sh installs linux-perf)"
-else
-	start_wl cpu_split 4 || exit 1
-	sleep 0.3
-	# "perf script report" reads ./perf.data whatever -i says
-	(cd "$TMP" && perf record -q -e cpu-clock -F 499 -g -p "$WL_PID" -o perf.data -- sleep 2 \
-		>perf-record.out 2>&1 && perf script report stackcollapse >perf.folded 2>perf-script.err)
-	check perf_stackcollapse_wrote some_line "$TMP/perf.folded" '^cpu_split;.*;burn_a;spin [0-9]+$'
-	n=$(total "$TMP/perf.folded")
-	check perf_stackcollapse_samples within "$n" 300 1100
-	# as perf wrote it: nothing skipped, every sample drawn
-	run_sm perf flamegraph --format folded "$TMP/perf.folded"
-	check perf_read_exit_0 equals "$RC $(wc -c <"$TMP/perf.err")" "0 0"
-	check perf_read_total equals "$(total "$TMP/perf.out")" "$n"
-	check perf_read_burn_a_share within "$(share "$TMP/perf.out" ';burn_a;')" 65 85
-	# and with what a pipe picks up on the way: perf's header comments,
-	# a warning, a blank line
-	printf '%s\n' '# ========' '# captured on    : Thu Jan  1 00:00:00 2026' \
-		'Warning: 1 out of order events recorded.' '' >"$TMP/perf.other"
-	drawn perf_noisy "$TMP/perf.folded" "$TMP/perf.other"
-	check perf_noisy_burn_a_share within "$(share "$TMP/perf_noisy.out" ';burn_a;')" 65 85
-fi
+source "$(dirname "$0")/_folded_foreign.sh"
 
 # ---- stackcollapse-perf.pl --tid --kernel --jit style ----
 cat >"$TMP/scp.stacks" <<'EOF'

@@ -2,8 +2,9 @@
 # smolder flamegraph and smolder diff as commands: the folded grammar's
 # errors and exit codes, lines that are not stacks skipped and said (or,
 # with --strict, errors), several inputs and outputs, formats by name and by
-# --format, diff's counts; and a capture writing several formats at once.
-# The pictures themselves are checked by svg.sh, svg_browser.sh, formats.sh.
+# --format, diff's counts.  A capture writing several formats at once:
+# tests/cli/flamegraph_capture.sh.  The pictures themselves are checked by
+# svg.sh, formats.sh and tests/cli/svg_browser.sh.
 source "$(dirname "$0")/../lib.sh"
 
 printf 'main;burn_a;spin 75\nmain;burn_b;spin 25\n' >"$TMP/ab.folded"
@@ -100,15 +101,3 @@ check diff_skip_said equals "$(grep -c 'skipped 2 lines .*line 1 of .*hdr\.folde
 run_sm dstrict diff --strict "$TMP/hdr.folded" "$TMP/ab.folded"
 check diff_strict_exit_2 equals "$RC" 2
 check diff_strict_names_line some_line "$TMP/dstrict.err" 'line 1 of .*hdr\.folded: no sample count'
-
-# --- a capture writes several formats of one profile at once ---
-start_wl cpu_split 6 || exit 1
-run_sm cap -F 499 -p "$WL_PID" -o "$TMP/c.folded" -o "$TMP/c.svg" -o "$TMP/c.report" \
-	-o "$TMP/c.txt" 2
-check capture_multi_exit_0 equals "$RC" 0
-n=$(total "$TMP/c.folded")
-check capture_multi_samples within "$n" 200 1100
-check capture_multi_txt_is_folded equals "$(total "$TMP/c.txt")" "$n"
-check capture_multi_svg some_line "$TMP/c.svg" "<svg"
-check capture_multi_other_is_report some_line "$TMP/c.report" '^ +[0-9]+$'
-check capture_multi_share within "$(share "$TMP/c.folded" ';burn_a;')" 65 85

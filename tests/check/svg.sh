@@ -1,7 +1,7 @@
 #!/bin/bash
-# Known truth for the SVG flame graph (smolder flamegraph, smolder diff, a
-# capture's -o out.svg): synthetic folded files whose frames and split are
-# known.  Checks that the file is well-formed XML in valid UTF-8, has one
+# Known truth for the SVG flame graph (smolder flamegraph, smolder diff; a
+# capture's -o out.svg is the same writer): synthetic folded files whose
+# frames and split are known.  Checks that the file is well-formed XML in valid UTF-8, has one
 # frame per visible frame with widths in proportion to the counts, that
 # minwidth keeps 100,000 tiny stacks from growing the file, that hostile
 # names are escaped and run no script, that colours follow names across

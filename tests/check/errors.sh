@@ -1,26 +1,11 @@
 #!/bin/bash
-# Bad input and missing privileges: each must fail fast with exactly one
-# line on stderr, "smolder: <lowercase message>", nothing on stdout, exit
-# code 2 for usage errors and 1 for runtime errors, and no output file.
+# Bad input on the command line: each must fail fast with exactly one line
+# on stderr, "smolder: <lowercase message>", nothing on stdout, exit code 2
+# for usage errors and 1 for runtime errors, and no output file.  All are
+# found before anything is loaded, so no root is needed; a command that
+# cannot run and missing privileges: tests/cli/errors_privileges.sh.
 source "$(dirname "$0")/../lib.sh"
-
-# err_case NAME RC_ERE MSG_ERE ARGS...: run smolder ARGS (with -o to a file
-# that must not appear) and check all of the above; MSG_ERE is matched
-# case-insensitively against the error line.
-err_case() {
-	local name=$1 want_rc=$2 msg=$3 rc why=
-	shift 3
-	rm -f "$TMP/e.file"
-	timeout 10 "$SMOLDER" "$@" -o "$TMP/e.file" >"$TMP/e.out" 2>"$TMP/e.err"
-	rc=$?
-	if ! [[ $rc =~ ^($want_rc)$ ]]; then why="exit code $rc, want $want_rc"
-	elif ! one_error "$TMP/e.err" >/dev/null; then why="stderr: $(head -c 300 "$TMP/e.err" | tr '\n' '|')"
-	elif ! grep -qiE -- "$msg" "$TMP/e.err"; then why="message does not match /$msg/: $(cat "$TMP/e.err")"
-	elif [ -s "$TMP/e.out" ]; then why="stdout not empty: $(head -c 200 "$TMP/e.out")"
-	elif [ -e "$TMP/e.file" ]; then why="output file created"
-	fi
-	if [ -z "$why" ]; then pass "error_$name"; else fail "error_$name" "smolder $*: $why"; fi
-}
+source "$(dirname "$0")/_errors.sh"
 
 # Runtime errors (1): things that only fail when tried.
 err_case unknown_pid 1 'no such process.*999999|999999.*no such process' -p 999999 1
@@ -56,8 +41,6 @@ err_case unknown_short_option 2 'Z|option|usage' -Z 1
 err_case missing_option_argument 2 'pid|-p|argument|requires|usage' 1 -p
 err_case duration_not_a_number 2 'duration|abc' abc
 err_case duration_negative 2 'duration|-3|option' -3
-# after --, a command (perf's and smolder's -- COMMAND), here one that cannot run
-err_case command_cannot_run 127 'cannot run -3' -- -3
 err_case duration_garbage 2 'duration|5s' 5s
 err_case extra_argument 2 'argument|usage|2' 1 2
 # err_case adds its own -o, so an unwritable -o is checked here.
@@ -65,25 +48,3 @@ rm -f "$TMP/e.file"
 timeout 10 "$SMOLDER" -o /nonexistent/dir/x.folded 1 >"$TMP/e.out" 2>"$TMP/e.err"
 rc=$?
 check error_output_unwritable equals "$rc $(one_error "$TMP/e.err" >/dev/null && echo one-line) $(grep -c nonexistent "$TMP/e.err")" "1 one-line 1"
-
-# Not root: no CAP_BPF/CAP_PERFMON.
-if command -v setpriv >/dev/null; then
-	timeout 10 setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
-		"$SMOLDER" -f 1 >"$TMP/nr.out" 2>"$TMP/nr.err"
-else
-	timeout 10 su nobody -s /bin/sh -c "'$SMOLDER' -f 1" >"$TMP/nr.out" 2>"$TMP/nr.err"
-fi
-rc=$?
-check error_not_root_exit_1 equals "$rc" 1
-check error_not_root_one_line one_error "$TMP/nr.err"
-check error_not_root_names_fix some_line "$TMP/nr.err" '(permission denied|not permitted).*root.*CAP_BPF.*CAP_PERFMON'
-check error_not_root_no_stdout equals "$(wc -c <"$TMP/nr.out")" 0
-
-# CAP_BPF without CAP_PERFMON: the kernel refuses perf_event programs; the
-# error names the missing capability before anything is tried.
-timeout 10 setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all,+bpf \
-	--ambient-caps=-all,+bpf "$SMOLDER" -f 1 >"$TMP/np.out" 2>"$TMP/np.err"
-rc=$?
-check error_no_perfmon_exit_1 equals "$rc" 1
-check error_no_perfmon_one_line one_error "$TMP/np.err"
-check error_no_perfmon_names_it some_line "$TMP/np.err" '^smolder: not permitted to trace with BPF: CAP_PERFMON is missing \(run as root or grant CAP_BPF and CAP_PERFMON'
