@@ -4,7 +4,7 @@
 # the whole test stays within about 40 s.  A crash or a hang (5 s per input)
 # fails with the sanitizer's first lines; the input that did it is kept as
 # build/fuzz/crash-NAME-*, to replay with build/fuzz/NAME FILE.  Longer runs:
-# make fuzz.
+# make fuzz; the seeds alone (make check): tests/check/fuzz_seeds.sh.
 source "$(dirname "$0")/../lib.sh"
 cd "$TOP" || exit 1
 SECS=${FUZZ_SMOKE_SECONDS:-10}
