@@ -14,6 +14,24 @@ if ! make --no-print-directory fuzzers >"$TMP/build.log" 2>&1; then
 	exit 0
 fi
 
+# Whoever builds makes the seeds.  cfi_seeds.sh reads the system's libc and
+# ld.so and must write only in its directory: run as nobody (as itself when
+# not root) in a directory it owns, with its own copies of the script and
+# of hostile_cfi, it makes the seeds the build made.
+mkdir -p "$TMP/cfi/seeds"
+cp tests/fuzz/cfi_seeds.sh build/tools/hostile_cfi "$TMP/cfi/"
+as_user=()
+if [ "$(id -u)" = 0 ]; then
+	chmod 0711 "$TMP"
+	chown -R nobody:nogroup "$TMP/cfi"
+	as_user=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+fi
+(cd "$TMP/cfi" && "${as_user[@]}" env HOSTILE_CFI="$TMP/cfi/hostile_cfi" \
+	sh cfi_seeds.sh "$TMP/cfi/seeds" >"$TMP/cfi.log" 2>&1)
+check "fuzz cfi seeds made unprivileged" equals \
+	"$?: $(ls "$TMP/cfi/seeds" | tr '\n' ' ')$(head -c 300 "$TMP/cfi.log" | tr '\n' ' ')" \
+	"0: $(ls build/fuzz/corpus-fuzz_cfi | tr '\n' ' ')"
+
 for f in tests/fuzz/fuzz_*.c; do
 	name=$(basename "$f" .c)
 	seeds=$(find "build/fuzz/corpus-$name" -type f ! -name '.*' | wc -l)

@@ -32,8 +32,10 @@ rm -f seed.c
 # 16 hex digits, then its bytes (or LENGTH of them from OFFSET).
 sect() {
 	addr=$(readelf -SW "$2" | awk -v s="$3" '{ for (i = 1; i < NF; i++) if ($i == s) print $(i + 2) }')
-	objcopy --dump-section "$3=sect.tmp" "$2" "$2.tmp"
-	rm -f "$2.tmp"
+	# objcopy writes a copy of FILE too: here, never beside FILE (libc's
+	# and ld.so's are the system's)
+	objcopy --dump-section "$3=sect.tmp" "$2" copy.tmp
+	rm -f copy.tmp
 	if [ -n "$5" ]; then
 		addr=$(printf '%x' $((0x$addr + $5)))
 		dd if=sect.tmp of=sect.cut bs=1 skip="$5" count="$6" 2>/dev/null
