@@ -429,3 +429,27 @@ clean:
 
 # Header dependencies of every object, unit test and fuzz object built so far.
 -include $(wildcard $(OUT)/obj/*/.deps/*.d $(OUT)/tests/.deps/*.d $(OUT)/fuzz/obj/*/.deps/*.d)
+
+# ---- The unwinder replayed (issue 22) -----------------------------------
+# bpf/unwind.bpf.h compiled for user space (tests/replay/walk.c: the BPF
+# helpers behind tests/replay/bpf_shim.h answer from an unwind image, maps
+# and memory held in user space).  test_unwind_maps looks rows up with it.
+REPLAY_CFLAGS = $(ALL_CFLAGS) -Ibpf -Itests/replay
+REPLAY_OBJS := $(OUT)/replay/walk.o $(OUT)/replay/unwind_image.o
+REPLAY_KERNEL_OBJS := $(REPLAY_OBJS) $(OUT)/replay/kernel_image.o
+
+# The walk's own source, named too: a change to it must rebuild the replay.
+$(OUT)/replay/walk.o: bpf/unwind.bpf.h tests/replay/bpf_shim.h
+
+$(OUT)/replay/%.o: tests/replay/%.c | $(GEN_HEADERS) $(OUT)/.dirs
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)/.deps
+	$(Q)$(CC) $(REPLAY_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(OUT)/tests/test_unwind_maps: tests/unit/test_unwind_maps.c $(REPLAY_KERNEL_OBJS) $(OUT)/libsmolder.a
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)/.deps
+	$(Q)$(CC) $(REPLAY_CFLAGS) $(DEPFLAGS) -Itests/unit $< $(REPLAY_KERNEL_OBJS) \
+		$(OUT)/libsmolder.a $(LDLIBS) -o $@
+
+-include $(wildcard $(OUT)/replay/.deps/*.d)
