@@ -433,10 +433,18 @@ clean:
 # ---- The unwinder replayed (issue 22) -----------------------------------
 # bpf/unwind.bpf.h compiled for user space (tests/replay/walk.c: the BPF
 # helpers behind tests/replay/bpf_shim.h answer from an unwind image, maps
-# and memory held in user space).  test_unwind_maps looks rows up with it.
+# and memory held in user space) and replayed over recorded samples of the
+# frameless workloads (tests/replay/*.rec.gz): build/tests/test_unwind_replay
+# needs no root and no BPF, and runs with the unit tests (`make replay`
+# runs it alone).  test_unwind_maps looks rows up with the same walk.  The
+# recorder, build/tools/unwind_record, runs a workload under ptrace, samples
+# it and reads back the tables the loader (src/unwind) puts in real BPF
+# maps: `make replay-record` (root) writes the recordings again.
 REPLAY_CFLAGS = $(ALL_CFLAGS) -Ibpf -Itests/replay
 REPLAY_OBJS := $(OUT)/replay/walk.o $(OUT)/replay/unwind_image.o
 REPLAY_KERNEL_OBJS := $(REPLAY_OBJS) $(OUT)/replay/kernel_image.o
+REPLAY_BIN := $(OUT)/tests/test_unwind_replay
+.PHONY: replay replay-record
 
 # The walk's own source, named too: a change to it must rebuild the replay.
 $(OUT)/replay/walk.o: bpf/unwind.bpf.h tests/replay/bpf_shim.h
@@ -446,10 +454,48 @@ $(OUT)/replay/%.o: tests/replay/%.c | $(GEN_HEADERS) $(OUT)/.dirs
 	$(Q)mkdir -p $(@D)/.deps
 	$(Q)$(CC) $(REPLAY_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
+$(REPLAY_BIN): tests/replay/replay.c $(REPLAY_OBJS) $(OUT)/libsmolder.a
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)/.deps
+	$(Q)$(CC) $(REPLAY_CFLAGS) $(DEPFLAGS) $< $(REPLAY_OBJS) $(OUT)/libsmolder.a $(LDLIBS) -o $@
+
 $(OUT)/tests/test_unwind_maps: tests/unit/test_unwind_maps.c $(REPLAY_KERNEL_OBJS) $(OUT)/libsmolder.a
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)/.deps
 	$(Q)$(CC) $(REPLAY_CFLAGS) $(DEPFLAGS) -Itests/unit $< $(REPLAY_KERNEL_OBJS) \
 		$(OUT)/libsmolder.a $(LDLIBS) -o $@
 
--include $(wildcard $(OUT)/replay/.deps/*.d)
+$(OUT)/tools/unwind_record: tests/tools/unwind_record.c $(REPLAY_KERNEL_OBJS) $(OUT)/libsmolder.a
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)/.deps
+	$(Q)$(CC) $(REPLAY_CFLAGS) $(DEPFLAGS) $< $(REPLAY_KERNEL_OBJS) $(OUT)/libsmolder.a \
+		$(LDLIBS) -o $@
+
+# Mutants: the replay built on bpf/unwind.bpf.h with one deliberate bug each
+# (tests/replay/mutate.sh); test_unwind_replay runs them and wants each to
+# fail a recording.
+REPLAY_MUTANTS := cfa_plus_8 ra_below_cfa row_search plt_push signal_pc
+REPLAY_MUTANT_BINS := $(patsubst %,$(OUT)/replay/mutants/%/replay,$(REPLAY_MUTANTS))
+.SECONDARY: $(patsubst %,$(OUT)/replay/mutants/%/unwind.bpf.h,$(REPLAY_MUTANTS))
+
+$(OUT)/replay/mutants/%/unwind.bpf.h: bpf/unwind.bpf.h tests/replay/mutate.sh
+	$(call msg,MUTATE,$@)
+	$(Q)tests/replay/mutate.sh $* $< $@
+
+$(OUT)/replay/mutants/%/replay: tests/replay/replay.c tests/replay/walk.c $(wildcard tests/replay/*.h) \
+		$(OUT)/replay/mutants/%/unwind.bpf.h $(OUT)/replay/unwind_image.o $(OUT)/libsmolder.a
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(@D) -Ibpf -Itests/replay -c tests/replay/walk.c -o $(@D)/walk.o
+	$(Q)$(CC) $(REPLAY_CFLAGS) tests/replay/replay.c $(@D)/walk.o $(OUT)/replay/unwind_image.o \
+		$(OUT)/libsmolder.a $(LDLIBS) -o $@
+
+unit: $(REPLAY_BIN) $(REPLAY_MUTANT_BINS)
+tools: $(OUT)/tools/unwind_record
+
+replay: $(REPLAY_BIN) $(REPLAY_MUTANT_BINS)
+	$(Q)$(REPLAY_BIN)
+
+replay-record: $(OUT)/tools/unwind_record $(REPLAY_BIN) $(REPLAY_MUTANT_BINS) $(FRAMELESS)
+	$(Q)tests/replay/record.sh
+
+-include $(wildcard $(OUT)/replay/.deps/*.d $(OUT)/tools/.deps/*.d)
