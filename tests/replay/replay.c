@@ -255,21 +255,37 @@ static bool run_mutant(const char *mutant, const char *dir)
 	return false;
 }
 
-/* The mutants beside this binary (build/tests/../replay/mutants/NAME/replay). */
+/* The mutants beside this binary (build/tests/../replay/mutants/NAME/): each
+ * one's replay, or its note that its mutation no longer applies. */
 static int run_mutants(const char *self, const char *dir)
 {
-	char path[PATH_MAX], pattern[PATH_MAX];
+	char path[PATH_MAX], pattern[PATH_MAX], note[512];
 	glob_t g;
 	int failed = 0;
 
 	snprintf(path, sizeof(path), "%s", self);
-	snprintf(pattern, sizeof(pattern), "%s/../replay/mutants/*/replay", dirname(path));
-	if (glob(pattern, 0, NULL, &g) || !g.gl_pathc) {
+	snprintf(pattern, sizeof(pattern), "%s/../replay/mutants/*/", dirname(path));
+	if (glob(pattern, GLOB_MARK, NULL, &g) || !g.gl_pathc) {
 		printf("FAIL replay_mutants: none in %s (make unit builds them)\n", pattern);
 		return 1;
 	}
-	for (size_t i = 0; i < g.gl_pathc; i++)
-		failed += !run_mutant(g.gl_pathv[i], dir);
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%sreplay", g.gl_pathv[i]);
+		if (!access(path, X_OK)) {
+			failed += !run_mutant(path, dir);
+			continue;
+		}
+		snprintf(path, sizeof(path), "%snot-applied", g.gl_pathv[i]);
+		f = fopen(path, "r");
+		if (!f || !fgets(note, sizeof(note), f))
+			snprintf(note, sizeof(note), "not built\n");
+		if (f)
+			fclose(f);
+		printf("FAIL replay_mutant_%s: %s", basename(dirname(path)), note);
+		failed++;
+	}
 	globfree(&g);
 	return failed;
 }
