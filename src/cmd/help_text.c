@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The text of smolder's help, as data (see help_text.h): the pages of a
- * capture and of the two commands that draw folded files.  The drawing
- * options are one block, shared by all three.
+ * capture and of the two commands that draw folded files, and what only the
+ * man page says.  The drawing options are one block, shared by all three.
  */
 #include <stddef.h>
 #include "cmd/help_text.h"
@@ -488,3 +488,66 @@ const struct help_page_text help_pages[HELP_NR_PAGES] = {
 	[HELP_DIFF] = { diff_synopsis, diff_blocks },
 };
 
+/* ---- what only the man page says ---- */
+
+/* One line, as apropos and whatis read it. */
+const char help_summary[] = "eBPF CPU profiler, and flame graphs of any profiler's folded stacks";
+
+static const struct help_option exit_statuses[] = {
+	{ .short_name = "0", .text = "the capture or the drawing is written (also --help, --version\n"
+				     "and --ebpf)" },
+	{ .short_name = "1", .text = "smolder failed: it cannot trace or read what it needs, a PID or\n"
+				     "CPU it was given does not exist, an output or a continuous\n"
+				     "interval could not be written (the others still are)" },
+	{ .short_name = "2", .text = "a usage error, which one line names; for flamegraph and diff\n"
+				     "also an input that cannot be read, holds no stack, has a count\n"
+				     "over 10^18 or, with --strict, a line that is not a stack" },
+	{ .short_name = "--", .arg = "COMMAND",
+	  .text = "the command's exit status; 128 + N when signal N killed it,\n"
+		  "127 when it could not run, 1 when smolder failed and the\n"
+		  "command succeeded" },
+	{ 0 },
+};
+
+static const struct help_block exit_status_section = {
+	.kind = HELP_OPTIONS, .heading = "EXIT STATUS", .options = exit_statuses,
+};
+
+static const struct help_option files[] = {
+	{ .long_name = "/sys/kernel/btf/vmlinux",
+	  .text = "the running kernel's BTF, which the BPF program is relocated\n"
+		  "against (--btf FILE gives it on kernels without it)" },
+	{ .long_name = "/proc/kallsyms", .text = "kernel frames' names" },
+	{ .long_name = "/proc/PID/maps, /proc/PID/map_files, /proc/PID/root",
+	  .text = "a process's mappings, and its files opened as the process sees\n"
+		  "them (containers, deleted files); only regular files are read" },
+	{ .long_name = "/tmp/perf-PID.map",
+	  .text = "JIT code's names, read only when the file is regular and owned\n"
+		  "by the process's user or by root" },
+	{ .long_name = "/usr/lib/debug",
+	  .text = "separate debug files of stripped binaries: .build-id/ and\n"
+		  ".gnu_debuglink targets (also beside the file and in its .debug/),\n"
+		  "looked up in the process's root" },
+	{ .long_name = "DIR/.smolder-FORMAT.index",
+	  .text = "continuous mode's record of the profiles it wrote in DIR, so that\n"
+		  "--keep and --max-size count those of earlier runs too" },
+	{ .long_name = "smolder.service",
+	  .text = "the systemd unit that runs continuous mode as a service, beside\n"
+		  "the system's units (make install puts it there)" },
+	{ 0 },
+};
+
+static const struct help_block files_section = {
+	.kind = HELP_OPTIONS, .heading = "FILES", .options = files,
+};
+
+static const struct help_block see_also_section = {
+	.kind = HELP_TEXT, .heading = "SEE ALSO",
+	.text = "perf(1), systemd.exec(5); README.md and docs/ in smolder's source: how\n"
+		"stacks are walked and frames named, continuous mode, kernel\n"
+		"investigation, the kernels smolder runs on.",
+};
+
+const struct help_block *const help_man_sections[] = {
+	&exit_status_section, &files_section, &see_also_section, NULL,
+};
