@@ -47,11 +47,15 @@ static void put_text(FILE *out, const char *s)
 		if ((p == s || p[-1] == '\n') && (*p == '.' || *p == '\''))
 			fputs("\\&", out);
 		if (*p == '-' && word_start(p, s) && option_char(p[1])) {
+			size_t n = 1;
+
+			while (option_char(p[n]))
+				n++;
 			fputs("\\fB", out);
-			for (; option_char(p[1]); p++)
-				put_char(out, *p, true);
-			put_char(out, *p, true);
+			for (size_t i = 0; i < n; i++)
+				put_char(out, p[i], true);
 			fputs("\\fR", out);
+			p += n - 1;
 			continue;
 		}
 		put_char(out, *p, *p == '-' && word_start(p, s));
