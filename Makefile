@@ -424,6 +424,52 @@ test-kernels: deps
 	$(Q)$(MAKE) --no-print-directory smolder workloads tools
 	$(Q)scripts/test-kernels.sh
 
+# ---- install, uninstall, man ----
+# make install [PREFIX=/usr/local] [DESTDIR=DIR]: what a package holds, in
+# DESTDIR (a staging directory, empty: the system) below PREFIX.
+#   PREFIX/bin/smolder
+#   PREFIX/share/man/man1/smolder.1         (make man: build/smolder.1)
+#   UNITDIR/smolder.service                 its ExecStart names PREFIX/bin/smolder
+#   SYSUSERSDIR/smolder.conf                the unit's user, for systemd-sysusers
+# UNITDIR and SYSUSERSDIR are PREFIX/lib/systemd/system and
+# PREFIX/lib/sysusers.d, where systemd looks for /usr/local's; for
+# PREFIX=/usr they are what systemd's pkg-config file says (Debian 12:
+# /lib/systemd/system and /usr/lib/sysusers.d), as Debian packages have
+# them.  Any of them may be given on the command line.
+.PHONY: install uninstall man
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+ifeq ($(PREFIX),/usr)
+UNITDIR ?= $(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null),/lib/systemd/system)
+SYSUSERSDIR ?= $(or $(shell pkg-config --variable=sysusersdir systemd 2>/dev/null),/usr/lib/sysusers.d)
+else
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+endif
+INSTALL ?= install
+
+# The page comes from the binary's own help tables (src/cmd/help_text.c).
+man: $(OUT)/smolder.1
+$(OUT)/smolder.1: smolder
+	$(call msg,GEN,$@)
+	$(Q)./smolder --man >$@.tmp && mv $@.tmp $@
+
+install: smolder $(OUT)/smolder.1
+	$(Q)$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(UNITDIR) \
+		$(DESTDIR)$(SYSUSERSDIR)
+	$(Q)$(INSTALL) -m 755 smolder $(DESTDIR)$(BINDIR)/smolder
+	$(Q)$(INSTALL) -m 644 $(OUT)/smolder.1 $(DESTDIR)$(MANDIR)/man1/smolder.1
+	$(Q)sed 's|/usr/local/bin/smolder|$(BINDIR)/smolder|g' scripts/smolder.service >$(OUT)/smolder.service
+	$(Q)$(INSTALL) -m 644 $(OUT)/smolder.service $(DESTDIR)$(UNITDIR)/smolder.service
+	$(Q)$(INSTALL) -m 644 scripts/smolder.sysusers $(DESTDIR)$(SYSUSERSDIR)/smolder.conf
+	@echo "installed $(DESTDIR)$(BINDIR)/smolder, its man page, smolder.service and smolder.conf"
+
+uninstall:
+	$(Q)rm -f $(DESTDIR)$(BINDIR)/smolder $(DESTDIR)$(MANDIR)/man1/smolder.1 \
+		$(DESTDIR)$(UNITDIR)/smolder.service $(DESTDIR)$(SYSUSERSDIR)/smolder.conf
+# ---- end of install, uninstall, man ----
+
 clean:
 	rm -rf $(OUT) smolder smolder.folded
 
