@@ -104,7 +104,10 @@ static pid_t spawn(const struct opts *o)
 		die("fork: %s", strerror(errno));
 	if (!pid) {
 		char *const argv[] = { basename(name), (char *)o->mode, "600", NULL };
+		sigset_t none;
 
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL); /* not our blocked SIGCHLD */
 		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
 		execve(o->workload, argv, envp);
 		_exit(127);
