@@ -58,7 +58,7 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all clean deps deps-build deps-check check test demo bench bench-flamegraph bench-soak bench-kcontext bench-unwind bench-unwind-cost bench-hostile bench-oneshot bench-offcpu deps-bench unit workloads tools test-kernels fuzzers fuzz
+.PHONY: all clean deps deps-build deps-check check check-build test demo bench bench-flamegraph bench-soak bench-kcontext bench-unwind bench-unwind-cost bench-hostile bench-oneshot bench-offcpu deps-bench unit workloads tools test-kernels fuzzers fuzz
 ifeq ($(ARCH),$(HOST_ARCH))
 all: smolder
 else
@@ -365,15 +365,15 @@ test: deps
 # unit tests of tests/unit/ and the scripts of tests/check/, which need
 # smolder, the frameless workloads and hostile_cfi (test_unwind_table's
 # inputs), and the fuzzers with their seeds.
-# >>> Hook: CHECK_EXTRA names more targets to build before the fast tier
-# runs (the unwinder replay's, say); their test is a tests/check/*.sh
-# script or a tests/unit/test_*.c binary, which the tier runs by where
-# it lives.
-CHECK_EXTRA :=
+# >>> Hook: what else a fast test needs built is named as a prerequisite of
+# check-build in a line of its own, as the unwinder replay does below; the
+# test is a tests/check/*.sh script or a build/tests/test_* binary, which
+# the tier runs by where it lives.
 check: deps-check
-	$(Q)$(MAKE) --no-print-directory smolder $(UNIT_BINS) $(FRAMELESS) \
-		$(OUT)/tools/hostile_cfi fuzzers $(CHECK_EXTRA)
+	$(Q)$(MAKE) --no-print-directory check-build
 	$(Q)tests/run.sh --check
+
+check-build: smolder $(UNIT_BINS) $(FRAMELESS) $(OUT)/tools/hostile_cfi fuzzers
 
 # Only what building needs: the demo is not the test suite.
 demo: deps-build
@@ -448,9 +448,129 @@ test-kernels: deps
 	$(Q)$(MAKE) --no-print-directory smolder workloads tools
 	$(Q)scripts/test-kernels.sh
 
+# ---- install, uninstall, man ----
+# make install [PREFIX=/usr/local] [DESTDIR=DIR]: what a package holds, in
+# DESTDIR (a staging directory, empty: the system) below PREFIX.
+#   PREFIX/bin/smolder
+#   PREFIX/share/man/man1/smolder.1         (make man: build/smolder.1)
+#   UNITDIR/smolder.service                 its ExecStart names PREFIX/bin/smolder
+#   SYSUSERSDIR/smolder.conf                the unit's user, for systemd-sysusers
+# UNITDIR and SYSUSERSDIR are PREFIX/lib/systemd/system and
+# PREFIX/lib/sysusers.d, where systemd looks for /usr/local's; for
+# PREFIX=/usr they are what systemd's pkg-config file says (Debian 12:
+# /lib/systemd/system and /usr/lib/sysusers.d), as Debian packages have
+# them.  Any of them may be given on the command line.
+.PHONY: install uninstall man
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+ifeq ($(PREFIX),/usr)
+UNITDIR ?= $(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null),/lib/systemd/system)
+SYSUSERSDIR ?= $(or $(shell pkg-config --variable=sysusersdir systemd 2>/dev/null),/usr/lib/sysusers.d)
+else
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+endif
+INSTALL ?= install
+
+# The page comes from the binary's own help tables (src/cmd/help_text.c).
+man: $(OUT)/smolder.1
+$(OUT)/smolder.1: smolder
+	$(call msg,GEN,$@)
+	$(Q)./smolder --man >$@.tmp && mv $@.tmp $@
+
+install: smolder $(OUT)/smolder.1
+	$(Q)$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(UNITDIR) \
+		$(DESTDIR)$(SYSUSERSDIR)
+	$(Q)$(INSTALL) -m 755 smolder $(DESTDIR)$(BINDIR)/smolder
+	$(Q)$(INSTALL) -m 644 $(OUT)/smolder.1 $(DESTDIR)$(MANDIR)/man1/smolder.1
+	$(Q)sed 's|/usr/local/bin/smolder|$(BINDIR)/smolder|g' scripts/smolder.service >$(OUT)/smolder.service
+	$(Q)$(INSTALL) -m 644 $(OUT)/smolder.service $(DESTDIR)$(UNITDIR)/smolder.service
+	$(Q)$(INSTALL) -m 644 scripts/smolder.sysusers $(DESTDIR)$(SYSUSERSDIR)/smolder.conf
+	@echo "installed $(DESTDIR)$(BINDIR)/smolder, its man page, smolder.service and smolder.conf"
+
+uninstall:
+	$(Q)rm -f $(DESTDIR)$(BINDIR)/smolder $(DESTDIR)$(MANDIR)/man1/smolder.1 \
+		$(DESTDIR)$(UNITDIR)/smolder.service $(DESTDIR)$(SYSUSERSDIR)/smolder.conf
+# ---- end of install, uninstall, man ----
+
 clean:
 	rm -rf $(OUT) smolder smolder.folded
 
 # Header dependencies of every object, unit test and fuzz object built so far.
 -include $(wildcard $(OUT)/obj/*/.deps/*.d $(OUT)/tests/.deps/*.d $(OUT)/tests/root/.deps/*.d \
 	$(OUT)/fuzz/obj/*/.deps/*.d)
+
+# ---- The unwinder replayed (issue 22) -----------------------------------
+# bpf/unwind.bpf.h compiled for user space (tests/replay/walk.c: the BPF
+# helpers behind tests/replay/bpf_shim.h answer from an unwind image, maps
+# and memory held in user space) and replayed over recorded samples of the
+# frameless workloads (tests/replay/*.rec.gz): build/tests/test_unwind_replay
+# needs no root and no BPF, and runs with the unit tests (`make replay`
+# runs it alone).  test_unwind_maps looks rows up with the same walk.  The
+# recorder, build/tools/unwind_record, runs a workload under ptrace, samples
+# it and reads back the tables the loader (src/unwind) puts in real BPF
+# maps: `make replay-record` (root) writes the recordings again.
+REPLAY_CFLAGS = $(ALL_CFLAGS) -Ibpf -Itests/replay
+REPLAY_OBJS := $(OUT)/replay/walk.o $(OUT)/replay/unwind_image.o
+REPLAY_KERNEL_OBJS := $(REPLAY_OBJS) $(OUT)/replay/kernel_image.o
+REPLAY_BIN := $(OUT)/tests/test_unwind_replay
+.PHONY: replay replay-record
+
+# The walk's own source, named too: a change to it must rebuild the replay.
+$(OUT)/replay/walk.o: bpf/unwind.bpf.h tests/replay/bpf_shim.h
+
+$(OUT)/replay/%.o: tests/replay/%.c | $(GEN_HEADERS) $(OUT)/.dirs
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)/.deps
+	$(Q)$(CC) $(REPLAY_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(REPLAY_BIN): tests/replay/replay.c $(REPLAY_OBJS) $(OUT)/libsmolder.a
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)/.deps
+	$(Q)$(CC) $(REPLAY_CFLAGS) $(DEPFLAGS) $< $(REPLAY_OBJS) $(OUT)/libsmolder.a $(LDLIBS) -o $@
+
+$(OUT)/tests/root/test_unwind_maps: tests/unit/root/test_unwind_maps.c $(REPLAY_KERNEL_OBJS) \
+		$(OUT)/libsmolder.a
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)/.deps
+	$(Q)$(CC) $(REPLAY_CFLAGS) $(DEPFLAGS) -Itests/unit $< $(REPLAY_KERNEL_OBJS) \
+		$(OUT)/libsmolder.a $(LDLIBS) -o $@
+
+$(OUT)/tools/unwind_record: tests/tools/unwind_record.c $(REPLAY_KERNEL_OBJS) $(OUT)/libsmolder.a
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)/.deps
+	$(Q)$(CC) $(REPLAY_CFLAGS) $(DEPFLAGS) $< $(REPLAY_KERNEL_OBJS) $(OUT)/libsmolder.a \
+		$(LDLIBS) -o $@
+
+# Mutants: the replay built on bpf/unwind.bpf.h with one deliberate bug each
+# (tests/replay/mutate.sh); test_unwind_replay runs them and wants each to
+# fail a recording.  A mutation that no longer applies to the walk's source
+# leaves a note instead (test_unwind_replay fails on it), not a failed build.
+REPLAY_MUTANTS := cfa_plus_8 ra_below_cfa row_search plt_push signal_pc
+REPLAY_MUTANT_BINS := $(patsubst %,$(OUT)/replay/mutants/%/replay,$(REPLAY_MUTANTS))
+
+$(OUT)/replay/mutants/%/replay: bpf/unwind.bpf.h tests/replay/mutate.sh tests/replay/replay.c \
+		tests/replay/walk.c $(wildcard tests/replay/*.h) $(OUT)/replay/unwind_image.o \
+		$(OUT)/libsmolder.a
+	$(call msg,MUTANT,$@)
+	$(Q)mkdir -p $(@D) && rm -f $@ $(@D)/not-applied
+	$(Q)if tests/replay/mutate.sh $* $< $(@D)/unwind.bpf.h 2>$(@D)/not-applied; then \
+		rm $(@D)/not-applied && \
+		$(CC) $(ALL_CFLAGS) -I$(@D) -Ibpf -Itests/replay -c tests/replay/walk.c -o $(@D)/walk.o && \
+		$(CC) $(REPLAY_CFLAGS) tests/replay/replay.c $(@D)/walk.o $(OUT)/replay/unwind_image.o \
+			$(OUT)/libsmolder.a $(LDLIBS) -o $@; \
+	else cat $(@D)/not-applied >&2; fi
+
+unit: $(REPLAY_BIN) $(REPLAY_MUTANT_BINS)
+check-build: $(REPLAY_BIN) $(REPLAY_MUTANT_BINS)
+tools: $(OUT)/tools/unwind_record
+
+replay: $(REPLAY_BIN) $(REPLAY_MUTANT_BINS)
+	$(Q)$(REPLAY_BIN)
+
+replay-record: $(OUT)/tools/unwind_record $(REPLAY_BIN) $(REPLAY_MUTANT_BINS) $(FRAMELESS)
+	$(Q)tests/replay/record.sh
+
+-include $(wildcard $(OUT)/replay/.deps/*.d $(OUT)/tools/.deps/*.d)
+

@@ -39,6 +39,12 @@ const volatile __u64 thread_size = 16384; /* THREAD_SIZE of the running kernel *
 /* False on kernels without a BPF ring buffer (before 5.8): "events" is not
  * created, and this keeps its use out of the verified program. */
 const volatile bool image_events = true;
+/* The DWARF unwinder's (unwind.bpf.h reads unwind_shard_bits and
+ * image_events; it defines no configuration, so tests/replay can compile
+ * it for user space with its own). */
+const volatile bool dwarf_unwind = false;    /* --unwind dwarf */
+const volatile __u32 unwind_shard_bits = 16; /* log2 of a shard's slots */
+const volatile bool have_task_pt_regs = false; /* bpf_task_pt_regs (5.15) */
 
 /*
  * The bank samples go to; the loader flips it (capture__rotate) and then
@@ -195,6 +201,48 @@ struct {
 } image_cache SEC(".maps");
 
 #include "unwind.bpf.h"
+
+/*
+ * Where a user stack walk starts: the user registers a task saved on
+ * kernel entry, at the top of its kernel stack (what bpf_get_stack's user
+ * walk uses too).  task is the current task here; a tracing program (issue
+ * 15's sched_switch) passes its BTF task pointer.  False for a task with no
+ * user context.  Here, not in unwind.bpf.h: kernel types.
+ */
+static __always_inline bool unwind_saved_regs(struct task_struct *task, struct unwind_scratch *s)
+{
+	struct pt_regs *regs;
+
+	if (have_task_pt_regs) /* FRED (6.9) pads the stack top: ask the kernel */
+		regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	else /* x86_64 before FRED: no padding above the saved registers */
+		regs = (struct pt_regs *)((__u64)BPF_CORE_READ(task, stack) + thread_size) - 1;
+	s->pc = PT_REGS_IP_CORE(regs);
+	s->sp = PT_REGS_SP_CORE(regs);
+	s->bp = PT_REGS_FP_CORE(regs);
+	return (__s64)s->pc > 0;
+}
+
+/* The sampled task's user stack into the sample slot's trace; NULL when
+ * there is none.  The fallback reasons are in the state it returns. */
+static __always_inline struct unwind_scratch *unwind_user(struct bpf_perf_event_data *ctx,
+							  struct task_struct *task, bool in_kernel,
+							  const struct sample_key *key)
+{
+	struct unwind_scratch *s = unwind_begin(UNWIND_SLOT_SAMPLE, key->tgid, key->gen);
+
+	if (!s)
+		return NULL;
+	if (!in_kernel) { /* the sample's own registers: user code ran */
+		s->pc = PT_REGS_IP(&ctx->regs);
+		s->sp = PT_REGS_SP(&ctx->regs);
+		s->bp = PT_REGS_FP(&ctx->regs);
+	} else if (!unwind_saved_regs(have_task_pt_regs ? bpf_get_current_task_btf() : task, s)) {
+		return NULL;
+	}
+	unwind_walk(UNWIND_SLOT_SAMPLE);
+	return s->trace.nr ? s : NULL;
+}
 
 #define PF_IDLE 0x00000002
 #define PF_WQ_WORKER 0x00000020

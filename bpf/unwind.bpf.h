@@ -23,17 +23,18 @@
  * call and a test per iteration).  No tail calls, so a tracing program
  * (issue 15's sched_switch) can run the same walk, in its own state slot;
  * no bpf_loop (5.17).
+ *
+ * Plain C over the maps and helpers below, without kernel types or
+ * configuration of its own (the includer defines unwind_shard_bits and
+ * image_events, and starts walks from a task's registers: smolder.bpf.c),
+ * so that tests/replay compiles this same file for user space and replays
+ * recorded stacks through it.
  */
 #ifndef SMOLDER_UNWIND_BPF_H
 #define SMOLDER_UNWIND_BPF_H
 
 #include <bpf/bpf_endian.h>
 #include "unwind.h"
-
-/* Set by the loader (capture.c) between open and load. */
-const volatile bool dwarf_unwind = false;    /* --unwind dwarf */
-const volatile __u32 unwind_shard_bits = 16; /* log2 of a shard's slots */
-const volatile bool have_task_pt_regs = false; /* bpf_task_pt_regs (5.15) */
 
 /*
  * Shards of rows, created by the loader as tables need them.  Inner arrays
@@ -462,26 +463,6 @@ __noinline int unwind_step(__u32 slot)
 	return UNWIND_GO;
 }
 
-/*
- * The user registers a task saved on kernel entry, at the top of its
- * kernel stack (what bpf_get_stack's user walk uses too).  task is the
- * current task here; a tracing program (issue 15's sched_switch) passes its
- * BTF task pointer.  False for a task with no user context.
- */
-static __always_inline bool unwind_saved_regs(struct task_struct *task, struct unwind_scratch *s)
-{
-	struct pt_regs *regs;
-
-	if (have_task_pt_regs) /* FRED (6.9) pads the stack top: ask the kernel */
-		regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	else /* x86_64 before FRED: no padding above the saved registers */
-		regs = (struct pt_regs *)((__u64)BPF_CORE_READ(task, stack) + thread_size) - 1;
-	s->pc = PT_REGS_IP_CORE(regs);
-	s->sp = PT_REGS_SP_CORE(regs);
-	s->bp = PT_REGS_FP_CORE(regs);
-	return (__s64)s->pc > 0;
-}
-
 /* A fresh walk in state slot, for process image (tgid, gen); NULL if the
  * slot cannot be had.  Set pc, sp and bp, then unwind_walk. */
 static __always_inline struct unwind_scratch *unwind_begin(__u32 slot, __u32 tgid, __u32 gen)
@@ -511,27 +492,6 @@ static __always_inline void unwind_walk(__u32 slot)
 	for (int i = 0; i <= SMOLDER_MAX_DEPTH / UNWIND_STEP_FRAMES; i++)
 		if (unwind_step(slot))
 			break;
-}
-
-/* The sampled task's user stack into the sample slot's trace; NULL when
- * there is none.  The fallback reasons are in the state it returns. */
-static __always_inline struct unwind_scratch *unwind_user(struct bpf_perf_event_data *ctx,
-							  struct task_struct *task, bool in_kernel,
-							  const struct sample_key *key)
-{
-	struct unwind_scratch *s = unwind_begin(UNWIND_SLOT_SAMPLE, key->tgid, key->gen);
-
-	if (!s)
-		return NULL;
-	if (!in_kernel) { /* the sample's own registers: user code ran */
-		s->pc = PT_REGS_IP(&ctx->regs);
-		s->sp = PT_REGS_SP(&ctx->regs);
-		s->bp = PT_REGS_FP(&ctx->regs);
-	} else if (!unwind_saved_regs(have_task_pt_regs ? bpf_get_current_task_btf() : task, s)) {
-		return NULL;
-	}
-	unwind_walk(UNWIND_SLOT_SAMPLE);
-	return s->trace.nr ? s : NULL;
 }
 
 #endif /* SMOLDER_UNWIND_BPF_H */

@@ -2,12 +2,13 @@
 # Runs the tests and ends with "N passed, N failed" (exit 1 on any failure).
 # Two tiers, told apart by where a test lives:
 #  - the fast tier (tests/run.sh --check, make check): the scripts of
-#    tests/check/ and the unit tests of tests/unit/ (build/tests/test_*).
-#    They need neither root nor BPF, and run as many at once as there are
-#    CPUs (CHECK_JOBS=N: N), each one's output printed whole, in order.
-#  - everything (tests/run.sh, make test): the unit tests of tests/unit/,
-#    then those of tests/unit/root/ (build/tests/root/test_*), which load
-#    BPF or plant other users' files, the scripts of tests/check/, then
+#    tests/check/ and the unit tests of build/tests/ (tests/unit/test_*.c,
+#    the unwinder replay).  They need neither root nor BPF, and run as many
+#    at once as there are CPUs (CHECK_JOBS=N: N), each one's output printed
+#    whole, in order.
+#  - everything (tests/run.sh, make test): those unit tests, then those of
+#    build/tests/root/ (tests/unit/root/test_*.c), which load BPF or plant
+#    other users' files, the scripts of tests/check/, then
 #    those of tests/cli/, which drive the real binary against real
 #    workloads (most capture, as root), and the kernel matrix (when qemu is
 #    there); one at a time, their output as it comes.
@@ -23,15 +24,16 @@ log=$(mktemp)
 outs=$(mktemp -d)
 trap 'rm -rf "$log" "$outs"' EXIT
 
-# unit_tests DIR: the unit tests of tests/DIR, by their sources, so that a
-# binary left from a test since moved or removed never runs, and one not
-# built fails.
+# unit_tests DIR: the unit test binaries in build/DIR (tests/unit/test_*.c
+# and the unwinder replay build to build/tests, tests/unit/root/test_*.c to
+# build/tests/root); not one left in build/tests from a test since moved to
+# tests/unit/root/, which needs root.
 unit_tests() {
 	local t
-	for t in tests/"$1"/test_*.c; do
-		[ -f "$t" ] || continue
-		t=${t#tests/unit/}
-		echo "build/tests/${t%.c}"
+	for t in build/"$1"/test_*; do
+		[ -f "$t" ] && [ -x "$t" ] || continue
+		[ "$1" = tests ] && [ -f "tests/unit/root/${t##*/}.c" ] && continue
+		echo "$t"
 	done
 }
 # scripts DIR: the scripts of tests/DIR that SMOLDER_TESTS selects; files
@@ -45,11 +47,11 @@ scripts() {
 	done
 }
 if [ "$tier" = all ]; then
-	mapfile -t tests < <(unit_tests unit; unit_tests unit/root; scripts check; scripts cli)
+	mapfile -t tests < <(unit_tests tests; unit_tests tests/root; scripts check; scripts cli)
 else
 	# The scripts first: the long tests are among them, and a long test
 	# started last would leave the other CPUs idle.
-	mapfile -t tests < <(scripts check; unit_tests unit)
+	mapfile -t tests < <(scripts check; unit_tests tests)
 fi
 
 # run_one TEST: its output, and a FAIL line if it crashed or its script
@@ -62,7 +64,6 @@ run_one() {
 		rc=$?
 		[ "$rc" -ne 0 ] && echo "FAIL $t: exited $rc" ;;
 	*)
-		[ -x "$t" ] || { echo "FAIL $t: not built (make unit)"; return; }
 		timeout 600 "$t" 2>&1
 		rc=$?
 		[ "$rc" -gt 1 ] && echo "FAIL $t: crashed (exit $rc)" ;;

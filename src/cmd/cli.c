@@ -20,6 +20,7 @@
 #include "capture/capture.h"
 #include "cmd/cli.h"
 #include "cmd/help.h"
+#include "cmd/man.h"
 #include "lib/log.h"
 #include "cmd/profile_dir.h"
 
@@ -717,6 +718,17 @@ int cli__parse(int argc, char **argv, struct env *env)
 #ifndef __x86_64__
 	env->unwind_fp = true; /* the tables' rows are x86_64's */
 #endif
+	/* The man page, which make writes when it installs: a build step, not
+	 * an option of a capture, so --help leaves it out and getopt never
+	 * takes a prefix of an option for it. */
+	if (argc == 2 && !strcmp(argv[1], "--man")) {
+		man__print(stdout);
+		if (fflush(stdout) || ferror(stdout)) {
+			err("cannot write the man page: %s (check free space)", log__errstr(errno));
+			return 1;
+		}
+		return 0;
+	}
 	if (argc > 1 && !strcmp(argv[1], "flamegraph"))
 		env->cmd = CMD_FLAMEGRAPH;
 	else if (argc > 1 && !strcmp(argv[1], "diff"))

@@ -1,309 +1,91 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The --help pages of a capture and of the two commands that draw folded
- * files (see help.h).  The drawing options are one text, shared by all three.
+ * The --help pages (see help.h), laid out for a terminal from help_text.c's
+ * tables: options in two columns, examples with what they do beside them.
  */
 #include <stdio.h>
+#include <string.h>
 #include "cmd/help.h"
 
-static const char usage_text[] =
-"usage: smolder [options] [duration]\n"
-"       smolder [options] [duration] -- COMMAND [ARGS...]\n"
-"       smolder flamegraph [options] [FILE...]\n"
-"       smolder diff [options] BEFORE AFTER\n"
-"\n"
-"Samples on-CPU stacks of the whole machine (or the selected processes,\n"
-"threads and CPUs) with a BPF program on cpu-clock perf events, counts them\n"
-"in the kernel, and writes them at the end: a readable report, folded\n"
-"stacks (-f), or a picture chosen by the output file's name: an\n"
-"interactive flame graph (.svg), speedscope (.speedscope.json) or pprof\n"
-"(.pb.gz).  Runs for duration seconds, or until Ctrl-C, SIGTERM or SIGHUP;\n"
-"each still writes everything collected, after at most half a second of\n"
-"naming frames, whatever other processes' files hold (what does not fit is\n"
-"named by file offset, or counted as unnamed).  `smolder flamegraph --help` and\n"
-"`smolder diff --help` describe the two commands that draw folded files.\n"
-"\n"
-"What to sample:\n"
-"  -p, --pid PID[,PID...]     only these processes (no empty elements); the\n"
-"                             capture ends when every one has exited\n"
-"  -L, --tid TID[,TID...]     only these threads (not with -p, as in bcc)\n"
-"  -- COMMAND [ARGS...]       run COMMAND and sample only it and the\n"
-"                             processes it starts; the capture ends when it\n"
-"                             exits, and smolder exits with its status (128\n"
-"                             + N when signal N killed it; 127 when it\n"
-"                             cannot run; 1 when smolder failed and the\n"
-"                             command succeeded).  A signal or the duration\n"
-"                             that ends the capture first is passed on to it\n"
-"                             (the duration as SIGTERM)\n"
-"      --no-inherit           with a COMMAND: not the processes it starts\n"
-"  -G, --cgroup PATH          only tasks in this cgroup (v2) and below it: a\n"
-"                             directory, or a path under the cgroup2 mount\n"
-"                             (system.slice/nginx.service)\n"
-"      --cgroupmap PATH       only cgroups whose ids are keys of the BPF hash\n"
-"                             pinned at PATH, as bcc's (8-byte keys)\n"
-"      --mntnsmap PATH        only mount namespaces whose inode numbers are\n"
-"                             keys of the BPF hash pinned at PATH, as bcc's\n"
-"  -C, --cpu CPU[,CPU...]     only these CPUs (ranges like 0-3 work)\n"
-"  -F, --frequency HZ         samples per second per CPU (default 49)\n"
-"  -c, --count NS             a sample every NS nanoseconds of CPU time on a\n"
-"                             CPU (bcc's -c counts events of its perf event,\n"
-"                             the same for cpu-clock; at least 10000)\n"
-"  -I, --include-idle         keep samples of the idle loop\n"
-"      --idle-only            show only samples of the idle loop\n"
-"                             (interrupt and softirq work on an idle CPU is\n"
-"                             not idle: it is shown by default)\n"
-"  -U, --user-stacks-only     no kernel frames\n"
-"      --unwind dwarf|fp      how user stacks are walked.  dwarf (default):\n"
-"                             with the unwind tables of each file's CFI\n"
-"                             (.eh_frame, .debug_frame, debug files), so\n"
-"                             code built without frame pointers (most of a\n"
-"                             distribution) gets whole stacks; code without\n"
-"                             tables (JIT, files without CFI) and files whose\n"
-"                             table is not loaded yet fall back to frame\n"
-"                             pointers, counted by reason (-v).  fp: frame\n"
-"                             pointers only, as bcc's profile: enough for\n"
-"                             code built with frame pointers, and cheaper\n"
-"                             per sample (no tables: less startup, memory)\n"
-"      --unwind-memory MB     kernel memory for unwind tables (default 64,\n"
-"                             at most 1024); least recently used tables are\n"
-"                             evicted first, one that does not fit is\n"
-"                             counted and falls back to frame pointers\n"
-"  -K, --kernel-stacks-only   no user frames\n"
-"      --stack-storage-size N distinct stacks kept in the kernel (default\n"
-"                             32768 stacks of up to 32 frames, 15 MiB of\n"
-"                             kernel memory; deeper ones take more room; a\n"
-"                             sample whose stack finds no room is counted as\n"
-"                             lost and reported).  At most 4194304 (about\n"
-"                             1.9 GiB); over 256 MiB a line says how much\n"
-"      --hash-storage-size N  distinct sample keys (stack, process, CPU)\n"
-"                             kept (default 3/8 of the stack storage size,\n"
-"                             at least 1024, at most 4194304); a sample that\n"
-"                             finds it full is counted as lost\n"
-"      --ebpf                 bcc prints its BPF program; smolder's is built\n"
-"                             in (bpf/smolder.bpf.c): says so and exits\n"
-"\n"
-"How to write it:\n"
-"  -f, --folded               folded stacks: comm;user...;kernel... COUNT\n"
-"                             (a frame without a symbol is [FILE+0xOFFSET],\n"
-"                             the offset in FILE as /proc/PID/maps counts it)\n"
-"  -d, --delimited            a \"-\" frame between user and kernel frames\n"
-"  -a, --annotations          append _[k] to kernel frames, _[j] to JIT frames\n"
-"      --no-demangle          keep C++ and Rust symbols as they are mangled\n"
-"      --hottest-first        the report's hottest stack first (default: last,\n"
-"                             as bcc prints it, the answer at the bottom)\n"
-"      --per-cpu              a cpu_N frame before the process\n"
-"      --per-pid              the process frame is comm-PID\n"
-"      --per-thread           the process frame is comm-PID/TID\n"
-"  -o, --output FILE          write to FILE instead of standard output; the\n"
-"                             name picks the format: .folded or .txt folded,\n"
-"                             .svg flame graph, .speedscope.json speedscope,\n"
-"                             .pb.gz pprof; other names: the report, or\n"
-"                             folded with -f.  Give -o up to 8 times to\n"
-"                             write several formats of one capture; one\n"
-"                             that fails does not stop the others.  A file\n"
-"                             is replaced whole (a temporary file, then a\n"
-"                             rename; a symlink's target is written); a\n"
-"                             character device, terminal or FIFO is written\n"
-"                             in place (a FIFO needs its reader); - is\n"
-"                             standard output.  Block devices, and symlinks\n"
-"                             of another user in a sticky directory such as\n"
-"                             /tmp, are refused\n"
-"      --format FORMAT        report, folded, svg, speedscope or pprof,\n"
-"                             whatever the names say\n"
-"\n"
-"Kernel context (frames right above the process frame):\n"
-"      --group-threads        one name for per-CPU and pooled kernel threads:\n"
-"                             kworker/u16:3, kworker/2:1H -> kworker,\n"
-"                             ksoftirqd/0 -> ksoftirqd, migration/3 ->\n"
-"                             migration, idle_inject/1 -> idle_inject\n"
-"                             (BASE/N... where N starts with a digit, u and a\n"
-"                             digit, or R-), irq/24-nvme0q1 -> irq/nvme0q1\n"
-"      --kworker              kworker samples gain wq:WORKQUEUE, the work\n"
-"                             function and queued-by:COMM-PID (or\n"
-"                             queued-by:[softirq:TIMER], [irq], [unknown]);\n"
-"                             a kworker queuing work is queued-by:kworker/N:M-PID\n"
-"                             (with --group-threads queued-by:kworker)\n"
-"      --irq-frames           interrupt work gains [irq] or [softirq:NAME]\n"
-"                             (NET_RX, TIMER, BLOCK, RCU, ...), whichever\n"
-"                             task it interrupted\n"
-"      --idle-only            also gains [idle:PATH] (halt, mwait, poll,\n"
-"                             cpuidle, inject, other) and a per-CPU table of\n"
-"                             idle time by path on stderr (a CPU with no\n"
-"                             idle sample: a row of -, its idle time unknown)\n"
-"\n"
-"Off-CPU time (where the time goes, not only the CPU):\n"
-"      --off-cpu              also count the time tasks wait: a task that\n"
-"                             leaves the CPU sleeping (S) or uninterruptible\n"
-"                             (D) is counted, in the kernel, under its\n"
-"                             stacks from then until it runs again.  Every\n"
-"                             count is then microseconds: a CPU sample\n"
-"                             weighs its period (1/-F), a wait its length,\n"
-"                             so each function's width is its wall time,\n"
-"                             running and waiting.  Waiting stacks end in\n"
-"                             [off-cpu:S] or [off-cpu:D] above the kernel's\n"
-"                             schedule path (-U: above the user leaf).  User\n"
-"                             tasks only (no kernel threads), and of them\n"
-"                             only those -p, -L, --cgroup or a COMMAND\n"
-"                             select; --per-cpu names the CPU a task left.\n"
-"                             A wait still going on at the end (or at an\n"
-"                             interval's end) counts up to then, the rest in\n"
-"                             the next interval; one that began before the\n"
-"                             capture counts from the task's next switch\n"
-"      --wakers               with --off-cpu: above [off-cpu:...], who woke\n"
-"                             the task, woken-by:COMM, and its kernel stack\n"
-"                             at the wakeup; woken-by-irq or -softirq for\n"
-"                             an interrupt (a timer, a device), and\n"
-"                             woken-by-unknown, have no colon: no task's\n"
-"                             name can read as them\n"
-"      --off-cpu-min-us N     leave out waits shorter than N microseconds\n"
-"                             (default 1, as offcputime); a wait cut by the\n"
-"                             capture's end counts if it is as long\n"
-"      --off-cpu-max-us N     leave out waits longer than N microseconds\n"
-"                             (default: no limit), e.g. idle thread pools;\n"
-"                             a wait cut by an interval's end counts while\n"
-"                             it is shorter\n"
-"      --off-cpu-sample N     count one switch in N, chosen at random, its\n"
-"                             time times N: less overhead on machines that\n"
-"                             switch millions of times a second\n"
-"%s"
-"\n"
-"Continuous mode (leave it running; a profile per interval):\n"
-"      --continuous           sample until SIGINT/SIGTERM (default 19 Hz)\n"
-"                             and write DIR/smolder-<UTC time>.<ext> every\n"
-"                             interval, each with exactly that interval's\n"
-"                             samples; SIGUSR1 ends the interval at once,\n"
-"                             SIGINT/SIGTERM/SIGHUP write the last partial\n"
-"                             one.  An interval that cannot be written (a\n"
-"                             full disk) counts its samples as lost, and\n"
-"                             the exit code is then 1\n"
-"      --interval SECONDS     the interval (default 60)\n"
-"      --output-dir DIR       where profiles go (created if missing; one\n"
-"                             others may write in is refused unless sticky)\n"
-"      --keep N               keep the newest N profiles (default 1440)\n"
-"      --max-size MB          and at most MB megabytes of them; only the\n"
-"                             profiles smolder wrote count and are removed,\n"
-"                             this run's and those its index in DIR names\n"
-"                             (--format picks the format, default folded)\n"
-"\n"
-"Other:\n"
-"      --btf FILE             the kernel's BTF, for kernels without\n"
-"                             /sys/kernel/btf/vmlinux (a vmlinux with .BTF,\n"
-"                             or raw BTF, a regular file); exec and exit are\n"
-"                             then not traced\n"
-"  -v, --verbose              more detail on stderr (twice: libbpf's log)\n"
-"  -q, --quiet                no summary line on stderr\n"
-"  -h, --help                 this help\n"
-"      --version              the version\n"
-"\n"
-"Examples:\n"
-"  smolder -dfK 10 > out.folded         kernel stacks of the machine, 10 s\n"
-"  smolder -F 999 -p 181 -f -o app.folded 30\n"
-"  smolder -da -o out.svg -o out.pb.gz 30   a flame graph and a pprof file\n"
-"  smolder -I --per-cpu -f 5            idle time too, split by CPU\n"
-"  smolder -K --kworker --irq-frames --group-threads -o kern.svg 10\n"
-"                                       who queued the kworkers' work, and\n"
-"                                       interrupt work as its own frames\n"
-"  smolder --off-cpu --wakers -p 181 -o wall.svg 10\n"
-"                                       running and waiting time of one\n"
-"                                       process, and who woke it\n"
-"\n"
-"At exit smolder prints how many samples it took and how many were lost,\n"
-"by reason (with --off-cpu, waits too).  It needs root, or CAP_BPF and\n"
-"CAP_PERFMON.\n";
+#define OPTION_COLUMN 29  /* where an option's text starts */
+#define EXAMPLE_COLUMN 39 /* where an example's text starts */
+#define EXAMPLE_GAP 3     /* spaces after a command that reaches that column */
+#define LINE_WIDTH 80
 
-/* The drawing options, shared by a capture and both commands. */
-static const char render_text[] =
-"\n"
-"How to draw a flame graph (.svg):\n"
-"      --title TEXT           the title (default \"Flame Graph\"); also the\n"
-"                             speedscope profile's name and a pprof comment\n"
-"      --subtitle TEXT        a second line under the title\n"
-"      --width PX             the image width (default 1200)\n"
-"      --minwidth PX|N%       leave out frames narrower than PX pixels, or\n"
-"                             than N% of all samples (default 0.1 pixels):\n"
-"                             this keeps huge profiles light\n"
-"      --colors PALETTE       hot (default), mem, io, kernel (user warm,\n"
-"                             kernel _[k] frames and those after \"-\" blue,\n"
-"                             JIT _[j] green, \"-\" grey; alias java), red,\n"
-"                             green, blue, aqua, yellow, purple, orange.\n"
-"                             Colors follow the name: equal in every graph\n"
-"      --countname NAME       what counts are (default \"samples\")\n"
-"      --inverted             an icicle graph: roots at the top\n"
-"      --reverse              merge stacks from the leaf: what calls the\n"
-"                             hottest functions\n"
-"      --flamechart           keep stacks in input order and merge only\n"
-"                             neighbours: x is time, not alphabetical\n";
+static void pad(int from, int to)
+{
+	printf("%*s", to > from ? to - from : 1, "");
+}
 
-static const char flamegraph_text[] =
-"usage: smolder flamegraph [options] [FILE...]\n"
-"\n"
-"Reads folded stacks (from the files, or standard input when none or -)\n"
-"as written by smolder -f, bcc's profile -f, perf script report\n"
-"stackcollapse, stackcollapse-perf.pl, async-profiler (collapsed),\n"
-"austin, py-spy (--format raw) and others: a stack per line, frames\n"
-"separated by ';', root first, then whitespace and a sample count (whole\n"
-"or decimal, at most 10^18).  Frame names may hold spaces; a line is at\n"
-"most 4 MiB.  Lines with two counts (BEFORE AFTER, as difffolded.pl\n"
-"writes) draw a differential graph.\n"
-"Writes an interactive SVG flame graph to standard output, or what -o\n"
-"names (written as a capture's -o are: see smolder --help).\n"
-"\n"
-"  -o, --output FILE          write FILE; .svg, .folded/.txt,\n"
-"                             .speedscope.json or .pb.gz by its name (other\n"
-"                             names: svg); up to 8 times\n"
-"      --format FORMAT        svg, folded, speedscope or pprof\n"
-"      --strict               a line that is not a stack is an error (exit 2)\n"
-"%s"
-"\n"
-"  -q, --quiet                no warnings\n"
-"  -h, --help                 this help\n"
-"\n"
-"Examples:\n"
-"  smolder flamegraph out.folded > out.svg\n"
-"  perf script | stackcollapse-perf.pl | smolder flamegraph -o perf.svg\n"
-"  perf script report stackcollapse | smolder flamegraph -o perf.svg\n"
-"  smolder flamegraph --colors kernel --title \"boot\" -o x.pb.gz x.folded\n"
-"\n"
-"Lines that are not stacks are skipped, as flamegraph.pl skips them, and\n"
-"counted in one warning that quotes the first: lines without a count at\n"
-"the end, comments ('#' first and no ';', as the \"# key: value\" headers\n"
-"of Python profilers), lines with a NUL byte or over 4 MiB (read to their\n"
-"end, never held), one-count lines in a two-count file.  With --strict\n"
-"each is an error naming the file and line.  Input without any stack, and\n"
-"a stack whose count is over 10^18, are errors either way (exit 2).\n";
+/* text's lines, the first where the cursor is, the others at column. */
+static void print_lines(const char *text, int column)
+{
+	for (const char *nl; (nl = strchr(text, '\n')); text = nl + 1)
+		printf("%.*s\n%*s", (int)(nl - text), text, column, "");
+	printf("%s\n", text);
+}
 
-static const char diff_text[] =
-"usage: smolder diff [options] BEFORE AFTER\n"
-"\n"
-"Draws a differential flame graph of two folded-stack files: frame widths\n"
-"from AFTER, red where AFTER spent more samples than BEFORE, blue where it\n"
-"spent fewer, the deeper the color the larger the change.  A frame's\n"
-"tooltip gives the change in samples and percent.\n"
-"\n"
-"  -n, --normalize            scale BEFORE's counts so both have the same\n"
-"                             total (compare shares, not sample counts)\n"
-"  -o, --output FILE          write FILE (default: standard output); .svg,\n"
-"                             .folded (\"stack BEFORE AFTER\" lines)...\n"
-"      --format FORMAT        svg or folded\n"
-"      --strict               a line that is not a stack is an error (exit 2);\n"
-"                             without it such lines are skipped, as\n"
-"                             smolder flamegraph --help says\n"
-"%s"
-"\n"
-"  -q, --quiet                no warnings\n"
-"  -h, --help                 this help\n"
-"\n"
-"Example:\n"
-"  smolder -f -o before.folded 30; (change); smolder -f -o after.folded 30\n"
-"  smolder diff -n before.folded after.folded -o diff.svg\n";
+static void print_option(const struct help_option *o)
+{
+	int n = printf("  %s%s%s%s%s", o->short_name ? o->short_name : "    ",
+		       o->short_name && o->long_name ? ", " : "", o->long_name ? o->long_name : "",
+		       o->arg ? " " : "", o->arg ? o->arg : "");
+
+	pad(n, OPTION_COLUMN);
+	print_lines(o->text, OPTION_COLUMN);
+}
+
+/* What an example does goes beside its command, in the column or a gap
+ * after a longer command, unless its first line would then pass the line
+ * width: then under it, in the column. */
+static void print_example(const struct help_example *e)
+{
+	int n = printf("  %s", e->command), column = n + EXAMPLE_GAP;
+	const char *nl;
+
+	if (!e->text) {
+		putchar('\n');
+		return;
+	}
+	if (column < EXAMPLE_COLUMN)
+		column = EXAMPLE_COLUMN;
+	nl = strchr(e->text, '\n');
+	if (column + (int)(nl ? (size_t)(nl - e->text) : strlen(e->text)) > LINE_WIDTH) {
+		printf("\n%*s", EXAMPLE_COLUMN, "");
+		print_lines(e->text, EXAMPLE_COLUMN);
+		return;
+	}
+	pad(n, column);
+	print_lines(e->text, EXAMPLE_COLUMN);
+}
+
+static void print_block(const struct help_block *b)
+{
+	if (b->heading)
+		printf("%s:\n", b->heading);
+	switch (b->kind) {
+	case HELP_TEXT:
+		printf("%s\n", b->text);
+		break;
+	case HELP_OPTIONS:
+		for (const struct help_option *o = b->options; o->text; o++)
+			print_option(o);
+		break;
+	case HELP_EXAMPLES:
+		for (const struct help_example *e = b->examples; e->command; e++)
+			print_example(e);
+		break;
+	}
+}
 
 void help__print(enum help_page page)
 {
-	static const char *const pages[] = {
-		[HELP_CAPTURE] = usage_text,
-		[HELP_FLAMEGRAPH] = flamegraph_text,
-		[HELP_DIFF] = diff_text,
-	};
+	const struct help_page_text *p = &help_pages[page];
 
-	printf(pages[page], render_text);
+	for (const char *const *s = p->synopsis; *s; s++)
+		printf("%s%s\n", s == p->synopsis ? "usage: " : "       ", *s);
+	for (const struct help_block *const *b = p->blocks; *b; b++) {
+		putchar('\n');
+		print_block(*b);
+	}
 }

@@ -3,11 +3,7 @@
 #ifndef SMOLDER_HELP_H
 #define SMOLDER_HELP_H
 
-enum help_page {
-	HELP_CAPTURE,    /* smolder --help */
-	HELP_FLAMEGRAPH, /* smolder flamegraph --help */
-	HELP_DIFF,       /* smolder diff --help */
-};
+#include "cmd/help_text.h" /* enum help_page */
 
 /* Prints the page on standard output. */
 void help__print(enum help_page page);

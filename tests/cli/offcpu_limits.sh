@@ -20,7 +20,7 @@ check offcpu_min_drops_shorter no_line "$TMP/min.out" '^offcpu_split;.*;wait_pip
 check offcpu_min_counted some_line "$TMP/min.err" '^smolder: off-CPU: [1-9][0-9]* waits under the minimum'
 run_sm max -v --off-cpu --off-cpu-max-us 30000 -f -F 99 -p "$P" 2
 # a doze still going on when the capture ends is counted up to the stop
-# when it has lasted less than the maximum so far (README): at most one
+# when it has lasted less than the maximum so far (docs/off-cpu.md): at most one
 # such part, under 30 ms; every whole 50 ms doze is left out
 doze_us=$(awk '/;doze;.*\[off-cpu/ { t += $NF } END { print t + 0 }' "$TMP/max.out")
 check offcpu_max_drops_longer within "$doze_us" 0 30000

@@ -3,8 +3,9 @@
  * The unwind tables as the BPF unwinder finds them (src/unwind/unwind_maps.c,
  * src/unwind/unwind_shards.c): real tables of this process's own files loaded into
  * real BPF maps with tiny shards, so that a table is split over extents and
- * shards, then every row looked up again through the maps the way
- * bpf/unwind.bpf.h does (LPM trie, file entry, page index, binary search)
+ * shards, then every row looked up again in the maps, read back, by
+ * bpf/unwind.bpf.h's own find_mapping and find_row (LPM trie, file entry,
+ * page index, binary search; compiled for user space by tests/replay/walk.c)
  * and compared with the table built directly from the file.  Also: the
  * memory budget (a table that does not fit is counted, one evicted for
  * another when its process went), and an exec (a new generation) replacing
@@ -27,12 +28,14 @@
 #include "unwind.h"
 #include "unwind/unwind_maps.h"
 #include "unwind/unwind_table.h"
+#include "unwind_image.h"
+#include "walk.h"
 
 struct fixture {
 	int outer, files, mappings;
-	uint32_t bits;
-	int shard_fd[64];
+	uint32_t bits, max_shards;
 	struct unwind_maps *um;
+	struct unwind_image *img; /* the maps, read back */
 };
 
 static int fixture_open(struct fixture *fx, uint32_t bits, uint32_t max_shards)
@@ -44,9 +47,8 @@ static int fixture_open(struct fixture *fx, uint32_t bits, uint32_t max_shards)
 	struct unwind_maps_opts o = { .shard_bits = bits, .max_shards = max_shards };
 
 	memset(fx, 0, sizeof(*fx));
-	for (size_t i = 0; i < sizeof(fx->shard_fd) / sizeof(fx->shard_fd[0]); i++)
-		fx->shard_fd[i] = -1;
 	fx->bits = bits;
+	fx->max_shards = max_shards;
 	if (tmpl < 0)
 		return -1;
 	outer.inner_map_fd = tmpl;
@@ -69,15 +71,25 @@ static int fixture_open(struct fixture *fx, uint32_t bits, uint32_t max_shards)
 static void fixture_close(struct fixture *fx)
 {
 	unwind_maps__free(fx->um);
-	for (size_t i = 0; i < sizeof(fx->shard_fd) / sizeof(fx->shard_fd[0]); i++)
-		if (fx->shard_fd[i] >= 0)
-			close(fx->shard_fd[i]);
+	unwind_image__free(fx->img);
 	close(fx->outer);
 	close(fx->files);
 	close(fx->mappings);
 }
 
-/* Waits for the builder thread (at most 10 s). */
+/*
+ * The maps as the loader left them, read into an unwind image for the
+ * lookups below; again after each change.
+ */
+static void snapshot(struct fixture *fx)
+{
+	unwind_image__free(fx->img);
+	fx->img = unwind_image__new();
+	CHECK(fx->img && !unwind_image__read_kernel(fx->img, fx->outer, fx->files, fx->mappings,
+						    fx->bits, fx->max_shards));
+}
+
+/* Waits for the builder thread (at most 10 s), then reads the maps back. */
 static void settle(struct fixture *fx)
 {
 	struct unwind_maps_stats st;
@@ -86,66 +98,34 @@ static void settle(struct fixture *fx)
 	for (int i = 0; i < 2000; i++) {
 		unwind_maps__stats(fx->um, &st);
 		if (!st.queued)
-			return;
+			break;
 		nanosleep(&ts, NULL);
 	}
+	snapshot(fx);
 }
 
-/* The 8-byte slot at a global slot number, read as BPF reads it. */
-static int read_slot(struct fixture *fx, uint32_t slot, void *out)
+/*
+ * addr in image gen of this process, looked up by bpf/unwind.bpf.h's own
+ * find_mapping and find_row (tests/replay/walk.c compiles them for user
+ * space); row's pc is UINT32_MAX when no row was found.  A mapping the
+ * LPM trie gives must cover addr.
+ */
+static enum replay_find lookup(struct fixture *fx, uint64_t addr, uint32_t gen,
+			       struct unwind_row *row)
 {
-	uint32_t shard = slot >> fx->bits, idx = slot & ((1u << fx->bits) - 1), id;
+	uint64_t start, end;
+	enum replay_find k;
 
-	if (shard >= sizeof(fx->shard_fd) / sizeof(fx->shard_fd[0]))
-		return -1;
-	if (fx->shard_fd[shard] < 0) {
-		if (bpf_map_lookup_elem(fx->outer, &shard, &id))
-			return -1;
-		fx->shard_fd[shard] = bpf_map_get_fd_by_id(id);
+	*row = (struct unwind_row){ .pc = UINT32_MAX };
+	if (!fx->img)
+		return REPLAY_UNKNOWN;
+	k = replay__find(fx->img, getpid(), gen, addr, row, &start, &end);
+	if (k != REPLAY_UNKNOWN && (addr < start || addr >= end)) {
+		printf("  %#lx: the trie gave mapping %#lx-%#lx\n", (unsigned long)addr,
+		       (unsigned long)start, (unsigned long)end);
+		return REPLAY_UNKNOWN;
 	}
-	return fx->shard_fd[shard] < 0 ? -1 : bpf_map_lookup_elem(fx->shard_fd[shard], &idx, out);
-}
-
-enum { FOUND, NO_MAPPING, OTHER_GEN, NOT_LOADED, NO_TABLE, GAP };
-
-/* bpf/unwind.bpf.h's find_mapping and find_row, over the syscall API. */
-static int lookup(struct fixture *fx, uint64_t addr, uint32_t gen, struct unwind_row *row)
-{
-	struct unwind_map_key k = { 96, htobe32(getpid()), htobe64(addr) };
-	struct unwind_mapping m;
-	struct unwind_file f;
-	struct unwind_page pg;
-	uint32_t lo, hi, mid, page;
-	uint64_t off;
-
-	if (bpf_map_lookup_elem(fx->mappings, &k, &m) || addr < m.start || addr >= m.end)
-		return NO_MAPPING;
-	if (m.gen != gen)
-		return OTHER_GEN;
-	if (bpf_map_lookup_elem(fx->files, &m.file, &f))
-		return NOT_LOADED;
-	if (!f.n_pages)
-		return NO_TABLE;
-	off = addr - m.bias;
-	if (off >> 32 || (page = (uint32_t)off >> f.shift) >= f.n_pages ||
-	    read_slot(fx, f.pages + page, &pg) || !pg.count || pg.count > UNWIND_MAX_PAGE_ROWS)
-		return GAP;
-	lo = pg.row;
-	hi = lo + pg.count;
-	if ((lo >> fx->bits) != ((hi - 1) >> fx->bits))
-		return GAP; /* a page's rows must stay in one shard */
-	for (int i = 0; i < UNWIND_SEARCH_STEPS && hi - lo > 1; i++) {
-		mid = lo + (hi - lo) / 2;
-		if (read_slot(fx, mid, row))
-			return GAP;
-		if (row->pc <= (uint32_t)off)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	if (hi - lo > 1 || read_slot(fx, lo, row))
-		return GAP;
-	return FOUND;
+	return k;
 }
 
 /* /proc/self/maps, only the lines containing one of the names (NULL: all). */
@@ -213,8 +193,8 @@ static size_t check_rows(struct fixture *fx, const struct proc_map *m, uint32_t 
 				break;
 			rc = lookup(fx, addr, gen, &got);
 			checked++;
-			if (rc != FOUND || got.kind != r[i].kind || got.cfa_off != r[i].cfa_off ||
-			    got.rbp_off != r[i].rbp_off) {
+			if (rc != REPLAY_TABLE || got.pc != r[i].pc || got.kind != r[i].kind ||
+			    got.cfa_off != r[i].cfa_off || got.rbp_off != r[i].rbp_off) {
 				printf("  %s: vaddr %#lx: got %d kind %u cfa %u rbp %d, want kind %u cfa %u rbp %d\n",
 				       m->path, (unsigned long)v, rc, got.kind, got.cfa_off, got.rbp_off,
 				       r[i].kind, r[i].cfa_off, r[i].rbp_off);
@@ -280,7 +260,7 @@ TEST(rows_through_the_maps)
 	{
 		struct unwind_row row;
 
-		CHECK(lookup(&fx, libc->start, 8, &row) == NO_MAPPING);
+		CHECK(lookup(&fx, libc->start, 8, &row) == REPLAY_UNKNOWN);
 	}
 	fixture_close(&fx);
 	proc_maps__free(pm);
@@ -312,7 +292,7 @@ TEST(budget_and_eviction)
 	unwind_maps__stats(fx.um, &st);
 	CHECK(st.too_big == 1 && st.files_loaded == 0);
 	CHECK(code_of(pm, "/libc.so") &&
-	      lookup(&fx, code_of(pm, "/libc.so")->start, 1, &row) == NO_TABLE);
+	      lookup(&fx, code_of(pm, "/libc.so")->start, 1, &row) == REPLAY_NO_TABLE);
 	proc_maps__free(pm);
 
 	pm = self_maps(libz);
