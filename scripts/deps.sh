@@ -23,7 +23,8 @@ BUILD_PKGS="clang llvm make gcc libc6-dev libbpf-dev libelf-dev zlib1g-dev liblz
 # whose packages debian-archive-keyring checks); linux-perf, sqlite3 and
 # bzip2 (with xz-utils, python3 and perl) are the reference and the Debian
 # programs of tests/cli/unwind_debian.sh; groff-base and man-db render the
-# man page (tests/cli/man.sh).
+# man page (tests/check/man.sh); systemd checks the installed unit
+# (tests/check/install.sh).
 # npm (the machine's Node.js, or Debian's npm when there is none) fetches
 # speedscope's schema.
 # Benchmarks only: libbpf-tools' offcputime is the peer of --off-cpu
@@ -31,8 +32,8 @@ BUILD_PKGS="clang llvm make gcc libc6-dev libbpf-dev libelf-dev zlib1g-dev liblz
 # time (/usr/bin/time) measures peak RSS and CPU time, procps (sysctl,
 # pgrep) sets kernel.bpf_stats_enabled and ends what a bench started.
 BENCH_PKGS="libbpf-tools bpftrace time procps"
-CHECK_PKGS="libclang-rt-dev libexpat1-dev libjson-c-dev golang-go python3 python3-jsonschema"
-TEST_PKGS="$CHECK_PKGS g++ systemd util-linux chromium chromium-driver linux-perf qemu-system-x86 busybox-static cpio debian-archive-keyring sqlite3 bzip2 perl groff-base man-db"
+CHECK_PKGS="libclang-rt-dev libexpat1-dev libjson-c-dev golang-go python3 python3-jsonschema systemd groff-base man-db"
+TEST_PKGS="$CHECK_PKGS g++ util-linux chromium chromium-driver linux-perf qemu-system-x86 busybox-static cpio debian-archive-keyring sqlite3 bzip2 perl"
 case "$WHAT" in
 build) PKGS=$BUILD_PKGS ;;
 check) PKGS="$BUILD_PKGS $CHECK_PKGS" ;;
