@@ -71,7 +71,7 @@ all: $(OUT)/smolder.skel.h
 	@echo "built $(OUT)/smolder.bpf.o and $(OUT)/smolder.skel.h for $(ARCH)"
 endif
 
-$(OUT)/smolder.bpf.o: bpf/smolder.bpf.c $(wildcard bpf/*.bpf.h) include/smolder.h include/unwind.h | $(OUT)/.dirs
+$(OUT)/smolder.bpf.o: bpf/smolder.bpf.c $(wildcard bpf/*.bpf.h) include/smolder.h include/unwind.h include/python.h | $(OUT)/.dirs
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 	$(Q)$(LLVM_STRIP) -g $@

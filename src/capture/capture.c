@@ -48,6 +48,7 @@ struct capture {
 	struct offcpu *offcpu; /* --off-cpu (an empty one without) */
 	struct unwind_maps *unwind; /* --unwind dwarf: the tables in the kernel */
 	image_fn on_image;
+	pystack_fn on_pystack;
 	void *arg;
 	struct bpf_link **links;
 	int *perf_fds;
@@ -256,6 +257,13 @@ void capture__maps_read(pid_t pid, uint32_t gen, const struct proc_maps *pm, voi
 		unwind_maps__update(pid, gen, pm, c->unwind);
 }
 
+int capture__python_add(struct capture *c, uint32_t tgid, const struct py_proc *pp)
+{
+	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.py_procs), &tgid, pp, BPF_ANY))
+		return errno == E2BIG ? -ENOSPC : -errno;
+	return 0;
+}
+
 bool capture__unwind_stats(struct capture *c, struct unwind_maps_stats *out)
 {
 	if (!c->unwind)
@@ -281,6 +289,7 @@ static int configure(struct smolder_bpf *skel, const struct capture_opts *o, int
 	ro->idle_mode = o->idle_mode;
 	ro->pidns_inum = inum;
 	ro->thread_size = kernel_thread_size();
+	ro->python_frames = o->python_frames && o->user_stacks;
 	/* following forks, room for the processes the command starts */
 	if ((e = bpf_map__set_max_entries(skel->maps.tgids, o->follow_forks ? SMOLDER_MAX_FOLLOWED
 							   : o->nr_tgids ? o->nr_tgids : 1)) ||
@@ -468,8 +477,11 @@ static int on_event(void *ctx, void *data, size_t size)
 {
 	struct capture *c = ctx;
 	const struct image_event *ev = data;
+	const struct pystack_event *py = data;
 
-	if (size >= sizeof(*ev) && c->on_image)
+	if (size == sizeof(*py) && c->on_pystack)
+		c->on_pystack(py->tgid, py->gen, py->pystack, c->arg);
+	else if (size == sizeof(*ev) && c->on_image)
 		c->on_image(ev->tgid, ev->gen, c->arg);
 	return 0;
 }
@@ -534,6 +546,7 @@ struct capture *capture__open(const struct capture_opts *o)
 		return NULL;
 	}
 	c->on_image = o->on_image;
+	c->on_pystack = o->on_pystack;
 	c->arg = o->arg;
 	c->stack_chunks = o->stack_chunks;
 	c->count_entries = o->count_entries;
@@ -582,9 +595,20 @@ int capture__for_each_sample(struct capture *c, sample_fn fn, void *arg)
 	return e ? e : offcpu__for_each_carry(c->offcpu, fn, arg);
 }
 
+static int read_stack(int fd, uint64_t id, struct stack_trace *out);
+
 int capture__stack(struct capture *c, uint64_t id, struct stack_trace *out)
 {
-	int fd = c->stacks_fd[c->read];
+	return read_stack(c->stacks_fd[c->read], id, out);
+}
+
+int capture__live_stack(struct capture *c, uint64_t id, struct stack_trace *out)
+{
+	return read_stack(c->stacks_fd[c->live], id, out);
+}
+
+static int read_stack(int fd, uint64_t id, struct stack_trace *out)
+{
 	struct stack_chunk_key key = { .id = id };
 	struct stack_chunk chunk;
 	uint32_t nr = 0;
@@ -596,7 +620,8 @@ int capture__stack(struct capture *c, uint64_t id, struct stack_trace *out)
 		if (bpf_map_lookup_elem(fd, &key, &chunk))
 			return key.idx ? -EIO : -errno; /* a chunk went missing */
 		if (!key.idx) {
-			nr = chunk.nr < SMOLDER_MAX_DEPTH ? chunk.nr : SMOLDER_MAX_DEPTH;
+			nr = chunk.nr < STACK_CHUNKS * STACK_CHUNK_FRAMES
+				     ? chunk.nr : STACK_CHUNKS * STACK_CHUNK_FRAMES;
 			out->exact = chunk.exact;
 		}
 		memcpy(&out->ip[key.idx * STACK_CHUNK_FRAMES], chunk.ip, sizeof(chunk.ip));
