@@ -38,6 +38,7 @@ static void code_fields(const struct py_layout *l)
 	PRINT("code_lines", l->code_lines);
 	PRINT("line_table", l->line_table);
 	PRINT("code_unit_size", PY_CODE_UNIT);
+	PRINT("instr_unit", l->instr_unit);
 }
 
 static void object_fields(const struct py_layout *l)

@@ -120,6 +120,9 @@ static void code_fields(void)
 	PRINT("line_table", 3); /* PY_LINES_LOCATIONS */
 #endif
 	PRINT("code_unit_size", sizeof(_Py_CODEUNIT));
+	/* f_lasti counts bytes up to 3.9 (ceval's INSTR_OFFSET), then code
+	 * units, as the instruction pointers do */
+	PRINT("instr_unit", PY_VERSION_HEX < 0x030a0000 ? 1 : sizeof(_Py_CODEUNIT));
 }
 
 static void object_fields(void)

@@ -32,7 +32,7 @@ static const struct py_layout layouts[] = {
 		.code_filename = 104, .code_name = 112, .code_qualname = PY_NO_FIELD,
 		.code_lines = 120, .line_table = PY_LINES_LNOTAB,
 		.code_size_field = 48, .code_size = PY_CODE_SIZE_BYTES_OBJECT,
-		.str = STR_TO_311, .bytes = BYTES,
+		.instr_unit = 1, .str = STR_TO_311, .bytes = BYTES,
 	},
 	{
 		.major = 3, .minor = 9,
@@ -41,7 +41,7 @@ static const struct py_layout layouts[] = {
 		.code_filename = 104, .code_name = 112, .code_qualname = PY_NO_FIELD,
 		.code_lines = 120, .line_table = PY_LINES_LNOTAB,
 		.code_size_field = 48, .code_size = PY_CODE_SIZE_BYTES_OBJECT,
-		.str = STR_TO_311, .bytes = BYTES,
+		.instr_unit = 1, .str = STR_TO_311, .bytes = BYTES,
 	},
 	{
 		.major = 3, .minor = 10,
@@ -50,7 +50,7 @@ static const struct py_layout layouts[] = {
 		.code_filename = 104, .code_name = 112, .code_qualname = PY_NO_FIELD,
 		.code_lines = 120, .line_table = PY_LINES_310,
 		.code_size_field = 48, .code_size = PY_CODE_SIZE_BYTES_OBJECT,
-		.str = STR_TO_311, .bytes = BYTES,
+		.instr_unit = PY_CODE_UNIT, .str = STR_TO_311, .bytes = BYTES,
 	},
 	{
 		.major = 3, .minor = 11,
@@ -63,6 +63,7 @@ static const struct py_layout layouts[] = {
 		.code_filename = 112, .code_name = 120, .code_qualname = 128,
 		.code_lines = 136, .line_table = PY_LINES_LOCATIONS,
 		.code_size_field = 16, .code_size = PY_CODE_SIZE_UNITS,
+		.instr_unit = PY_CODE_UNIT,
 		.str = STR_TO_311, .bytes = BYTES,
 	},
 	{
@@ -76,6 +77,7 @@ static const struct py_layout layouts[] = {
 		.code_filename = 112, .code_name = 120, .code_qualname = 128,
 		.code_lines = 136, .line_table = PY_LINES_LOCATIONS,
 		.code_size_field = 16, .code_size = PY_CODE_SIZE_UNITS,
+		.instr_unit = PY_CODE_UNIT,
 		.str = STR_FROM_312, .bytes = BYTES,
 	},
 	{
@@ -89,6 +91,7 @@ static const struct py_layout layouts[] = {
 		.code_filename = 112, .code_name = 120, .code_qualname = 128,
 		.code_lines = 136, .line_table = PY_LINES_LOCATIONS,
 		.code_size_field = 16, .code_size = PY_CODE_SIZE_UNITS,
+		.instr_unit = PY_CODE_UNIT,
 		.str = STR_FROM_312, .bytes = BYTES,
 	},
 };

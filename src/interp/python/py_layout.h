@@ -63,6 +63,9 @@ struct py_layout {
 	uint16_t code_lines;    /* co_lnotab up to 3.9, co_linetable from 3.10 */
 	uint16_t code_size_field; /* co_code or ob_size: code_size says which */
 	enum py_code_size code_size;
+	/* bytes one step of a recorded instruction counts: 1 where f_lasti
+	 * counts bytes (3.8, 3.9), else PY_CODE_UNIT */
+	uint8_t instr_unit;
 	enum py_line_table line_table;
 	struct py_str_layout str;
 	struct py_bytes_layout bytes;
