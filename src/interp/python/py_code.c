@@ -182,7 +182,7 @@ static int read_bytes(const struct py_layout *l, pid_t pid, uint64_t addr, size_
 	if ((size_t)got >= b->data + want) {
 		memcpy(*data, buf + b->data, want);
 	} else {
-		/* a long table: the rest of it in one more read */
+		/* a long table: all of it again, in one more read */
 		got = read_mem(pid, addr + b->data, *data, want, want);
 		if (got < 0) {
 			free(*data), *data = NULL;

@@ -65,8 +65,9 @@ def renamed(code, name):
 FAR = ("def far(n):\n    a = 1\n" + "\n" * 300 + "    for i in range(n):\n"
        "        a += i\n" + "\n" * 1000 + "    return a\n")
 # A line table longer than one read (and than 64 KiB: smolder keeps the
-# first 64 KiB and knows no line past it).
-LONG = "def long_body(x):\n" + "    x += 1\n" * 40000 + "    return x\n"
+# first 64 KiB and knows no line past it); lines 1000 apart make it long
+# with few statements, which are what compiling costs.
+LONG = "def long_body(x):\n" + ("    x += 1\n" + "\n" * 1000) * 6000 + "    return x\n"
 
 codes = [
     plain.__code__,
