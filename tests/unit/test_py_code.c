@@ -307,7 +307,7 @@ static void check_python(const char *python, unsigned minor, const char *script,
 	int err;
 
 	if (access(python, X_OK)) {
-		printf("SKIP py_code_%s: %s is not installed\n", version, python);
+		printf("SKIP py_code_%s: cannot run %s (not installed, or not this user's to run)\n", version, python);
 		return;
 	}
 	if (start_python(python, script, as_nobody, &ch)) {
