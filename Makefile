@@ -35,8 +35,8 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Wer
 # src/ is one folder per stage (README: Layout); an object's header
 # dependencies come from the compiler (-MMD -MP, in a .deps folder beside
 # each target), so touching one header rebuilds only the objects that
-# include it.
-SRCS := $(wildcard src/*/*.c)
+# include it.  A stage may keep one level of subfolders (interp/python/).
+SRCS := $(wildcard src/*/*.c src/*/*/*.c)
 OBJS := $(patsubst src/%.c,$(OUT)/obj/%.o,$(SRCS))
 LIB_OBJS := $(filter-out $(OUT)/obj/cmd/main.o,$(OBJS))
 DEPFLAGS = -MMD -MP -MF $(@D)/.deps/$(@F).d
@@ -173,7 +173,7 @@ $(OUT)/workloads/unwind_fallbacks-%: tests/workloads/frameless/unwind_fallbacks.
 # millions of symbols (hostile input for the symbol reader), hostile_cfi one
 # whose CFI makes an unwind-table build work hard (hostile input for it).
 TOOLS := $(OUT)/tools/btf_rename $(OUT)/tools/deny $(OUT)/tools/unwind_dump $(OUT)/tools/many_syms \
-	$(OUT)/tools/hostile_cfi
+	$(OUT)/tools/hostile_cfi $(OUT)/tools/py_layout
 $(OUT)/tools/deny.bpf.o: tests/tools/deny.bpf.c
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
@@ -189,6 +189,13 @@ $(OUT)/tools/deny: tests/tools/deny.c $(OUT)/tools/deny.skel.h
 	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUT)/tools $< $(LDLIBS) -o $@
 
 $(OUT)/tools/unwind_dump: tests/tools/unwind_dump.c $(OUT)/libsmolder.a
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(OUT)/libsmolder.a $(LDLIBS) -o $@
+
+# py_layout X.Y prints smolder's CPython X.Y layout for tests/check/py_layout.sh,
+# which compares it with what that version's headers say.
+$(OUT)/tools/py_layout: tests/tools/py_layout.c $(OUT)/libsmolder.a
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(OUT)/libsmolder.a $(LDLIBS) -o $@
@@ -374,6 +381,7 @@ check: deps-check
 	$(Q)tests/run.sh --check
 
 check-build: smolder $(UNIT_BINS) $(FRAMELESS) $(OUT)/tools/hostile_cfi fuzzers
+check-build: $(OUT)/tools/py_layout
 
 # Only what building needs: the demo is not the test suite.
 demo: deps-build
@@ -498,7 +506,7 @@ clean:
 	rm -rf $(OUT) smolder smolder.folded
 
 # Header dependencies of every object, unit test and fuzz object built so far.
--include $(wildcard $(OUT)/obj/*/.deps/*.d $(OUT)/tests/.deps/*.d $(OUT)/tests/root/.deps/*.d \
+-include $(wildcard $(OUT)/obj/*/.deps/*.d $(OUT)/obj/*/*/.deps/*.d $(OUT)/tests/.deps/*.d $(OUT)/tests/root/.deps/*.d \
 	$(OUT)/fuzz/obj/*/.deps/*.d)
 
 # ---- The unwinder replayed (issue 22) -----------------------------------
