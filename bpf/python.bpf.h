@@ -100,12 +100,13 @@ static __always_inline __u32 py_instr(const struct py_proc *pp, const struct py_
 		if (pp->off.frame_instr > PY_FRAME_READ - 4)
 			return 0;
 		lasti = *(const __s32 *)&s->frame[pp->off.frame_instr];
-		return lasti < 0 ? 0 : (__u32)lasti;
+		return lasti < 0 ? PY_INSTR_MASK : (__u32)lasti;
 	}
-	/* BPF has no signed division; before the first instruction is 0 */
+	/* BPF has no signed division; before the first instruction is a
+	 * frame that has not started, as f_lasti -1 is */
 	at = py_field64(s, pp->off.frame_instr);
 	if (at < start)
-		return 0;
+		return PY_INSTR_MASK;
 	at = (at - start) / 2;
 	return at > PY_INSTR_MASK ? PY_INSTR_MASK : (__u32)at;
 }

@@ -256,6 +256,12 @@ void py_code__free(struct py_code *c)
 	memset(c, 0, sizeof(*c));
 }
 
+size_t py_code__bytes(const struct py_code *c)
+{
+	return sizeof(*c) + (c->qualname ? strlen(c->qualname) + 1 : 0) +
+	       (c->file ? strlen(c->file) + 1 : 0) + c->nr_lines;
+}
+
 /* co_lnotab (3.8, 3.9): pairs of a byte delta and a signed line delta; the
  * line of byte addr is that of the last pair starting at or before it
  * (PyCode_Addr2Line). */

@@ -39,6 +39,8 @@ struct py_code {
  * length, a string kind that does not exist), -ENOMEM. */
 int py_code__read(const struct py_layout *l, pid_t pid, uint64_t addr, struct py_code *out);
 void py_code__free(struct py_code *c);
+/* Heap bytes c holds, for the names' memory bound. */
+size_t py_code__bytes(const struct py_code *c);
 
 /* The source line of instruction instr (as BPF records it, PY_INSTR_MASK
  * for a frame that has not started) in c, 0 when unknown. */
