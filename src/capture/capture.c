@@ -25,8 +25,6 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
-#include <zlib.h>
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -70,42 +68,6 @@ static int our_pidns(uint32_t *inum)
 		return -errno;
 	*inum = st.st_ino;
 	return 0;
-}
-
-/* True if the kernel's build configuration has this line, e.g. CONFIG_KASAN=y. */
-static bool kernel_config_has(const char *line)
-{
-	char path[300], buf[512];
-	struct utsname u;
-	bool found = false;
-	gzFile f;
-
-	f = gzopen("/proc/config.gz", "rb");
-	if (!f && !uname(&u)) {
-		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
-		f = gzopen(path, "rb"); /* reads plain files too */
-	}
-	if (!f)
-		return false;
-	while (!found && gzgets(f, buf, sizeof(buf)))
-		found = !strncmp(buf, line, strlen(line));
-	gzclose(f);
-	return found;
-}
-
-/*
- * THREAD_SIZE, which BTF does not record: 16 KiB on x86_64 and arm64, the
- * page size on arm64 with 64 KiB pages, twice that under KASAN.
- */
-static uint64_t kernel_thread_size(void)
-{
-	uint64_t size = 16384, page = sysconf(_SC_PAGESIZE);
-
-	if (page > size)
-		size = page;
-	if (kernel_config_has("CONFIG_KASAN=y"))
-		size *= 2;
-	return size;
 }
 
 static int fill_filter(struct bpf_map *map, const uint32_t *ids, size_t nr)
@@ -288,7 +250,7 @@ static int configure(struct smolder_bpf *skel, const struct capture_opts *o, int
 	ro->filter_tid = o->nr_tids > 0;
 	ro->idle_mode = o->idle_mode;
 	ro->pidns_inum = inum;
-	ro->thread_size = kernel_thread_size();
+	ro->thread_size = probe__thread_size();
 	ro->python_frames = o->python_frames && o->user_stacks;
 	/* following forks, room for the processes the command starts */
 	if ((e = bpf_map__set_max_entries(skel->maps.tgids, o->follow_forks ? SMOLDER_MAX_FOLLOWED
