@@ -173,6 +173,7 @@ static void copy_key_stacks(struct offcpu *o, const struct offcpu_boundary *b,
 
 	copy_stack(o, b->old_stacks, b->new_stacks, key->kstack);
 	copy_stack(o, b->old_stacks, b->new_stacks, key->ustack);
+	copy_stack(o, b->old_stacks, b->new_stacks, key->pystack);
 	if (key->work && !offcpu__waker_desc(o, key->work, &d))
 		copy_stack(o, b->old_stacks, b->new_stacks, d.kstack);
 }

@@ -173,6 +173,7 @@ static int end_interval(const struct continuous_opts *o, const struct finish_opt
 		return -1;
 	}
 	usyms__end_interval(s->us);
+	sampler__end_interval(s);
 	/* Give what this interval freed back to the kernel: over weeks, RSS
 	 * then follows what is live, not the busiest interval's peak. */
 	malloc_trim(0);

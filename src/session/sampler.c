@@ -193,6 +193,11 @@ void sampler__start_naming(struct sampler *s)
 	usyms__set_budget(s->us, &s->budget);
 }
 
+void sampler__end_interval(struct sampler *s)
+{
+	py_names__forget_gone(s->py, image_current, s->cap);
+}
+
 void sampler__close(struct sampler *s)
 {
 	capture__free(s->cap);

@@ -72,6 +72,9 @@ int sampler__wait(struct sampler *s, const sigset_t *sigs, double until);
  * images still waiting to be read are marked late.
  */
 void sampler__start_naming(struct sampler *s);
+/* Continuous mode, after an interval is written: forgets the Python code
+ * objects of processes gone since. */
+void sampler__end_interval(struct sampler *s);
 void sampler__close(struct sampler *s);
 
 #endif

@@ -231,3 +231,61 @@ void py_names__stats(const struct py_names *pn, struct py_names_stats *out)
 	*out = pn->stats;
 	out->bytes = pn->bytes;
 }
+
+/* Drops the images and code entries gone[] marks, rebuilding both tables. */
+static void drop_gone(struct py_names *pn)
+{
+	struct py_image *images = pn->images;
+	struct py_code_ent *codes = pn->codes;
+	size_t nimages = pn->cap_images, ncodes = pn->cap_codes;
+	struct py_names_stats seen = pn->stats;
+
+	pn->images = NULL;
+	pn->codes = NULL;
+	pn->cap_images = pn->cap_codes = pn->nr_images = pn->nr_codes = 0;
+	pn->bytes = 0;
+	for (size_t i = 0; i < nimages; i++)
+		if (images[i].pid > 0)
+			py_names__add_image(pn, images[i].pid, images[i].gen, &images[i].interp);
+	pn->stats.images = seen.images; /* none of them is new */
+	pn->stats.unsupported = seen.unsupported;
+	for (size_t i = 0; i < ncodes; i++) {
+		struct py_code_ent *e = &codes[i];
+		size_t j;
+
+		if (!e->addr)
+			continue;
+		if (!py_names__interp(pn, e->pid, e->gen) ||
+		    ((pn->nr_codes + 1) * 2 > pn->cap_codes && grow_codes(pn))) {
+			if (e->miss == PY_NAMED)
+				py_code__free(&e->code);
+			continue;
+		}
+		j = code_slot(pn, e->pid, e->gen, e->addr, e->ident);
+		pn->codes[j] = *e;
+		pn->nr_codes++;
+		if (e->miss == PY_NAMED)
+			pn->bytes += py_code__bytes(&e->code);
+	}
+	free(images);
+	free(codes);
+}
+
+void py_names__forget_gone(struct py_names *pn, bool (*current)(pid_t pid, uint32_t gen, void *arg),
+			   void *arg)
+{
+	bool any = false;
+
+	if (!pn)
+		return;
+	for (size_t i = 0; i < pn->cap_images; i++) {
+		struct py_image *im = &pn->images[i];
+
+		if (im->pid > 0 && !current(im->pid, im->gen, arg)) {
+			im->pid = -1; /* skipped by the rebuild */
+			any = true;
+		}
+	}
+	if (any)
+		drop_gone(pn);
+}

@@ -66,5 +66,9 @@ void py_names__read_stack(struct py_names *pn, pid_t pid, uint32_t gen,
 void py_names__frame(struct py_names *pn, pid_t pid, uint32_t gen, const struct stack_trace *st,
 		     uint32_t i, struct py_frame *out);
 void py_names__stats(const struct py_names *pn, struct py_names_stats *out);
+/* Forgets the images current() says are gone (exec, exit) and their code
+ * objects: a long run keeps what is live, not every process it saw. */
+void py_names__forget_gone(struct py_names *pn, bool (*current)(pid_t pid, uint32_t gen, void *arg),
+			   void *arg);
 
 #endif
