@@ -35,8 +35,8 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Wer
 # src/ is one folder per stage (README: Layout); an object's header
 # dependencies come from the compiler (-MMD -MP, in a .deps folder beside
 # each target), so touching one header rebuilds only the objects that
-# include it.
-SRCS := $(wildcard src/*/*.c)
+# include it.  A stage may keep one level of subfolders (interp/python/).
+SRCS := $(wildcard src/*/*.c src/*/*/*.c)
 OBJS := $(patsubst src/%.c,$(OUT)/obj/%.o,$(SRCS))
 LIB_OBJS := $(filter-out $(OUT)/obj/cmd/main.o,$(OBJS))
 DEPFLAGS = -MMD -MP -MF $(@D)/.deps/$(@F).d
@@ -71,7 +71,7 @@ all: $(OUT)/smolder.skel.h
 	@echo "built $(OUT)/smolder.bpf.o and $(OUT)/smolder.skel.h for $(ARCH)"
 endif
 
-$(OUT)/smolder.bpf.o: bpf/smolder.bpf.c $(wildcard bpf/*.bpf.h) include/smolder.h include/unwind.h | $(OUT)/.dirs
+$(OUT)/smolder.bpf.o: bpf/smolder.bpf.c $(wildcard bpf/*.bpf.h) include/smolder.h include/unwind.h include/python.h | $(OUT)/.dirs
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 	$(Q)$(LLVM_STRIP) -g $@
@@ -175,7 +175,7 @@ $(OUT)/workloads/unwind_fallbacks-%: tests/workloads/frameless/unwind_fallbacks.
 # source_profile writes a profile with source-location frames through the
 # real writers (tests/check/pprof_source.sh).
 TOOLS := $(OUT)/tools/btf_rename $(OUT)/tools/deny $(OUT)/tools/unwind_dump $(OUT)/tools/many_syms \
-	$(OUT)/tools/hostile_cfi $(OUT)/tools/source_profile
+	$(OUT)/tools/hostile_cfi $(OUT)/tools/py_layout $(OUT)/tools/source_profile
 $(OUT)/tools/deny.bpf.o: tests/tools/deny.bpf.c
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
@@ -191,6 +191,13 @@ $(OUT)/tools/deny: tests/tools/deny.c $(OUT)/tools/deny.skel.h
 	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUT)/tools $< $(LDLIBS) -o $@
 
 $(OUT)/tools/unwind_dump: tests/tools/unwind_dump.c $(OUT)/libsmolder.a
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(OUT)/libsmolder.a $(LDLIBS) -o $@
+
+# py_layout X.Y prints smolder's CPython X.Y layout for tests/check/py_layout.sh,
+# which compares it with what that version's headers say.
+$(OUT)/tools/py_layout: tests/tools/py_layout.c $(OUT)/libsmolder.a
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(OUT)/libsmolder.a $(LDLIBS) -o $@
@@ -381,6 +388,7 @@ check: deps-check
 	$(Q)tests/run.sh --check
 
 check-build: smolder $(UNIT_BINS) $(FRAMELESS) $(OUT)/tools/hostile_cfi fuzzers
+check-build: $(OUT)/tools/py_layout
 check-build: $(OUT)/tools/source_profile
 
 # Only what building needs: the demo is not the test suite.
@@ -506,7 +514,7 @@ clean:
 	rm -rf $(OUT) smolder smolder.folded
 
 # Header dependencies of every object, unit test and fuzz object built so far.
--include $(wildcard $(OUT)/obj/*/.deps/*.d $(OUT)/tests/.deps/*.d $(OUT)/tests/root/.deps/*.d \
+-include $(wildcard $(OUT)/obj/*/.deps/*.d $(OUT)/obj/*/*/.deps/*.d $(OUT)/tests/.deps/*.d $(OUT)/tests/root/.deps/*.d \
 	$(OUT)/fuzz/obj/*/.deps/*.d)
 
 # ---- The unwinder replayed (issue 22) -----------------------------------

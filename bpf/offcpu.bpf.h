@@ -115,6 +115,8 @@ static __always_inline void offcpu_stacks(void *ctx, const struct bank *b,
 			       SAMPLE_USTACK_ERR);
 	if (!dwarf_unwind && u && key->tgid)
 		key->gen = image_gen(b, prev, key->tgid);
+	if (user_stacks)
+		key->pystack = walk_python(b, prev, key, PY_SLOT_SWITCH);
 	if (k) {
 		key->kstack = hash_stack(k);
 		if (!store_trace(b->stacks, k, key->kstack)) {
@@ -130,6 +132,12 @@ static __always_inline void offcpu_stacks(void *ctx, const struct bank *b,
 			key->flags |= SAMPLE_USTACK_LOST;
 			lost = true;
 		}
+	}
+	if (key->pystack &&
+	    py_store_frames(b->idx, PY_SLOT_SWITCH, key->tgid, key->gen, key->pystack)) {
+		key->pystack = 0;
+		key->flags |= SAMPLE_PYSTACK_LOST;
+		lost = true;
 	}
 	if (lost)
 		count(b, CNT_OFFCPU_STACK_FULL);

@@ -45,6 +45,7 @@ const volatile bool image_events = true;
 const volatile bool dwarf_unwind = false;    /* --unwind dwarf */
 const volatile __u32 unwind_shard_bits = 16; /* log2 of a shard's slots */
 const volatile bool have_task_pt_regs = false; /* bpf_task_pt_regs (5.15) */
+const volatile bool python_frames = false; /* CPython frames (python.bpf.h) */
 
 /*
  * The bank samples go to; the loader flips it (capture__rotate) and then
@@ -353,7 +354,7 @@ static __always_inline __u64 hash_stack(const struct stack_trace *st)
 {
 	__u64 h = 0x9e3779b97f4a7c15ULL ^ st->nr;
 
-	for (int i = 0; i < SMOLDER_MAX_DEPTH; i++) {
+	for (int i = 0; i < STACK_CHUNKS * STACK_CHUNK_FRAMES; i++) {
 		if (i >= st->nr)
 			break;
 		h ^= st->ip[i];
@@ -438,6 +439,19 @@ struct walked {
 	const struct stack_trace *kernel, *user;
 };
 
+#include "python.bpf.h"
+
+/* The id of the CPython frames of a task of a process with an interpreter,
+ * walked into py_scratch[slot]; 0 when it has none. */
+static __always_inline __u64 walk_python(const struct bank *b, struct task_struct *task,
+					 const struct sample_key *key, __u32 slot)
+{
+	if (!python_frames || !key->tgid)
+		return 0;
+	return py_walk_frames(key->tgid, key->gen, BPF_CORE_READ(task, thread.fsbase), slot,
+			      b->counter0);
+}
+
 /*
  * Counts the sample.  A key already in the bank names stacks that are in
  * it too (they were stored before the key, and a bank is emptied only
@@ -464,7 +478,12 @@ static __always_inline void count_sample(const struct bank *b, struct sample_key
 		key->ustack = 0;
 		key->flags |= SAMPLE_USTACK_LOST;
 	}
-	if (key->flags & (SAMPLE_KSTACK_LOST | SAMPLE_USTACK_LOST)) {
+	if (key->pystack && py_store_frames(b->idx, PY_SLOT_SAMPLE, key->tgid, key->gen,
+					    key->pystack)) {
+		key->pystack = 0;
+		key->flags |= SAMPLE_PYSTACK_LOST;
+	}
+	if (key->flags & (SAMPLE_KSTACK_LOST | SAMPLE_USTACK_LOST | SAMPLE_PYSTACK_LOST)) {
 		count(b, CNT_STACK_MAP_FULL);
 		v = bpf_map_lookup_elem(b->counts, key); /* the key changed */
 		if (v) {
@@ -640,6 +659,7 @@ int BPF_PROG(on_exec, struct task_struct *task)
 	struct bank b;
 
 	bpf_map_delete_elem(&procs, &tgid);
+	bpf_map_delete_elem(&py_procs, &tgid);
 	procs_changed(tgid);
 	if (dwarf_unwind && user_stacks && exec_profiled(task, tgid)) {
 		struct mm_struct *mm = BPF_CORE_READ(task, mm);
@@ -670,6 +690,7 @@ int BPF_PROG(on_exit, struct task_struct *task)
 
 	if (BPF_CORE_READ(task, pid) == BPF_CORE_READ(task, tgid)) {
 		bpf_map_delete_elem(&procs, &tgid);
+		bpf_map_delete_elem(&py_procs, &tgid);
 		procs_changed(tgid);
 	}
 	return 0;
@@ -761,6 +782,8 @@ static __always_inline void walk_stacks(struct bpf_perf_event_data *ctx, const s
 		key->ustack = hash_stack(w->user);
 	if (!dwarf_unwind && key->ustack && key->tgid)
 		key->gen = image_gen(b, task, key->tgid);
+	if (user_stacks && !(task_flags & PF_KTHREAD))
+		key->pystack = walk_python(b, task, key, PY_SLOT_SAMPLE);
 
 	if (key->flags & SAMPLE_KSTACK_ERR)
 		count(b, CNT_KSTACK_ERR);

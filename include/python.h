@@ -13,7 +13,8 @@
  *
  * The instruction is where the frame was: f_lasti as CPython keeps it up to
  * 3.10 (bytes up to 3.9, code units in 3.10), from 3.11 the code units from
- * the start of the code object's bytecode to the instruction pointer.
+ * the start of the code object's bytecode to the instruction pointer;
+ * PY_INSTR_MASK for a frame that has not started (f_lasti -1).
  * PY_EVAL_END marks the outermost frame of one run of the interpreter loop
  * (one native _PyEval_EvalFrameDefault frame): every frame up to 3.10, the
  * entry frame in 3.11, the frame below a C-stack shim from 3.12.

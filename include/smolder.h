@@ -25,7 +25,9 @@
  * whole stack is.
  */
 #define STACK_CHUNK_FRAMES 16
-#define STACK_CHUNKS 8 /* 8 * 16 >= SMOLDER_MAX_DEPTH */
+#define STACK_CHUNKS 16 /* 16 * 16: a Python stack's PY_MAX_FRAMES * 2 slots
+			  * (include/python.h); native ones stop at
+			  * SMOLDER_MAX_DEPTH */
 
 struct stack_chunk_key {
 	__u64 id;
@@ -64,6 +66,7 @@ enum sample_flags {
 	 * the count of such a key is nanoseconds, not samples */
 	SAMPLE_OFFCPU_S = 1u << 9,
 	SAMPLE_OFFCPU_D = 1u << 10,
+	SAMPLE_PYSTACK_LOST = 1u << 11, /* Python frames dropped: stack table full */
 };
 #define SAMPLE_OFFCPU (SAMPLE_OFFCPU_S | SAMPLE_OFFCPU_D)
 
@@ -113,6 +116,7 @@ struct sample_key {
 	__u32 ctx;    /* enum exec_ctx, only with irq_frames */
 	__u64 kstack; /* stack id (content hash) of the kernel stack, 0 = none */
 	__u64 ustack; /* stack id of the user stack, 0 = none */
+	__u64 pystack; /* stack id of the CPython frames (include/python.h), 0 = none */
 	__u64 work;   /* hash of the running work item's work_desc (kworker_frames), 0 = none;
 		       * off-CPU keys (never a kworker's): hash of the waker_desc
 		       * of who woke the task (--wakers) */
@@ -158,6 +162,11 @@ enum counter {
 	CNT_OFFCPU_COUNT_FULL,   /* waits lost: count map full */
 	CNT_OFFCPU_STACK_FULL,   /* stacks of waits (or wakers) that found no room */
 	CNT_OFFCPU_WAKERS_UNNAMED, /* wakers the waker map had no room for */
+	/* CPython frames (bpf/python.bpf.h), in processes with an interpreter */
+	CNT_PY_WALKS,      /* samples whose thread's frames were looked for */
+	CNT_PY_NO_THREAD,  /* thread state not found (key unset, unreadable) */
+	CNT_PY_UNREADABLE, /* a frame or code object unreadable: the chain ends */
+	CNT_PY_DEPTH,      /* chains cut at PY_MAX_FRAMES */
 	CNT__MAX
 };
 
@@ -171,6 +180,17 @@ enum counter {
 struct image_event {
 	__u32 tgid; /* in the profiler's PID namespace */
 	__u32 gen;
+};
+
+/*
+ * A Python stack (sample_key.pystack) stored for the first time: user space
+ * reads the code objects it names while the process lives.  Told apart
+ * from struct image_event by its size.
+ */
+struct pystack_event {
+	__u32 tgid;
+	__u32 gen;
+	__u64 pystack;
 };
 
 /* What BPF knows of a tgid's current image (the "procs" map's values). */

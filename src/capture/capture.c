@@ -25,8 +25,6 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
-#include <zlib.h>
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -48,6 +46,7 @@ struct capture {
 	struct offcpu *offcpu; /* --off-cpu (an empty one without) */
 	struct unwind_maps *unwind; /* --unwind dwarf: the tables in the kernel */
 	image_fn on_image;
+	pystack_fn on_pystack;
 	void *arg;
 	struct bpf_link **links;
 	int *perf_fds;
@@ -69,42 +68,6 @@ static int our_pidns(uint32_t *inum)
 		return -errno;
 	*inum = st.st_ino;
 	return 0;
-}
-
-/* True if the kernel's build configuration has this line, e.g. CONFIG_KASAN=y. */
-static bool kernel_config_has(const char *line)
-{
-	char path[300], buf[512];
-	struct utsname u;
-	bool found = false;
-	gzFile f;
-
-	f = gzopen("/proc/config.gz", "rb");
-	if (!f && !uname(&u)) {
-		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
-		f = gzopen(path, "rb"); /* reads plain files too */
-	}
-	if (!f)
-		return false;
-	while (!found && gzgets(f, buf, sizeof(buf)))
-		found = !strncmp(buf, line, strlen(line));
-	gzclose(f);
-	return found;
-}
-
-/*
- * THREAD_SIZE, which BTF does not record: 16 KiB on x86_64 and arm64, the
- * page size on arm64 with 64 KiB pages, twice that under KASAN.
- */
-static uint64_t kernel_thread_size(void)
-{
-	uint64_t size = 16384, page = sysconf(_SC_PAGESIZE);
-
-	if (page > size)
-		size = page;
-	if (kernel_config_has("CONFIG_KASAN=y"))
-		size *= 2;
-	return size;
 }
 
 static int fill_filter(struct bpf_map *map, const uint32_t *ids, size_t nr)
@@ -256,6 +219,13 @@ void capture__maps_read(pid_t pid, uint32_t gen, const struct proc_maps *pm, voi
 		unwind_maps__update(pid, gen, pm, c->unwind);
 }
 
+int capture__python_add(struct capture *c, uint32_t tgid, const struct py_proc *pp)
+{
+	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.py_procs), &tgid, pp, BPF_ANY))
+		return errno == E2BIG ? -ENOSPC : -errno;
+	return 0;
+}
+
 bool capture__unwind_stats(struct capture *c, struct unwind_maps_stats *out)
 {
 	if (!c->unwind)
@@ -280,7 +250,8 @@ static int configure(struct smolder_bpf *skel, const struct capture_opts *o, int
 	ro->filter_tid = o->nr_tids > 0;
 	ro->idle_mode = o->idle_mode;
 	ro->pidns_inum = inum;
-	ro->thread_size = kernel_thread_size();
+	ro->thread_size = probe__thread_size();
+	ro->python_frames = o->python_frames && o->user_stacks;
 	/* following forks, room for the processes the command starts */
 	if ((e = bpf_map__set_max_entries(skel->maps.tgids, o->follow_forks ? SMOLDER_MAX_FOLLOWED
 							   : o->nr_tgids ? o->nr_tgids : 1)) ||
@@ -468,8 +439,11 @@ static int on_event(void *ctx, void *data, size_t size)
 {
 	struct capture *c = ctx;
 	const struct image_event *ev = data;
+	const struct pystack_event *py = data;
 
-	if (size >= sizeof(*ev) && c->on_image)
+	if (size == sizeof(*py) && c->on_pystack)
+		c->on_pystack(py->tgid, py->gen, py->pystack, c->arg);
+	else if (size == sizeof(*ev) && c->on_image)
 		c->on_image(ev->tgid, ev->gen, c->arg);
 	return 0;
 }
@@ -534,6 +508,7 @@ struct capture *capture__open(const struct capture_opts *o)
 		return NULL;
 	}
 	c->on_image = o->on_image;
+	c->on_pystack = o->on_pystack;
 	c->arg = o->arg;
 	c->stack_chunks = o->stack_chunks;
 	c->count_entries = o->count_entries;
@@ -582,9 +557,20 @@ int capture__for_each_sample(struct capture *c, sample_fn fn, void *arg)
 	return e ? e : offcpu__for_each_carry(c->offcpu, fn, arg);
 }
 
+static int read_stack(int fd, uint64_t id, struct stack_trace *out);
+
 int capture__stack(struct capture *c, uint64_t id, struct stack_trace *out)
 {
-	int fd = c->stacks_fd[c->read];
+	return read_stack(c->stacks_fd[c->read], id, out);
+}
+
+int capture__live_stack(struct capture *c, uint64_t id, struct stack_trace *out)
+{
+	return read_stack(c->stacks_fd[c->live], id, out);
+}
+
+static int read_stack(int fd, uint64_t id, struct stack_trace *out)
+{
 	struct stack_chunk_key key = { .id = id };
 	struct stack_chunk chunk;
 	uint32_t nr = 0;
@@ -596,7 +582,8 @@ int capture__stack(struct capture *c, uint64_t id, struct stack_trace *out)
 		if (bpf_map_lookup_elem(fd, &key, &chunk))
 			return key.idx ? -EIO : -errno; /* a chunk went missing */
 		if (!key.idx) {
-			nr = chunk.nr < SMOLDER_MAX_DEPTH ? chunk.nr : SMOLDER_MAX_DEPTH;
+			nr = chunk.nr < STACK_CHUNKS * STACK_CHUNK_FRAMES
+				     ? chunk.nr : STACK_CHUNKS * STACK_CHUNK_FRAMES;
 			out->exact = chunk.exact;
 		}
 		memcpy(&out->ip[key.idx * STACK_CHUNK_FRAMES], chunk.ip, sizeof(chunk.ip));

@@ -24,11 +24,15 @@
 #include <linux/types.h>
 #include "capture/offcpu.h"
 #include "unwind/unwind_maps.h"
+#include "python.h"
 #include "smolder.h"
 
 /* Called (from capture__poll) when a process image gets its first sample,
  * and again when its mappings changed since. */
 typedef void (*image_fn)(uint32_t tgid, uint32_t gen, void *arg);
+/* Called (from capture__poll) when a Python stack is stored for the first
+ * time (python_frames): capture__live_stack reads it. */
+typedef void (*pystack_fn)(uint32_t tgid, uint32_t gen, uint64_t id, void *arg);
 
 struct capture_opts {
 	uint64_t freq;   /* samples per second per CPU, or 0 */
@@ -56,8 +60,11 @@ struct capture_opts {
 	bool dwarf_unwind;      /* --unwind dwarf: user stacks by unwind tables */
 	uint64_t unwind_budget; /* --unwind-memory: bytes the tables may take;
 				 * 0: UNWIND_DEFAULT_BUDGET */
+	bool python_frames;     /* CPython frames of the processes told of
+				 * (capture__python_add) */
 	struct offcpu_opts offcpu; /* --off-cpu and its options */
 	image_fn on_image;      /* may be NULL */
+	pystack_fn on_pystack;  /* may be NULL */
 	void *arg;
 };
 
@@ -90,6 +97,8 @@ void capture__stop(struct capture *c);
 int capture__for_each_sample(struct capture *c, sample_fn fn, void *arg);
 /* Copies the stack with this id; -ENOENT if the table has no such stack. */
 int capture__stack(struct capture *c, uint64_t id, struct stack_trace *out);
+/* The same from the bank samples go to now (for stacks just announced). */
+int capture__live_stack(struct capture *c, uint64_t id, struct stack_trace *out);
 /* The work item that sample_key.work names; -ENOENT if unknown. */
 int capture__work_desc(struct capture *c, uint64_t id, struct work_desc *out);
 /* The waker that an off-CPU sample_key.work names; -ENOENT if unknown. */
@@ -119,6 +128,9 @@ void capture__prog_stats(struct capture *c, bool offcpu, uint64_t *run_ns, uint6
 /* Hands the unwinder (dwarf_unwind) pid's image gen's maps, just read:
  * usyms' maps hook, with arg the capture.  Without the unwinder, nothing. */
 void capture__maps_read(pid_t pid, uint32_t gen, const struct proc_maps *pm, void *arg);
+/* Tells the sampler where tgid's interpreter is, for the samples of its
+ * image generation pp->gen; -errno (-ENOSPC: the map is full). */
+int capture__python_add(struct capture *c, uint32_t tgid, const struct py_proc *pp);
 /* What the unwind tables hold (unwind_maps.h); false without dwarf_unwind. */
 bool capture__unwind_stats(struct capture *c, struct unwind_maps_stats *out);
 void capture__free(struct capture *c);

@@ -41,6 +41,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <zlib.h>
 #include "lib/log.h"
 #include "capture/probe.h"
 #include "smolder.h"
@@ -621,4 +622,40 @@ const char *probe__perf_fix(int error)
 	else
 		return "run as root or grant CAP_PERFMON";
 	return buf;
+}
+
+/* True if the kernel's build configuration has this line, e.g. CONFIG_KASAN=y. */
+static bool kernel_config_has(const char *line)
+{
+	char path[300], buf[512];
+	struct utsname u;
+	bool found = false;
+	gzFile f;
+
+	f = gzopen("/proc/config.gz", "rb");
+	if (!f && !uname(&u)) {
+		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
+		f = gzopen(path, "rb"); /* reads plain files too */
+	}
+	if (!f)
+		return false;
+	while (!found && gzgets(f, buf, sizeof(buf)))
+		found = !strncmp(buf, line, strlen(line));
+	gzclose(f);
+	return found;
+}
+
+/*
+ * THREAD_SIZE, which BTF does not record: 16 KiB on x86_64 and arm64, the
+ * page size on arm64 with 64 KiB pages, twice that under KASAN.
+ */
+uint64_t probe__thread_size(void)
+{
+	uint64_t size = 16384, page = sysconf(_SC_PAGESIZE);
+
+	if (page > size)
+		size = page;
+	if (kernel_config_has("CONFIG_KASAN=y"))
+		size *= 2;
+	return size;
 }

@@ -41,4 +41,7 @@ const char *probe__fix(int error);
 /* The fix to suggest when perf_event_open(2) fails with this errno. */
 const char *probe__perf_fix(int error);
 
+/* THREAD_SIZE of the running kernel, which BTF does not record. */
+uint64_t probe__thread_size(void);
+
 #endif

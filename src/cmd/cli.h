@@ -40,6 +40,8 @@ struct env {
 	bool annotate;     /* -a */
 	bool folded;       /* -f */
 	bool no_demangle;  /* --no-demangle */
+	bool no_python;    /* --no-python */
+	bool python_lines; /* --python-lines */
 	bool per_cpu, per_pid, per_thread;
 	bool group_threads; /* --group-threads */
 	bool kworker;       /* --kworker */

@@ -123,9 +123,16 @@ static const struct help_option write_options[] = {
 	{ .short_name = "-d", .long_name = "--delimited",
 	  .text = "a \"-\" frame between user and kernel frames" },
 	{ .short_name = "-a", .long_name = "--annotations",
-	  .text = "append _[k] to kernel frames, _[j] to JIT frames" },
+	  .text = "append _[k] to kernel frames, _[j] to JIT frames,\n"
+		"_[py] to Python frames" },
 	{ .long_name = "--no-demangle",
 	  .text = "keep C++ and Rust symbols as they are mangled" },
+	{ .long_name = "--no-python",
+	  .text = "no Python frames: CPython's interpreter loop\n"
+		"(_PyEval_EvalFrameDefault) stays as it is" },
+	{ .long_name = "--python-lines",
+	  .text = "Python frames name their line: func (file.py:42)\n"
+		"(default: one frame per function, func (file.py))" },
 	{ .long_name = "--hottest-first",
 	  .text = "the report's hottest stack first (default: last,\n"
 		"as bcc prints it, the answer at the bottom)" },

@@ -39,6 +39,7 @@ static struct finish_opts finish_opts_of(const struct env *env)
 			.kernel = !env->user_only,
 			.delimiter = env->delimited,
 			.annotate = env->annotate,
+			.python_lines = env->python_lines,
 			.module_names = !env->folded,
 			.per_cpu = env->per_cpu,
 			.proc = env->per_thread ? PROC_THREAD : env->per_pid ? PROC_PID : PROC_COMM,
@@ -285,6 +286,7 @@ static void stage_opts(const struct env *env, pid_t command, struct stage_opts *
 			.rotate = env->continuous,
 			.btf_path = env->btf_path,
 			.dwarf_unwind = !env->unwind_fp && !env->kernel_only,
+			.python_frames = !env->no_python && !env->kernel_only,
 			.unwind_budget = env->unwind_bytes,
 			.offcpu = {
 				.enabled = env->off_cpu,
@@ -345,10 +347,12 @@ static int capture_once(struct env *env, struct sampler *s, struct targets *t,
 				env->main_binary, env->main_build_id);
 
 	fo = finish_opts_of(env);
+	fo.fold.py = s->py;
 	src = finish__capture_source(s->cap);
 	rc = finish_capture(&fo, s, &src, s->us, &res);
 	capture__counters(s->cap, c);
 	finish__summary(&fo, s->cap, c, 0, res.unnamed, s->us);
+	finish__python_summary(c, &res.py, s->py);
 	return rc;
 }
 
@@ -384,6 +388,7 @@ static int cmd_capture(struct env *env)
 		rc = 1;
 	} else if (env->continuous) {
 		fo = finish_opts_of(env);
+		fo.fold.py = s.py;
 		co = continuous_opts_of(env);
 		rc = continuous__run(&co, &fo, &s, &sigs);
 	} else if (t && targets__go(t)) {

@@ -16,6 +16,7 @@
 #include "lib/cpus.h"
 #include "fold/ctxframes.h"
 #include "fold/fold.h"
+#include "fold/pyframes.h"
 #include "profile/frame_name.h"
 #include "lib/hash.h"
 #include "symbols/ksyms.h"
@@ -25,7 +26,7 @@
 /* The most frames a sample names: cpu_N, the process, [idle:...], [irq],
  * three work item frames; user frames, "-", kernel frames; [off-cpu:S],
  * woken-by:COMM (or woken-by-irq...) and the waker's kernel frames. */
-#define FOLD_MAX_FRAMES (7 + SMOLDER_MAX_DEPTH + 1 + SMOLDER_MAX_DEPTH + 2 + SMOLDER_MAX_DEPTH)
+#define FOLD_MAX_FRAMES (7 + PYFRAMES_MAX + 1 + SMOLDER_MAX_DEPTH + 2 + SMOLDER_MAX_DEPTH)
 
 struct fold {
 	struct fold_opts o;
@@ -41,6 +42,11 @@ struct fold {
 	uint32_t nr_ids;
 	uint64_t *idle; /* [cpu * IDLE_PATH__MAX + path], allocated when needed */
 	uint64_t unnamed[USYMS_MISS__MAX];
+	struct fold_py_stats py;
+	/* the sample being named: its Python frames, and its merged stack */
+	enum { PY_NONE, PY_WITH, PY_WITHOUT, PY_UNSUPPORTED } py_kind;
+	enum py_miss py_miss;
+	struct merged_frame merged[PYFRAMES_MAX];
 };
 
 /* Appends the frame name + suffix to the sample being named. */
@@ -203,32 +209,99 @@ static uint64_t frame_addr(const struct stack_trace *st, int i)
 	return exact ? st->ip[i] : st->ip[i] - 1;
 }
 
-/* The user frames, root first; *miss gets why the leaf-most "[unknown]" is. */
-static int add_user(struct fold *f, const struct sample_key *key,
-		    const struct stack_trace *st, uint16_t *n, enum usyms_miss *miss)
+/* Native user frame i of st, named; *miss gets why it is "[unknown]". */
+static int native_frame(struct fold *f, const struct sample_key *key,
+			const struct stack_trace *st, int i, enum usyms_miss *miss)
 {
 	struct usyms_frame fr = { .miss = USYMS_MISS_FOREIGN };
 	char name[NAME_MAX_LEN];
 
+	if (key->flags & SAMPLE_FOREIGN_PID)
+		snprintf(name, sizeof(name), "[unknown]");
+	else
+		usyms__name_frame(f->usyms, key->tgid, key->gen, frame_addr(st, i), name,
+				  sizeof(name), &fr);
+	if (fr.miss != USYMS_NAMED)
+		*miss = fr.miss;
+	frame_name__sanitize(name);
+	if (push_frame(f, name, fr.jit && f->o.annotate ? "_[j]" : "") || user_frame_at(f, &fr))
+		return -ENOMEM;
+	return 0;
+}
+
+/* Python frame i of pyst, named; *miss gets why it is not. */
+static int python_frame(struct fold *f, const struct sample_key *key,
+			const struct stack_trace *pyst, int i, enum py_miss *miss)
+{
+	struct py_frame pf;
+	char name[NAME_MAX_LEN];
+
+	py_names__frame(f->o.py, key->tgid, key->gen, pyst, i, &pf);
+	if (pf.func) {
+		pyframes__name(&pf, f->o.python_lines, name, sizeof(name));
+	} else {
+		snprintf(name, sizeof(name), "[unknown python frame]");
+		if (*miss == PY_NAMED)
+			*miss = pf.miss;
+	}
+	frame_name__sanitize(name);
+	return push_frame(f, name, f->o.annotate ? "_[py]" : "");
+}
+
+/* The user frames with the Python frames merged in (pyframes.h). */
+static int add_merged(struct fold *f, const struct sample_key *key, const struct py_interp *pi,
+		      const struct stack_trace *st, const struct stack_trace *pyst, uint16_t *n,
+		      enum usyms_miss *miss)
+{
+	size_t nr = pyframes__merge(pi, st, frame_addr, pyst, f->merged);
+	enum py_miss pmiss = PY_NAMED;
+
+	for (size_t k = 0; k < nr; k++) {
+		const struct merged_frame *m = &f->merged[k];
+		int e = m->python ? python_frame(f, key, pyst, m->index, &pmiss)
+				  : native_frame(f, key, st, m->index, miss);
+
+		if (e)
+			return e;
+		(*n)++;
+	}
+	f->py_miss = pmiss;
+	return 0;
+}
+
+/* Which Python frames the sample has, for the counts of fold__py_stats;
+ * the interpreter when they are to be merged in. */
+static const struct py_interp *python_of(struct fold *f, const struct sample_key *key,
+					 const struct stack_trace *pyst)
+{
+	const struct py_interp *pi;
+
+	f->py_kind = PY_NONE;
+	if (!f->o.py || (key->flags & SAMPLE_FOREIGN_PID) ||
+	    !(pi = py_names__interp(f->o.py, key->tgid, key->gen)))
+		return NULL;
+	f->py_kind = !pi->layout ? PY_UNSUPPORTED : pyst ? PY_WITH : PY_WITHOUT;
+	return pyst && pi->layout ? pi : NULL;
+}
+
+/* The user frames, root first; *miss gets why the leaf-most "[unknown]" is. */
+static int add_user(struct fold *f, const struct sample_key *key, const struct stack_trace *st,
+		    const struct stack_trace *pyst, uint16_t *n, enum usyms_miss *miss)
+{
+	const struct py_interp *pi = python_of(f, key, pyst);
+
 	*n = 0;
 	*miss = USYMS_NAMED;
+	f->py_miss = PY_NAMED;
 	if (key->flags & (SAMPLE_USTACK_LOST | SAMPLE_USTACK_ERR)) {
 		*n = 1;
 		return push_frame(f, key->flags & SAMPLE_USTACK_LOST ?
 				"[lost user stack]" : "[missed user stack]", "");
 	}
+	if (pi)
+		return add_merged(f, key, pi, st, pyst, n, miss);
 	for (int i = st ? (int)st->nr - 1 : -1; i >= 0; i--) {
-		uint64_t addr = frame_addr(st, i);
-
-		if (key->flags & SAMPLE_FOREIGN_PID)
-			snprintf(name, sizeof(name), "[unknown]");
-		else
-			usyms__name_frame(f->usyms, key->tgid, key->gen, addr, name, sizeof(name), &fr);
-		if (fr.miss != USYMS_NAMED)
-			*miss = fr.miss;
-		frame_name__sanitize(name);
-		if (push_frame(f, name, fr.jit && f->o.annotate ? "_[j]" : "") ||
-		    user_frame_at(f, &fr))
+		if (native_frame(f, key, st, i, miss))
 			return -ENOMEM;
 		(*n)++;
 	}
@@ -506,6 +579,28 @@ int fold__add_woken(struct fold *f, const struct sample_key *key, uint64_t count
 		    const struct stack_trace *kst, const struct stack_trace *ust,
 		    const struct stack_trace *wst)
 {
+	struct fold_stacks st = { .kernel = kst, .user = ust, .waker = wst };
+
+	return fold__add_stacks(f, key, count, &st);
+}
+
+/* Counts the sample's Python frames, or why it has none. */
+static void count_python(struct fold *f, uint64_t count)
+{
+	if (f->py_kind == PY_WITH)
+		f->py.with += count;
+	else if (f->py_kind == PY_WITHOUT)
+		f->py.without += count;
+	else if (f->py_kind == PY_UNSUPPORTED)
+		f->py.unsupported += count;
+	if (f->py_miss != PY_NAMED)
+		f->py.miss[f->py_miss] += count;
+}
+
+int fold__add_stacks(struct fold *f, const struct sample_key *key, uint64_t count,
+		     const struct fold_stacks *st)
+{
+	const struct stack_trace *kst = st->kernel, *ust = st->user, *wst = st->waker;
 	bool offcpu = key->flags & SAMPLE_OFFCPU;
 	/* microseconds: sums of fractions, rounded once per stack */
 	double weight = !f->o.time_weighted ? (double)count
@@ -522,7 +617,9 @@ int fold__add_woken(struct fold *f, const struct sample_key *key, uint64_t count
 	f->nr_ids = 0;
 	if (add_head(f, key, &o.n_head, &o) || add_context(f, key, kst, &o.n_head, &idle))
 		return -ENOMEM;
-	if (f->o.user && add_user(f, key, ust, &o.n_user, &miss))
+	f->py_kind = PY_NONE;
+	f->py_miss = PY_NAMED;
+	if (f->o.user && add_user(f, key, ust, st->python, &o.n_user, &miss))
 		return -ENOMEM;
 	user_end = f->nr_ids;
 	if (f->o.kernel && add_kernel(f, key, kst, &o.n_kernel))
@@ -547,6 +644,7 @@ int fold__add_woken(struct fold *f, const struct sample_key *key, uint64_t count
 	f->total += count;
 	if (miss != USYMS_NAMED)
 		f->unnamed[miss] += count;
+	count_python(f, count);
 	if (idle != IDLE_PATH__MAX)
 		return count_idle(f, key->cpu, idle, count);
 	return 0;
@@ -577,6 +675,11 @@ const uint64_t *fold__idle_paths(const struct fold *f)
 const uint64_t *fold__unnamed(const struct fold *f)
 {
 	return f->unnamed;
+}
+
+void fold__py_stats(const struct fold *f, struct fold_py_stats *out)
+{
+	*out = f->py;
 }
 
 void fold__free(struct fold *f)

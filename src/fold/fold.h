@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
+#include "interp/python/py_names.h"
 #include "profile/profile.h"
 #include "smolder.h"
 #include "symbols/usyms.h"
@@ -33,7 +34,12 @@ enum proc_frame {
 struct fold_opts {
 	bool user, kernel;    /* which stacks to name */
 	bool delimiter;       /* "-" between user and kernel frames (-d) */
-	bool annotate;        /* "_[k]" after kernel frames, "_[j]" after JIT ones (-a) */
+	bool annotate;        /* "_[k]" after kernel frames, "_[j]" after JIT ones,
+			       * "_[py]" after Python ones (-a) */
+	/* CPython frames in place of the interpreter loop (NULL: none), with
+	 * the line in their names (--python-lines) */
+	struct py_names *py;
+	bool python_lines;
 	bool module_names;    /* "func [module]" for module frames */
 	bool per_cpu;         /* "cpu_N" first */
 	enum proc_frame proc; /* the process frame */
@@ -66,6 +72,14 @@ struct fold *fold__new(const struct fold_opts *opts, const struct ksyms *ksyms,
  * the sample has no such stack. */
 int fold__add(struct fold *f, const struct sample_key *key, uint64_t count,
 	      const struct stack_trace *kst, const struct stack_trace *ust);
+/* The stacks of a sample, NULL where it has none: kernel, user, its
+ * Python frames (include/python.h), an off-CPU key's waker's kernel stack. */
+struct fold_stacks {
+	const struct stack_trace *kernel, *user, *python, *waker;
+};
+/* The same, with every stack. */
+int fold__add_stacks(struct fold *f, const struct sample_key *key, uint64_t count,
+		     const struct fold_stacks *st);
 /* The same, with wst: an off-CPU key's waker's kernel stack, or NULL. */
 int fold__add_woken(struct fold *f, const struct sample_key *key, uint64_t count,
 		    const struct stack_trace *kst, const struct stack_trace *ust,
@@ -85,6 +99,15 @@ const uint64_t *fold__idle_paths(const struct fold *f);
 /* CPU samples added with an "[unknown]" user frame, by the reason of the
  * leaf-most one: USYMS_MISS__MAX counts (USYMS_NAMED stays 0). */
 const uint64_t *fold__unnamed(const struct fold *f);
+/* CPU samples of processes with CPython: with Python frames, without
+ * (a thread outside Python, or frames not found), of a version whose frames
+ * cannot be read, and with an unnamed Python frame by the reason of the
+ * innermost one (py_miss[PY_MISS__MAX]). */
+struct fold_py_stats {
+	uint64_t with, without, unsupported;
+	uint64_t miss[PY_MISS__MAX];
+};
+void fold__py_stats(const struct fold *f, struct fold_py_stats *out);
 void fold__free(struct fold *f);
 
 #endif

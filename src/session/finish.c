@@ -18,7 +18,7 @@ struct fold_ctx {
 	struct finish_result *res;
 	bool waker_stacks; /* --wakers (with -U too: the stack tells an interrupt) */
 	uint32_t tgids[TGID_SET_SIZE]; /* seen tgids + 1 (0: empty slot) */
-	struct stack_trace kst, ust, wst;
+	struct stack_trace kst, ust, wst, pyst;
 };
 
 static int capture_for_each(void *cap, sample_fn fn, void *arg)
@@ -81,12 +81,18 @@ static int fold_sample(const struct sample_key *key, uint64_t count, void *arg)
 	const struct sample_source *src = c->src;
 	bool have_k = key->kstack && !src->stack(src->arg, key->kstack, &c->kst);
 	bool have_u = key->ustack && !src->stack(src->arg, key->ustack, &c->ust);
+	bool have_py = key->pystack && !src->stack(src->arg, key->pystack, &c->pyst);
+	struct fold_stacks st = {
+		.kernel = have_k ? &c->kst : NULL,
+		.user = have_u ? &c->ust : NULL,
+		.python = have_py ? &c->pyst : NULL,
+		.waker = waker_stack(c, key),
+	};
 
 	if (!(key->flags & SAMPLE_OFFCPU))
 		c->res->samples += count;
 	count_tgid(c, key->tgid);
-	return fold__add_woken(c->fold, key, count, have_k ? &c->kst : NULL,
-			       have_u ? &c->ust : NULL, waker_stack(c, key));
+	return fold__add_stacks(c->fold, key, count, &st);
 }
 
 /* Names and folds every sample src holds; NULL after printing why. */
@@ -110,6 +116,7 @@ static struct fold *fold_all(const struct finish_opts *o, const struct sample_so
 		ctx->waker_stacks = fo.wakers;
 		e = src->for_each(src->arg, fold_sample, ctx);
 		memcpy(res->unnamed, fold__unnamed(f), sizeof(res->unnamed));
+		fold__py_stats(f, &res->py);
 	}
 	free(ctx);
 	if (e) {
@@ -402,4 +409,35 @@ static void idle_table(const struct finish_opts *o, const struct fold *f)
 	if (none[0])
 		fprintf(stderr, "smolder: no idle samples on cpu %s (-): busy all along, or idle without the sampling timer firing (tickless idle); %s idle time is not known\n",
 			none, strchr(none, ',') ? "their" : "its");
+}
+
+void finish__python_summary(const uint64_t *c, const struct fold_py_stats *f,
+			    const struct py_names *py)
+{
+	static const char *const why[PY_MISS__MAX] = {
+		[PY_MISS_GONE] = "process gone before its names were read",
+		[PY_MISS_UNREADABLE] = "code object unreadable",
+		[PY_MISS_CHANGED] = "code object replaced before it was read",
+		[PY_MISS_FULL] = "over the names' memory bound",
+	};
+	struct py_names_stats ps;
+
+	if (!py || (!f->with && !f->without && !f->unsupported))
+		return;
+	py_names__stats(py, &ps);
+	if (f->unsupported)
+		warn("%" PRIu64 " samples of CPython versions whose frames cannot be read (3.8 to "
+		     "3.13 can) keep the interpreter loop's frames", f->unsupported);
+	if (log_verbosity < 2)
+		return;
+	info("python: %" PRIu64 " samples with Python frames, %" PRIu64 " without "
+	     "(%" PRIu64 " thread state not found, %" PRIu64 " frame chain unreadable, "
+	     "%" PRIu64 " cut at %d frames, %" PRIu64 " unsupported version); "
+	     "%zu code objects read in %zu processes, %zu KiB",
+	     f->with, f->without, c[CNT_PY_NO_THREAD], c[CNT_PY_UNREADABLE], c[CNT_PY_DEPTH],
+	     PY_MAX_FRAMES, f->unsupported, ps.codes, ps.images, ps.bytes >> 10);
+	for (int m = PY_MISS_GONE; m < PY_MISS__MAX; m++)
+		if (f->miss[m])
+			info("python: %" PRIu64 " samples with an unnamed Python frame: %s",
+			     f->miss[m], why[m]);
 }

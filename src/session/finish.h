@@ -57,6 +57,7 @@ struct finish_result {
 	size_t processes;    /* distinct tgids among them (at most 4096 counted) */
 	size_t stacks;       /* distinct stacks written */
 	uint64_t unnamed[USYMS_MISS__MAX]; /* with an "[unknown]" user frame, by why */
+	struct fold_py_stats py; /* samples of processes with CPython */
 };
 
 /*
@@ -80,6 +81,15 @@ struct ksyms *finish__load_ksyms(const struct finish_opts *o);
  */
 void finish__summary(const struct finish_opts *o, struct capture *cap, const uint64_t *c,
 		     uint64_t unwritten, const uint64_t *unnamed, const struct usyms *us);
+
+/*
+ * With -v, and whenever a process ran a CPython whose frames could not be
+ * read: "python: N samples with Python frames, M without (...)", from the
+ * counters c[CNT__MAX], the fold's counts and the names' (py: NULL
+ * without Python frames: nothing).
+ */
+void finish__python_summary(const uint64_t *c, const struct fold_py_stats *f,
+			    const struct py_names *py);
 
 /* Off-CPU waits lost, by every reason, from the counters c[CNT__MAX]. */
 static inline uint64_t finish__offcpu_lost(const uint64_t *c)

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <time.h>
 #include "lib/clock.h"
 #include "lib/log.h"
@@ -15,7 +16,78 @@
  */
 static void on_image(uint32_t tgid, uint32_t gen, void *arg)
 {
-	preload__add(arg, tgid, gen);
+	struct sampler *s = arg;
+
+	preload__add(s->pending, tgid, gen);
+}
+
+/* A new Python stack: its code objects are read in the wait loop. */
+static void on_pystack(uint32_t tgid, uint32_t gen, uint64_t id, void *arg)
+{
+	struct sampler *s = arg;
+
+	if (!s->py_queue || s->py_queued == SAMPLER_PY_QUEUE) {
+		s->py_unqueued++;
+		return;
+	}
+	s->py_queue[s->py_queued++] = (struct py_pending){ .tgid = tgid, .gen = gen, .id = id };
+}
+
+/* Reads the code objects of the Python stacks announced since. */
+static void read_pystacks(struct sampler *s)
+{
+	struct stack_trace st;
+
+	for (size_t i = 0; i < s->py_queued; i++) {
+		const struct py_pending *q = &s->py_queue[i];
+
+		if (!capture__live_stack(s->cap, q->id, &st))
+			py_names__read_stack(s->py, q->tgid, q->gen, &st);
+	}
+	s->py_queued = 0;
+}
+
+/*
+ * An image's maps were read: its unwind tables, and its interpreter if it
+ * has one, go to the kernel.  A CPython we cannot read is remembered, to
+ * be counted, and its samples keep their native frames.
+ */
+static void find_python(struct sampler *s, pid_t pid, uint32_t gen, const struct proc_maps *pm);
+
+static void on_maps(pid_t pid, uint32_t gen, const struct proc_maps *pm, void *arg)
+{
+	struct sampler *s = arg;
+
+	if (s->py && !py_names__interp(s->py, pid, gen))
+		find_python(s, pid, gen, pm);
+	capture__maps_read(pid, gen, pm, s->cap);
+}
+
+/* Looks for CPython in an image just read (before its unwind tables,
+ * which take longer). */
+static void find_python(struct sampler *s, pid_t pid, uint32_t gen, const struct proc_maps *pm)
+{
+	struct py_interp pi;
+	int e = py_interp__find(pid, pm, &pi);
+
+	if (e == -ENOTSUP)
+		debug("process %d runs CPython %u.%u: its frames cannot be read (3.8 to 3.13 can)",
+		      pid, pi.major, pi.minor);
+	if (e && e != -ENOTSUP)
+		return;
+	pi.bpf.gen = gen;
+	if (!e && (e = capture__python_add(s->cap, pid, &pi.bpf)))
+		debug("cannot follow the Python frames of process %d: %s", pid, log__errstr(-e));
+	py_names__add_image(s->py, pid, gen, &pi);
+}
+
+static int open_python(struct sampler *s, const struct sampler_opts *opts)
+{
+	if (!opts->capture.python_frames)
+		return 0;
+	s->py = py_names__new(NULL);
+	s->py_queue = calloc(SAMPLER_PY_QUEUE, sizeof(*s->py_queue));
+	return s->py && s->py_queue ? 0 : -ENOMEM;
 }
 
 static bool image_current(pid_t pid, uint32_t gen, void *arg)
@@ -30,25 +102,28 @@ int sampler__open(struct sampler *s, const struct sampler_opts *opts)
 	s->events_ok = true;
 	s->cap = NULL;
 	s->done = NULL;
+	s->py = NULL;
+	s->py_queue = NULL;
+	s->py_queued = s->py_unqueued = 0;
 	s->us = usyms__new();
 	s->pending = s->us ? preload__new(s->us) : NULL;
-	if (!s->pending) {
-		usyms__free(s->us);
+	if (!s->pending || open_python(s, opts)) {
+		sampler__close(s);
 		err("out of memory");
 		return -1;
 	}
 	o.on_image = on_image;
-	o.arg = s->pending;
+	o.on_pystack = on_pystack;
+	o.arg = s;
 	s->cap = capture__open(&o);
 	if (!s->cap) {
-		preload__free(s->pending);
-		usyms__free(s->us);
+		sampler__close(s);
 		return -1;
 	}
 	s->events_ok = capture__has_events(s->cap); /* else sampler__wait just waits */
 	usyms__set_validator(s->us, image_current, s->cap);
 	/* unwind tables as soon as maps are read */
-	usyms__set_maps_hook(s->us, capture__maps_read, s->cap);
+	usyms__set_maps_hook(s->us, on_maps, s);
 	usyms__set_demangle(s->us, opts->demangle);
 	info("sampling %zu cpus at %" PRIu64 " %s", o.nr_cpus,
 	     o.freq ? o.freq : o.period, o.freq ? "Hz" : "ns period");
@@ -87,11 +162,13 @@ int sampler__wait(struct sampler *s, const sigset_t *sigs, double until)
 			return sig;
 		due = preload__run(s->pending, &s->budget);
 		ms = wait_ms(until, due);
-		if (s->events_ok && capture__poll(s->cap, ms) < 0) {
+		if (s->events_ok && capture__poll(s->cap, s->py_queued ? 0 : ms) < 0) {
 			warn("cannot read process events: %s (short-lived processes may stay unnamed)",
 			     log__errstr(errno));
 			s->events_ok = false;
 		}
+		if (s->py_queued)
+			read_pystacks(s);
 		if (!s->events_ok) {
 			/* no events to wait on: wait for a signal instead */
 			struct timespec w = { .tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000L };
@@ -106,6 +183,8 @@ int sampler__wait(struct sampler *s, const sigset_t *sigs, double until)
 void sampler__start_naming(struct sampler *s)
 {
 	capture__poll(s->cap, 0); /* images that started just before the end */
+	if (s->py_queued)
+		read_pystacks(s);
 	preload__mark_waiting(s->pending);
 	s->budget = (struct budget){
 		.until = clock__now() + SAMPLER_NAMING_SECONDS,
@@ -119,6 +198,10 @@ void sampler__close(struct sampler *s)
 	capture__free(s->cap);
 	preload__free(s->pending);
 	usyms__free(s->us);
+	py_names__free(s->py);
+	free(s->py_queue);
+	s->py = NULL;
+	s->py_queue = NULL;
 	s->cap = NULL;
 	s->pending = NULL;
 	s->us = NULL;

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include "lib/budget.h"
 #include "capture/capture.h"
+#include "interp/python/py_names.h"
 #include "session/preload.h"
 #include "symbols/usyms.h"
 
@@ -28,12 +29,27 @@ struct sampler_opts {
 	/* What to sample and how; the sampler sets on_image and arg. */
 	struct capture_opts capture;
 	bool demangle; /* C++ and Rust names as written in the source */
+	/* capture.python_frames: CPython frames, named by the sampler's py */
+};
+
+/* Python stacks announced and not read yet, at most. */
+#define SAMPLER_PY_QUEUE 4096
+
+struct py_pending {
+	uint32_t tgid, gen;
+	uint64_t id;
 };
 
 struct sampler {
 	struct capture *cap;
 	struct usyms *us;
 	struct preload *pending; /* images whose maps are to be read */
+	struct py_names *py;     /* interpreters and code objects; NULL
+				  * without Python frames */
+	struct py_pending *py_queue; /* new Python stacks, to read now */
+	size_t py_queued;
+	uint64_t py_unqueued;    /* announced when the queue was full: read
+				  * at the end, if their process lives */
 	bool events_ok; /* image events still readable */
 	struct budget budget;    /* the symbolization budget usyms works in */
 	sigset_t stop_sigs;      /* the signals that end a capture */

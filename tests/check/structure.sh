@@ -11,7 +11,7 @@ CHECK="$TOP/tests/tools/check_structure.sh"
 check structure_holds equals "$?:$(head -c 400 "$TMP/src.out" | tr '\n' ' ')" "0:"
 check structure_folders_ranked equals \
 	"$(cd "$TOP/src" && ls -d */ | tr -d / | tr '\n' ' ')" \
-	"capture cmd files fold lib output profile session symbols unwind "
+	"capture cmd files fold interp lib output profile session symbols unwind "
 
 # plant NAME FILE LINE: a copy of src/ with LINE added to FILE, checked.
 plant() {
@@ -28,6 +28,15 @@ check structure_catches_include_beside some_line "$TMP/beside.out" '^rank: outpu
 plant private session/finish.c '#include "unwind/unwind_maps_int.h"'
 check structure_catches_foreign_int_h equals "$(cat "$TMP/private.rc")" 1
 check structure_names_foreign_int_h some_line "$TMP/private.out" '^private: session/finish.c includes unwind/unwind_maps_int.h'
+# a subfolder's files have their folder's rank and are named by their path
+plant nested_up interp/python/py_layout.c '#include "capture/capture.h"'
+check structure_catches_nested_upward_include some_line "$TMP/nested_up.out" \
+	'^rank: interp/python/py_layout.c includes capture/capture.h: capture/ \(rank 3\) is not below interp/'
+plant nested_in lib/log.c '#include "interp/python/py_layout.h"'
+check structure_catches_include_of_nested some_line "$TMP/nested_in.out" '^rank: lib/log.c includes interp/python/py_layout.h'
+plant nested_unqualified interp/python/py_layout.c '#include "py_layout.h"'
+check structure_catches_nested_unqualified some_line "$TMP/nested_unqualified.out" \
+	'^qualified: interp/python/py_layout.c includes "py_layout.h"'
 plant unqualified lib/clock.c '#include "log.h"'
 check structure_catches_unqualified some_line "$TMP/unqualified.out" '^qualified: lib/clock.c includes "log.h"'
 # a loop within one folder breaks no rank

@@ -13,7 +13,8 @@ line per broken rule (nothing when all hold) and exits 1 if any broke.
  - env: struct env (the command line) is known only in cmd/;
  - skeleton: only capture/ includes the BPF skeleton.
 The headers of include/ (shared with the BPF side) and the generated ones
-in build/ are not src's and are not checked.
+in build/ are not src's and are not checked.  A folder's subfolder
+(interp/python/) is part of it: its files have the folder's rank.
 """
 import os
 import re
@@ -21,16 +22,23 @@ import sys
 
 # Folders, bottom to top; folders of one rank may not include each other.
 RANKS = {'lib': 0, 'files': 1, 'profile': 1, 'symbols': 2, 'unwind': 2, 'output': 2,
-         'capture': 3, 'fold': 3, 'session': 4, 'cmd': 5}
+         'interp': 2, 'capture': 3, 'fold': 3, 'session': 4, 'cmd': 5}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
 def sources(src):
+    """Paths below src: folder/file, or folder/subfolder/file."""
     for d in sorted(os.listdir(src)):
-        if os.path.isdir(os.path.join(src, d)):
-            for f in sorted(os.listdir(os.path.join(src, d))):
-                if f.endswith(('.c', '.h')):
-                    yield '%s/%s' % (d, f)
+        if not os.path.isdir(os.path.join(src, d)):
+            continue
+        for f in sorted(os.listdir(os.path.join(src, d))):
+            path = os.path.join(src, d, f)
+            if f.endswith(('.c', '.h')):
+                yield '%s/%s' % (d, f)
+            elif os.path.isdir(path):
+                for g in sorted(os.listdir(path)):
+                    if g.endswith(('.c', '.h')):
+                        yield '%s/%s/%s' % (d, f, g)
 
 
 def module(path):
@@ -67,7 +75,7 @@ def main():
     src = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), '../../src')
     files = list(sources(src))
     text = {f: open(os.path.join(src, f), errors='replace').read() for f in files}
-    names = {f.split('/')[1]: f for f in files}
+    names = {f.split('/')[-1]: f for f in files}
     incs = {f: INCLUDE.findall(text[f]) for f in files}
     bad = []
     for f in files:
