@@ -172,8 +172,10 @@ $(OUT)/workloads/unwind_fallbacks-%: tests/workloads/frameless/unwind_fallbacks.
 # the kernel matrix's guests run them too.  many_syms writes an ELF file with
 # millions of symbols (hostile input for the symbol reader), hostile_cfi one
 # whose CFI makes an unwind-table build work hard (hostile input for it).
+# source_profile writes a profile with source-location frames through the
+# real writers (tests/check/pprof_source.sh).
 TOOLS := $(OUT)/tools/btf_rename $(OUT)/tools/deny $(OUT)/tools/unwind_dump $(OUT)/tools/many_syms \
-	$(OUT)/tools/hostile_cfi $(OUT)/tools/py_layout
+	$(OUT)/tools/hostile_cfi $(OUT)/tools/py_layout $(OUT)/tools/source_profile
 $(OUT)/tools/deny.bpf.o: tests/tools/deny.bpf.c
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
@@ -196,6 +198,11 @@ $(OUT)/tools/unwind_dump: tests/tools/unwind_dump.c $(OUT)/libsmolder.a
 # py_layout X.Y prints smolder's CPython X.Y layout for tests/check/py_layout.sh,
 # which compares it with what that version's headers say.
 $(OUT)/tools/py_layout: tests/tools/py_layout.c $(OUT)/libsmolder.a
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(OUT)/libsmolder.a $(LDLIBS) -o $@
+
+$(OUT)/tools/source_profile: tests/tools/source_profile.c $(OUT)/libsmolder.a
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(OUT)/libsmolder.a $(LDLIBS) -o $@
@@ -382,6 +389,7 @@ check: deps-check
 
 check-build: smolder $(UNIT_BINS) $(FRAMELESS) $(OUT)/tools/hostile_cfi fuzzers
 check-build: $(OUT)/tools/py_layout
+check-build: $(OUT)/tools/source_profile
 
 # Only what building needs: the demo is not the test suite.
 demo: deps-build

@@ -11,7 +11,11 @@
  * and cpu when the view kept them; its file has duration_nanos, the main
  * binary (the command's or the one -p process's executable, with its build
  * id) as the first Mapping, and [kernel.kallsyms] when kernel stacks were
- * taken.
+ * taken.  A source location (a CPython frame: profile_addr.h) is a
+ * Location with no mapping nor address, whose Line is its line in a
+ * Function of its own: the bare function name, its file and first line,
+ * as Go's profiles carry them, so that `go tool pprof -list` shows the
+ * source with each line's samples.
  *
  * Values are samples/count, and cpu/nanoseconds when the period is known;
  * a time-weighted profile (--off-cpu: microseconds of running and waiting)
@@ -68,9 +72,12 @@ enum {
 	LOCATION_ADDRESS = 3,
 	LOCATION_LINE = 4,
 	LINE_FUNCTION_ID = 1,
+	LINE_LINE = 2,
 	FUNCTION_ID = 1,
 	FUNCTION_NAME = 2,
 	FUNCTION_SYSTEM_NAME = 3,
+	FUNCTION_FILENAME = 4,
+	FUNCTION_START_LINE = 5,
 };
 
 /* The string table starts with these; frame name i is S_FRAMES + i.  The
@@ -113,7 +120,15 @@ struct pprof_writer {
 	uint64_t *map_id;           /* per mapping: its Mapping id */
 	uint64_t *map_start;        /* per mapping: where it is placed */
 	size_t *placed;             /* the mappings placed so far, in order */
+	uint32_t *src_number;       /* per source function: its number + 1, 0 when unused */
+	uint32_t *src_order;        /* source Function used.nr + k + 1 is src_order[k] */
+	size_t nr_srcs;
+	uint8_t *name_use;          /* per used name: NAME_BY_* of the Locations written */
 };
+
+/* Which Locations use a name's Function: one only source locations use is
+ * not written (theirs are the source functions). */
+enum { NAME_BY_ADDR = 1, NAME_BY_SOURCE = 2 };
 
 /* Compresses top's bytes (all of them, and the gzip trailer when finishing)
  * and writes them out.  -1 with errno when the stream failed. */
@@ -436,20 +451,43 @@ static void pw_addr_mappings(struct pprof_writer *w)
 		pw_kernel_mapping(w, id);
 }
 
-/* Location k + 1 {mapping, address, line: its name's Function}. */
+/* The Line {function, line} of source location l, its Function numbered
+ * after the names' as first used. */
+static void pw_source_line(struct pprof_writer *w, const struct ploc *l)
+{
+	uint32_t src = ploc__source(l);
+
+	if (!w->src_number[src]) {
+		w->src_order[w->nr_srcs] = src;
+		w->src_number[src] = (uint32_t)++w->nr_srcs;
+	}
+	pb__uint(&w->line, LINE_FUNCTION_ID, w->used.nr + w->src_number[src]);
+	if (ploc__line(l))
+		pb__uint(&w->line, LINE_LINE, ploc__line(l));
+}
+
+/* Location k + 1 {mapping, address, line: its name's Function}, or a
+ * source location's {line: its function and line}. */
 static int pw_addr_locations(struct pprof_writer *w)
 {
 	for (size_t k = 0; k < w->nr_locs; k++) {
 		const struct ploc *l = &w->addrs->locs[w->loc_order[k]];
+		bool source = l->map == PADDR_SOURCE;
 		uint64_t map = l->map == PADDR_KERNEL ? w->kernel_mapping :
-			       l->map ? w->map_id[l->map - 1] : 0;
-		uint64_t addr = l->addr;
+			       l->map && !source ? w->map_id[l->map - 1] : 0;
+		uint64_t addr = source ? 0 : l->addr;
 
-		if (l->map && l->map != PADDR_KERNEL) /* a file offset */
+		if (l->map && l->map != PADDR_KERNEL && !source) /* a file offset */
 			addr += w->map_start[l->map - 1] - w->addrs->maps[l->map - 1].offset;
 
 		w->line.len = 0;
-		pb__uint(&w->line, LINE_FUNCTION_ID, w->used.number[l->name]);
+		if (source)
+			pw_source_line(w, l);
+		else
+			pb__uint(&w->line, LINE_FUNCTION_ID, w->used.number[l->name]);
+		if (w->used.number[l->name]) /* a kept site's stack is kept: always */
+			w->name_use[w->used.number[l->name] - 1] |= source ? NAME_BY_SOURCE :
+									     NAME_BY_ADDR;
 		w->msg.len = 0;
 		pb__uint(&w->msg, LOCATION_ID, k + 1);
 		if (map)
@@ -466,7 +504,37 @@ static int pw_addr_locations(struct pprof_writer *w)
 	return 0;
 }
 
-/* The mappings' files and build ids, after every other string. */
+/* The string index of source string i: after the mappings'. */
+static uint64_t pw_src_string(const struct pprof_writer *w, uint32_t i)
+{
+	return pw_map_string(w, w->addrs->nr_maps) + i;
+}
+
+/* Function used.nr + k + 1 {name = system name, file, first line} for each
+ * source function the locations use. */
+static int pw_source_functions(struct pprof_writer *w)
+{
+	for (size_t k = 0; k < w->nr_srcs; k++) {
+		const struct psource *f = &w->addrs->srcs[w->src_order[k]];
+
+		w->msg.len = 0;
+		pb__uint(&w->msg, FUNCTION_ID, w->used.nr + k + 1);
+		pb__uint(&w->msg, FUNCTION_NAME, pw_src_string(w, f->func));
+		pb__uint(&w->msg, FUNCTION_SYSTEM_NAME, pw_src_string(w, f->func));
+		pb__uint(&w->msg, FUNCTION_FILENAME, pw_src_string(w, f->file));
+		if (f->start_line)
+			pb__uint(&w->msg, FUNCTION_START_LINE, f->start_line);
+		pb__bytes(&w->top, PROFILE_FUNCTION, w->msg.buf, w->msg.len);
+		if (w->msg.err || w->top.err)
+			return -ENOMEM;
+		if (w->top.len >= FLUSH_AT && pw_deflate(w, Z_NO_FLUSH))
+			return -1;
+	}
+	return 0;
+}
+
+/* The mappings' files and build ids, then the source functions' names and
+ * files, after every other string. */
 static int pw_addr_strings(struct pprof_writer *w)
 {
 	for (size_t k = 0; k < w->addrs->nr_maps; k++) {
@@ -474,6 +542,16 @@ static int pw_addr_strings(struct pprof_writer *w)
 
 		pb__string(&w->top, PROFILE_STRING_TABLE, m->file, strlen(m->file));
 		pb__string(&w->top, PROFILE_STRING_TABLE, m->build_id, strlen(m->build_id));
+	}
+	for (uint32_t i = 0; w->nr_srcs && i < w->addrs->src_strs.nr; i++) {
+		uint32_t len;
+		const char *str = paddrs__src_str(w->addrs, i, &len);
+
+		pb__string(&w->top, PROFILE_STRING_TABLE, str, len);
+		if (w->top.err)
+			return -ENOMEM;
+		if (w->top.len >= FLUSH_AT && pw_deflate(w, Z_NO_FLUSH))
+			return -1;
 	}
 	return w->top.err;
 }
@@ -486,8 +564,11 @@ static int pw_addr_init(struct pprof_writer *w, const struct paddrs *a)
 	w->map_id = calloc(a->nr_maps + 1, sizeof(*w->map_id));
 	w->map_start = calloc(a->nr_maps + 1, sizeof(*w->map_start));
 	w->placed = calloc(a->nr_maps + 1, sizeof(*w->placed));
-	return w->loc_number && w->loc_order && w->map_id && w->map_start && w->placed ?
-	       0 : -ENOMEM;
+	w->src_number = calloc(a->nr_srcs + 1, sizeof(*w->src_number));
+	w->src_order = malloc((a->nr_srcs + 1) * sizeof(*w->src_order));
+	w->name_use = calloc(w->used.nr + 1, 1);
+	return w->loc_number && w->loc_order && w->map_id && w->map_start && w->placed &&
+	       w->src_number && w->src_order && w->name_use ? 0 : -ENOMEM;
 }
 
 static void pw_addr_free(struct pprof_writer *w)
@@ -497,6 +578,9 @@ static void pw_addr_free(struct pprof_writer *w)
 	free(w->map_id);
 	free(w->map_start);
 	free(w->placed);
+	free(w->src_number);
+	free(w->src_order);
+	free(w->name_use);
 }
 
 /* The location ids of stack s, root first, in w->ids. */
@@ -600,6 +684,8 @@ static int pw_functions(struct pprof_writer *w)
 		pb__bytes(&w->msg, LOCATION_LINE, w->line.buf, w->line.len);
 		if (!w->addrs)
 			pb__bytes(&w->top, PROFILE_LOCATION, w->msg.buf, w->msg.len);
+		if (w->name_use && w->name_use[i] == NAME_BY_SOURCE)
+			continue;
 		w->msg.len = 0;
 		pb__uint(&w->msg, FUNCTION_ID, id);
 		pb__uint(&w->msg, FUNCTION_NAME, S_FRAMES + i);
@@ -660,6 +746,8 @@ static int pw_body(struct pprof_writer *w, const struct profile *p, const char *
 			return err;
 	}
 	err = pw_functions(w);
+	if (!err && w->addrs)
+		err = pw_source_functions(w);
 	if (!err)
 		err = pw_strings(w, name);
 	if (!err && w->addrs)

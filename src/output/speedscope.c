@@ -14,6 +14,14 @@
  * flame graph (equal callers side by side, merged), and Left Heavy the
  * same by weight.  --flamechart keeps the input order, which is time.
  *
+ * A frame named from a source location (a CPython frame: profile_addr.h)
+ * has its "file" and "line".  A frame is a name, and a name may stand
+ * for a function sampled at several lines (the lines merge unless the name
+ * carries one): its line is then where the function starts, as speedscope
+ * itself gives a frame the function's start line when it imports pprof;
+ * when all the name's samples were at one line (always so for a name
+ * that carries it), that line, which is where they were.
+ *
  * It streams: each stack's frames are looked up (or added) in a hash table
  * as its sample is written, so shared.frames, known only at the end, comes
  * after the profiles; JSON readers do not care about key order.
@@ -286,8 +294,63 @@ static void write_profiles(FILE *f, const struct profile *p, const size_t *order
 	fputs("],\n", f);
 }
 
+/* A used name's source location, when it names one: its first location
+ * (index + 1 into the profile's addrs->locs, 0 when none) and whether its
+ * every location is that one's function and line. */
+struct frame_source {
+	uint32_t loc;
+	bool one_line;
+};
+
+/* Each used name's source location, or NULL when none has one (a folded
+ * file's profile, a capture without source frames); *err on -ENOMEM. */
+static struct frame_source *frame_sources(const struct profile *p, const struct used_names *u,
+					  int *err)
+{
+	const struct paddrs *a = p->addrs;
+	struct frame_source *fs;
+
+	*err = 0;
+	if (!a || !a->nr_srcs)
+		return NULL;
+	if (!(fs = calloc(u->nr + 1, sizeof(*fs)))) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	for (size_t i = 0; i < a->nr_locs; i++) {
+		const struct ploc *l = &a->locs[i];
+		struct frame_source *x;
+
+		if (l->map != PADDR_SOURCE || !u->number[l->name])
+			continue;
+		x = &fs[u->number[l->name] - 1];
+		if (!x->loc)
+			*x = (struct frame_source){ .loc = (uint32_t)i + 1, .one_line = true };
+		else if (a->locs[x->loc - 1].addr != l->addr)
+			x->one_line = false;
+	}
+	return fs;
+}
+
+/* ,"file":..,"line":.. of a frame named from source location x. */
+static void write_frame_source(FILE *f, const struct paddrs *a, const struct frame_source *x)
+{
+	const struct ploc *l = &a->locs[x->loc - 1];
+	const struct psource *src = &a->srcs[ploc__source(l)];
+	uint32_t len, line = x->one_line && ploc__line(l) ? ploc__line(l) : src->start_line;
+	const char *file = paddrs__src_str(a, src->file, &len);
+
+	fputs(",\"file\":", f);
+	json_string(f, file, len);
+	if (line) {
+		fputs(",\"line\":", f);
+		json_uint(f, line);
+	}
+}
+
 /* The names the kept stacks use, numbered as write_sample numbers them. */
-static void write_frames(FILE *f, const struct profile *p, const struct used_names *u)
+static void write_frames(FILE *f, const struct profile *p, const struct used_names *u,
+			 const struct frame_source *fs)
 {
 	fputs("\"shared\":{\"frames\":[", f);
 	for (size_t i = 0; i < u->nr; i++) {
@@ -295,6 +358,8 @@ static void write_frames(FILE *f, const struct profile *p, const struct used_nam
 
 		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", f);
 		json_string(f, e->s, e->len);
+		if (fs && fs[i].loc)
+			write_frame_source(f, p->addrs, &fs[i]);
 		putc_unlocked('}', f);
 	}
 	fputs("]}}\n", f);
@@ -306,6 +371,7 @@ int speedscope__write(FILE *out, const struct profile *p, const struct render_op
 	size_t *order = malloc((p->nr ? p->nr : 1) * sizeof(*order)), ng = 0;
 	struct group *g = NULL;
 	struct used_names u;
+	struct frame_source *fs = NULL;
 	int err = 0;
 
 	if (order)
@@ -315,13 +381,21 @@ int speedscope__write(FILE *out, const struct profile *p, const struct render_op
 		free(g);
 		return -ENOMEM;
 	}
+	fs = frame_sources(p, &u, &err);
+	if (err) {
+		used_names__free(&u);
+		free(order);
+		free(g);
+		return err;
+	}
 	errno = 0;
 	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
 	      "\"exporter\":\"smolder " SMOLDER_VERSION "\",\n\"name\":", out);
 	json_string(out, name, strlen(name));
 	fputs(",\n\"activeProfileIndex\":0,\n", out);
 	write_profiles(out, p, order, g, ng, &u, name);
-	write_frames(out, p, &u);
+	write_frames(out, p, &u, fs);
+	free(fs);
 	used_names__free(&u);
 	free(order);
 	free(g);

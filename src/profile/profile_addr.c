@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Frames' files and addresses, and samples by address (see profile_addr.h). */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lib/grow.h"
@@ -27,6 +28,11 @@ void paddrs__free(struct paddrs *a)
 	free(a->sites);
 	free(a->site_slots);
 	free(a->site_locs);
+	for (size_t i = 0; i < a->src_strs.nr; i++)
+		free((char *)a->src_strs.ent[i].s);
+	strtab__free(&a->src_strs);
+	free(a->srcs);
+	free(a->src_slots);
 	free(a);
 }
 
@@ -89,7 +95,8 @@ long paddrs__mapping(struct paddrs *a, const struct paddr_file *f)
 	size_t j;
 	struct pmapping *m;
 
-	if (slots_room(&a->map_slots, &a->nmap_slots, a->nr_maps, map_hash, a) ||
+	if (a->nr_maps + 1 >= PADDR_SOURCE || /* ids stay below the tags */
+	    slots_room(&a->map_slots, &a->nmap_slots, a->nr_maps, map_hash, a) ||
 	    GROW(a->maps, a->cap_maps, a->nr_maps + 1, 16))
 		return -ENOMEM;
 	j = map_key(f->dev, f->ino, f->pgoff, size) & (a->nmap_slots - 1);
@@ -114,6 +121,61 @@ long paddrs__mapping(struct paddrs *a, const struct paddr_file *f)
 	}
 	a->map_slots[j] = (uint32_t)++a->nr_maps;
 	return (long)a->nr_maps;
+}
+
+/* A source string's index, copied in if new (at most PATH_MAX bytes: a
+ * path's longest; names are cut there too); -ENOMEM. */
+static long src_str(struct paddrs *a, const char *s)
+{
+	size_t len = s ? strnlen(s, PATH_MAX) : 0;
+	long i = strtab__find(&a->src_strs, s ? s : "", len);
+	char *copy;
+
+	if (i >= 0)
+		return i;
+	if (!(copy = malloc(len + 1)))
+		return -ENOMEM;
+	memcpy(copy, s ? s : "", len);
+	copy[len] = '\0';
+	if ((i = strtab__intern(&a->src_strs, copy, len)) < 0)
+		free(copy);
+	return i;
+}
+
+static uint64_t src_key(uint32_t func, uint32_t file, uint32_t start_line)
+{
+	return hash__mix64(((uint64_t)func << 32 | file) ^ hash__mix64(start_line));
+}
+
+static uint64_t src_hash(const struct paddrs *a, size_t i)
+{
+	return src_key(a->srcs[i].func, a->srcs[i].file, a->srcs[i].start_line);
+}
+
+int paddrs__source(struct paddrs *a, const struct paddr_source *s, struct paddr_frame *out)
+{
+	long func = src_str(a, s->func), file = func < 0 ? func : src_str(a, s->file);
+	struct psource key;
+	size_t j;
+
+	if (file < 0 || slots_room(&a->src_slots, &a->nsrc_slots, a->nr_srcs, src_hash, a) ||
+	    GROW(a->srcs, a->cap_srcs, a->nr_srcs + 1, 64))
+		return -ENOMEM;
+	key = (struct psource){ (uint32_t)func, (uint32_t)file, s->start_line };
+	j = src_key(key.func, key.file, key.start_line) & (a->nsrc_slots - 1);
+	for (; a->src_slots[j]; j = (j + 1) & (a->nsrc_slots - 1)) {
+		const struct psource *f = &a->srcs[a->src_slots[j] - 1];
+
+		if (f->func == key.func && f->file == key.file && f->start_line == key.start_line)
+			break;
+	}
+	if (!a->src_slots[j]) {
+		a->srcs[a->nr_srcs] = key;
+		a->src_slots[j] = (uint32_t)++a->nr_srcs;
+	}
+	*out = (struct paddr_frame){ .map = PADDR_SOURCE,
+				     .addr = paddr__source_addr(a->src_slots[j] - 1, s->line) };
+	return 0;
 }
 
 static uint64_t loc_key(uint32_t name, uint32_t map, uint64_t addr)

@@ -3,9 +3,12 @@
  * pprof output and the protobuf encoder under it: known varint bytes, the
  * UTF-8 checker against Unicode's table, the interner, and profiles written
  * by pprof__write read back by an independent decoder here (gunzip, then
- * the wire format by hand) into folded stacks compared with the input.
+ * the wire format by hand) into folded stacks compared with the input;
+ * source locations (CPython frames) made through profile_addr's API and
+ * read back as functions, files and lines.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,7 +28,14 @@ struct decoded {
 	char *strings[MAXN];
 	size_t nstrings;
 	uint64_t fn_name[MAXN];        /* function id -> name index */
+	uint64_t fn_file[MAXN];        /* function id -> filename index (0 none) */
+	uint64_t fn_start[MAXN];       /* function id -> start line */
+	uint64_t fn_id[MAXN];          /* the functions' ids, in order */
 	uint64_t loc_fn[MAXN];         /* location id -> function id */
+	uint64_t loc_line[MAXN];       /* location id -> its Line's line */
+	uint64_t loc_map[MAXN];        /* location id -> mapping id */
+	uint64_t loc_addr[MAXN];       /* location id -> address */
+	size_t nmappings;
 	int loc_lines[MAXN];           /* location id -> number of lines */
 	size_t nfunctions, nlocations;
 	uint64_t sample_type[4][2], period_type[2];
@@ -97,7 +107,10 @@ static size_t rd_packed(struct decoded *d, const uint8_t *b, size_t len,
 	return n;
 }
 
-struct pair { uint64_t a, b; int n; };
+/* Fields 1 and 2 of a message (for a Location: its Line's function), and
+ * a Function's filename and start line, a Location's mapping, a Line's
+ * line. */
+struct pair { uint64_t a, b, file, start, map, addr, line; int n; };
 
 static void pair_fields(struct decoded *d, unsigned f, uint64_t v,
 			const uint8_t *b, size_t len, void *ctx)
@@ -108,14 +121,21 @@ static void pair_fields(struct decoded *d, unsigned f, uint64_t v,
 	if (f == 1 && !b)
 		p->a = v;
 	else if (f == 2 && !b)
-		p->b = v;
-	else if (f == 4 && b) { /* Location.line: a Line {function_id = 1} */
+		p->b = p->map = v;
+	else if (f == 4 && b) { /* Location.line: a Line {function_id = 1, line = 2} */
 		struct pair line = { 0 };
 
 		rd_message(d, b, len, pair_fields, &line);
 		p->b = line.a;
+		p->line = line.b;
 		p->n++;
-	} else if (!(f == 3 && !b))
+	} else if (f == 4 && !b) /* Function.filename */
+		p->file = v;
+	else if (f == 5 && !b)   /* Function.start_line */
+		p->start = v;
+	else if (f == 3 && !b)   /* Location.address, Function.system_name */
+		p->addr = v;
+	else
 		d->bad = 1;
 }
 
@@ -143,7 +163,8 @@ static void append(struct decoded *d, const char *s, size_t n)
 	d->folded[d->folded_len] = 0;
 }
 
-/* A sample as a folded line, root first: its location ids reversed. */
+/* A sample as a folded line, root first: its location ids reversed; a
+ * frame whose Function has a file is "name@file:line". */
 static void fold_sample(struct decoded *d, const uint8_t *b, size_t len)
 {
 	struct sample s = { 0 };
@@ -159,6 +180,12 @@ static void fold_sample(struct decoded *d, const uint8_t *b, size_t len)
 			return;
 		}
 		append(d, d->strings[name], strlen(d->strings[name]));
+		if (d->fn_file[fn] && d->fn_file[fn] < d->nstrings) {
+			snprintf(num, sizeof(num), ":%llu", (unsigned long long)d->loc_line[loc]);
+			append(d, "@", 1);
+			append(d, d->strings[d->fn_file[fn]], strlen(d->strings[d->fn_file[fn]]));
+			append(d, num, strlen(num));
+		}
 		append(d, i ? ";" : "", i ? 1 : 0);
 	}
 	for (size_t i = 0; i < s.nval; i++) {
@@ -195,15 +222,22 @@ static void profile_fields(struct decoded *d, unsigned f, uint64_t v,
 		} else if (f == 4) {
 			d->loc_fn[p.a] = p.b;
 			d->loc_lines[p.a] = p.n;
+			d->loc_line[p.a] = p.line;
+			d->loc_map[p.a] = p.map;
+			d->loc_addr[p.a] = p.addr;
 			d->nlocations++;
 		} else {
 			d->fn_name[p.a] = p.b;
-			d->nfunctions++;
+			d->fn_file[p.a] = p.file;
+			d->fn_start[p.a] = p.start;
+			d->fn_id[d->nfunctions++] = p.a;
 		}
 	} else if (f == 6 && d->nstrings < MAXN) {
 		d->strings[d->nstrings++] = strndup((const char *)b, len);
 	} else if (f == 7 || f == 9 || f == 12) {
 		*(f == 7 ? &d->drop_frames : f == 9 ? &d->time_nanos : &d->period) = (int64_t)v;
+	} else if (f == 3 && b) {
+		d->nmappings++;
 	} else if (f != 2 && f != 13) {
 		d->bad = 1;
 	}
@@ -598,6 +632,190 @@ TEST(pprof_many_stacks)
 	profile__free(p);
 }
 
+/* ---- source locations (CPython frames: profile_addr.h) ---- */
+
+/* A frame of a test sample: a source location when func is set, else a
+ * name alone, or a file offset in mapping map when map is set. */
+struct src_frame {
+	const char *name, *func, *file;
+	uint32_t line, start_line, map;
+	uint64_t off;
+};
+
+/* Adds count samples of frames fr[0..depth) as the folder does: names
+ * interned, the stack found by its names (or added), then its site by the
+ * frames' places.  0, or an error. */
+static int add_frames(struct profile *p, const struct src_frame *fr, uint32_t depth, double count)
+{
+	uint32_t ids[16];
+	struct paddr_frame at[16];
+	size_t k;
+
+	for (uint32_t i = 0; i < depth; i++) {
+		long id = profile__intern(p, fr[i].name, strlen(fr[i].name));
+
+		if (id < 0)
+			return (int)id;
+		ids[i] = (uint32_t)id;
+		at[i] = (struct paddr_frame){ .map = fr[i].map, .addr = fr[i].off };
+		if (fr[i].func && paddrs__source(p->addrs, &(struct paddr_source){
+				.func = fr[i].func, .file = fr[i].file, .line = fr[i].line,
+				.start_line = fr[i].start_line }, &at[i]))
+			return -ENOMEM;
+	}
+	for (k = 0; k < p->nr; k++)
+		if (p->stacks[k].depth == depth &&
+		    !memcmp(profile__ids(p, &p->stacks[k]), ids, depth * sizeof(*ids)))
+			break;
+	if (k == p->nr && profile__add_ids(p, ids, depth, 0, NULL))
+		return -ENOMEM;
+	p->stacks[k].count += count;
+	return paddrs__add_sample(p->addrs, (uint32_t)k, ids, at, depth, count);
+}
+
+static struct profile *capture_profile(void)
+{
+	struct profile *p = profile__new();
+
+	if (p && !(p->addrs = paddrs__new())) {
+		profile__free(p);
+		return NULL;
+	}
+	return p;
+}
+
+#define APP "/srv/app/app.py"
+#define MAIN_FR { .name = "main" }
+#define METH_FR { "Outer.meth (app.py)", "Outer.meth", APP, 11, 10, 0, 0 }
+#define ALPHA_AT(l) { "alpha (app.py)", "alpha", APP, l, 2, 0, 0 }
+
+/* One function sampled at two lines: one stack (its name has no line) but
+ * two Samples, each Location's Line the line it was at, its Function the
+ * bare name with the file and first line; the display names are no
+ * Functions. */
+TEST(pprof_source_lines)
+{
+	struct profile *p = capture_profile();
+	const struct src_frame at5[] = { MAIN_FR, METH_FR, ALPHA_AT(5) };
+	const struct src_frame at4[] = { MAIN_FR, METH_FR, ALPHA_AT(4) };
+	struct decoded *d = NULL;
+
+	CHECK(p && !add_frames(p, at5, 3, 3) && !add_frames(p, at4, 3, 5) &&
+	      !add_frames(p, at5, 3, 2));
+	if (!p)
+		return;
+	CHECK(p->nr == 1 && p->stacks[0].count == 10);
+	CHECK(p->addrs->nr_sites == 2 && p->addrs->nr_locs == 4 && p->addrs->nr_srcs == 2);
+	d = roundtrip(p, NULL);
+	CHECK(d && !d->bad);
+	if (d && !d->bad) {
+		CHECK_STR(d->folded, "main;Outer.meth@" APP ":11;alpha@" APP ":5 5\n"
+				     "main;Outer.meth@" APP ":11;alpha@" APP ":4 5\n");
+		CHECK(d->nlocations == 4 && d->nfunctions == 3 && d->nmappings == 0);
+		for (size_t k = 0; k < d->nfunctions; k++) {
+			uint64_t id = d->fn_id[k];
+			const char *name = str(d, d->fn_name[id]);
+
+			CHECK(!strchr(name, '(')); /* no display name */
+			if (!strcmp(name, "alpha"))
+				CHECK(d->fn_start[id] == 2 && !strcmp(str(d, d->fn_file[id]), APP));
+			else if (!strcmp(name, "Outer.meth"))
+				CHECK(d->fn_start[id] == 10);
+			else
+				CHECK(!strcmp(name, "main") && d->fn_file[id] == 0);
+		}
+		for (size_t id = 1; id <= d->nlocations; id++)
+			CHECK(d->loc_map[id] == 0 && d->loc_addr[id] == 0 && d->loc_lines[id] == 1);
+	}
+	decoded_free(d);
+	profile__free(p);
+}
+
+/* Names that carry the line (--python-lines) are two stacks of one
+ * Function; one name in two files is two Functions; unknown lines are
+ * left out; native frames keep their mapping and address beside them. */
+TEST(pprof_source_functions)
+{
+	struct profile *p = capture_profile();
+	const struct paddr_file py = { .path = "/usr/bin/python3.11", .dev = 8, .ino = 42,
+				       .start = 0x400000, .end = 0x500000, .pgoff = 0,
+				       .off = 0x1234, .vaddr = UINT64_MAX };
+	long map = p ? paddrs__mapping(p->addrs, &py) : -1;
+	const struct src_frame l4[] = {
+		{ .name = "_PyEval_EvalFrameDefault", .map = (uint32_t)map, .off = 0x1234 },
+		{ "alpha (app.py:4)", "alpha", APP, 4, 2, 0, 0 } };
+	const struct src_frame l5[] = { l4[0], { "alpha (app.py:5)", "alpha", APP, 5, 2, 0, 0 } };
+	const struct src_frame other[] = { { "run (a/job.py)", "run", "/a/job.py", 0, 0, 0, 0 } };
+	const struct src_frame other2[] = { { "run (b/job.py)", "run", "/b/job.py", 7, 0, 0, 0 } };
+	struct decoded *d = NULL;
+
+	CHECK(map == 1);
+	CHECK(p && !add_frames(p, l4, 2, 1) && !add_frames(p, l5, 2, 2) &&
+	      !add_frames(p, other, 1, 4) && !add_frames(p, other2, 1, 8));
+	if (!p)
+		return;
+	CHECK(p->nr == 4 && p->addrs->nr_srcs == 3);
+	d = roundtrip(p, NULL);
+	CHECK(d && !d->bad);
+	if (d && !d->bad) {
+		int alphas = 0, runs = 0;
+
+		CHECK_STR(d->folded, "_PyEval_EvalFrameDefault;alpha@" APP ":4 1\n"
+				     "_PyEval_EvalFrameDefault;alpha@" APP ":5 2\n"
+				     "run@/a/job.py:0 4\nrun@/b/job.py:7 8\n");
+		CHECK(d->nmappings == 1 && d->nlocations == 5);
+		/* the native frame: in python3.11 at its offset (placed where
+		 * its first process had it) */
+		CHECK(d->loc_map[1] == 1 && d->loc_addr[1] == 0x400000 + 0x1234);
+		for (size_t k = 0; k < d->nfunctions; k++) {
+			uint64_t id = d->fn_id[k];
+
+			alphas += !strcmp(str(d, d->fn_name[id]), "alpha");
+			runs += !strcmp(str(d, d->fn_name[id]), "run");
+			if (!strcmp(str(d, d->fn_name[id]), "run"))
+				CHECK(d->fn_start[id] == 0);
+		}
+		CHECK(alphas == 1 && runs == 2 && d->nfunctions == 4);
+	}
+	decoded_free(d);
+	profile__free(p);
+}
+
+/* A profile's source locations cost its distinct functions and lines, not
+ * its samples; odd strings are kept (NULL as "", cut at PATH_MAX). */
+TEST(paddrs_source_per_distinct_line)
+{
+	struct paddrs *a = paddrs__new();
+	char *long_name = malloc(3 * PATH_MAX);
+	struct paddr_frame f, g;
+	uint32_t len;
+	int ok = 1;
+
+	CHECK(a && long_name);
+	if (!a || !long_name)
+		return;
+	for (int i = 0; i < 100000; i++) {
+		char func[16];
+
+		snprintf(func, sizeof(func), "f%d", i % 3);
+		ok &= !paddrs__source(a, &(struct paddr_source){ func, APP, 10 + i % 5, 9 }, &f);
+		ok &= f.map == PADDR_SOURCE && (uint32_t)f.addr == 10u + i % 5;
+		ok &= !paddrs__add_sample(a, 0, &(uint32_t){ 0 }, &f, 1, 1);
+	}
+	CHECK(ok);
+	CHECK(a->nr_srcs == 3 && a->src_strs.nr == 4 && a->nr_locs == 15 && a->nr_sites == 15);
+	CHECK(!paddrs__source(a, &(struct paddr_source){ NULL, NULL, 0, 0 }, &f));
+	CHECK(!strcmp(paddrs__src_str(a, a->srcs[a->nr_srcs - 1].file, &len), "") && len == 0);
+	memset(long_name, 'x', 3 * PATH_MAX - 1);
+	long_name[3 * PATH_MAX - 1] = '\0';
+	CHECK(!paddrs__source(a, &(struct paddr_source){ long_name, APP, 1, 1 }, &f));
+	CHECK(!paddrs__source(a, &(struct paddr_source){ long_name, APP, 2, 1 }, &g));
+	paddrs__src_str(a, a->srcs[f.addr >> 32].func, &len);
+	CHECK(len == PATH_MAX && f.addr >> 32 == g.addr >> 32);
+	free(long_name);
+	paddrs__free(a);
+}
+
 TEST(pprof_write_error)
 {
 	struct profile *p = make(split_frames, split_counts, 3);
@@ -631,6 +849,9 @@ int main(void)
 	RUN(pprof_names_and_comments);
 	RUN(pprof_empty_profile);
 	RUN(pprof_many_stacks);
+	RUN(pprof_source_lines);
+	RUN(pprof_source_functions);
+	RUN(paddrs_source_per_distinct_line);
 	RUN(pprof_write_error);
 	UNIT_EXIT();
 }

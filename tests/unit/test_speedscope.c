@@ -2,7 +2,8 @@
 /*
  * speedscope output: the whole file for a small profile against the text
  * it must be, JSON escaping of hostile names byte for byte, decimal and
- * diff counts, frame deduplication on many stacks, and write errors.
+ * diff counts, frame deduplication on many stacks, write errors, and the
+ * file and line of frames named from source locations (CPython frames).
  * (tests/check/formats.sh validates files against speedscope's schema.)
  */
 #include <errno.h>
@@ -191,6 +192,78 @@ TEST(speedscope_many_stacks_share_frames)
 	profile__free(p);
 }
 
+/* ---- source locations (CPython frames: profile_addr.h) ---- */
+
+struct src_frame {
+	const char *name, *func, *file;
+	uint32_t line, start_line;
+};
+
+/* Adds count samples of frames fr[0..depth) as the folder does: names
+ * interned, the stack found by its names (or added), its site by the
+ * frames' places (a source location when func is set). */
+static int add_frames(struct profile *p, const struct src_frame *fr, uint32_t depth, double count)
+{
+	uint32_t ids[16];
+	struct paddr_frame at[16];
+	size_t k;
+
+	for (uint32_t i = 0; i < depth; i++) {
+		long id = profile__intern(p, fr[i].name, strlen(fr[i].name));
+
+		if (id < 0)
+			return (int)id;
+		ids[i] = (uint32_t)id;
+		at[i] = (struct paddr_frame){ 0 };
+		if (fr[i].func && paddrs__source(p->addrs, &(struct paddr_source){
+				.func = fr[i].func, .file = fr[i].file, .line = fr[i].line,
+				.start_line = fr[i].start_line }, &at[i]))
+			return -ENOMEM;
+	}
+	for (k = 0; k < p->nr; k++)
+		if (p->stacks[k].depth == depth &&
+		    !memcmp(profile__ids(p, &p->stacks[k]), ids, depth * sizeof(*ids)))
+			break;
+	if (k == p->nr && profile__add_ids(p, ids, depth, 0, NULL))
+		return -ENOMEM;
+	p->stacks[k].count += count;
+	return paddrs__add_sample(p->addrs, (uint32_t)k, ids, at, depth, count);
+}
+
+/*
+ * A frame named from a source location has its file and a line: the one
+ * line all its samples were at (a name that carries it, or a function
+ * sampled at one line), else its function's first line, else none.  The
+ * file is JSON-escaped as names are; frames without one are as before.
+ */
+TEST(speedscope_source_frames)
+{
+	struct profile *p = profile__new();
+	const struct src_frame at5[] = { { .name = "main" }, { "alpha (app.py)", "alpha", "/app.py", 5, 2 } };
+	const struct src_frame at4[] = { { .name = "main" }, { "alpha (app.py)", "alpha", "/app.py", 4, 2 } };
+	const struct src_frame l9[] = { { .name = "main" }, { "beta (app.py:9)", "beta", "/app.py", 9, 8 } };
+	const struct src_frame g1[] = { { .name = "main" }, { "gamma (o\"dd.py)", "gamma", "/o\"dd.py", 1, 0 } };
+	const struct src_frame g2[] = { { .name = "main" }, { "gamma (o\"dd.py)", "gamma", "/o\"dd.py", 3, 0 } };
+	int rc = -1;
+	char *s = NULL;
+
+	CHECK(p && (p->addrs = paddrs__new()));
+	if (!p || !p->addrs)
+		return;
+	CHECK(!add_frames(p, at5, 2, 3) && !add_frames(p, at4, 2, 1) && !add_frames(p, l9, 2, 2) &&
+	      !add_frames(p, g1, 2, 1) && !add_frames(p, g2, 2, 1));
+	s = render(p, NULL, &rc);
+	CHECK(rc == 0);
+	CHECK(s && strstr(s, "\"samples\":[\n[0,1],\n[0,2],\n[0,3]],\n\"weights\":[4,2,2]"));
+	CHECK_STR(frames_of(s),
+		"\n{\"name\":\"main\"},"
+		"\n{\"name\":\"alpha (app.py)\",\"file\":\"/app.py\",\"line\":2},"
+		"\n{\"name\":\"beta (app.py:9)\",\"file\":\"/app.py\",\"line\":9},"
+		"\n{\"name\":\"gamma (o\\\"dd.py)\",\"file\":\"/o\\\"dd.py\"}]}}\n");
+	free(s);
+	profile__free(p);
+}
+
 TEST(speedscope_write_error)
 {
 	static const char *const fr[] = { "a;b" };
@@ -218,6 +291,7 @@ int main(void)
 	RUN(speedscope_name_is_escaped);
 	RUN(speedscope_decimal_and_diff_counts);
 	RUN(speedscope_many_stacks_share_frames);
+	RUN(speedscope_source_frames);
 	RUN(speedscope_write_error);
 	UNIT_EXIT();
 }
