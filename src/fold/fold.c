@@ -235,6 +235,7 @@ static int python_frame(struct fold *f, const struct sample_key *key,
 {
 	struct py_frame pf;
 	char name[NAME_MAX_LEN];
+	int e;
 
 	py_names__frame(f->o.py, key->tgid, key->gen, pyst, i, &pf);
 	if (pf.func) {
@@ -245,7 +246,12 @@ static int python_frame(struct fold *f, const struct sample_key *key,
 			*miss = pf.miss;
 	}
 	frame_name__sanitize(name);
-	return push_frame(f, name, f->o.annotate ? "_[py]" : "");
+	e = push_frame(f, name, f->o.annotate ? "_[py]" : "");
+	if (e || !pf.func) /* an unnamed Python frame has no source */
+		return e;
+	return paddrs__source(f->p->addrs, &(struct paddr_source){ .func = pf.func,
+			      .file = pf.file, .line = pf.line, .start_line = pf.first_line },
+			      &f->at[f->nr_ids - 1]);
 }
 
 /* The user frames with the Python frames merged in (pyframes.h). */
