@@ -1,0 +1,31 @@
+#!/bin/bash
+# A short-lived Python process (issue 23): short.py computes 40 ms in
+# brief_work and exits; its names must be read while it lives.  A capture
+# of the machine runs each CPython's short.py once; for each process, its
+# samples on <module> -> main -> brief_work are >= 25 (of ~40 at 999 Hz;
+# the rest is the interpreter's start-up), and no
+# _PyEval_EvalFrameDefault frame is left unnamed (<= 5%).
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/_python.sh"
+
+need_pythons python_short
+"$SMOLDER" -F 999 -f --per-pid 6 >"$TMP/s.out" 2>"$TMP/s.err" &
+SM=$!
+sleep 1 # smolder has attached
+for tag in "${PY_TAGS[@]}"; do
+	"${PYTHONS[$tag]}" "$PYDIR/short.py" 40 &
+	PY_PID[$tag]=$!
+	wait "${PY_PID[$tag]}"
+	check "python_short_${tag}_ran" equals "$?" 0
+done
+wait "$SM"
+RC=$?
+check python_short_capture_exit_0 sm_ok s
+for tag in "${PY_TAGS[@]}"; do
+	r=$($PF paths "$TMP/s.out" --proc "$(proc_re "${PY_PID[$tag]}")" --file short.py '<module>;main;brief_work')
+	echo "# short $tag (pid ${PY_PID[$tag]}): $r"
+	check "python_short_${tag}_sampled" within "$(fig samples "$r")" 20 1000000
+	# 40 ms at 999 Hz: ~40 samples of brief_work
+	check "python_short_${tag}_named_work" within "$(awk -v p="$(fig path "$r")" -v n="$(fig samples "$r")" 'BEGIN { print int(p * n / 100 + 0.5) }')" 25 1000000
+	check "python_short_${tag}_no_eval_frames_left" within "$(fig eval_left "$r")" 0 5
+done
