@@ -6,6 +6,7 @@
  * entries read.  Names are compared in place; nothing is kept.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "files/elf_file_int.h"
@@ -14,6 +15,9 @@
 #define LOOKUP_CHUNK 1024
 #define LOOKUP_MAX_SYMS (4u * 1000 * 1000)
 #define LOOKUP_MAX_NAME 128
+/* String tables up to this size are read whole, in one read, rather
+ * than a name at a time. */
+#define LOOKUP_WHOLE_STRTAB (16u << 20)
 
 /* The string table a symbol table names into. */
 static bool strtab_of(struct elf_file *f, const GElf_Shdr *symsh, struct region *r)
@@ -29,18 +33,30 @@ static bool strtab_of(struct elf_file *f, const GElf_Shdr *symsh, struct region 
 	       elf_file__region(f, scn, &sh, r);
 }
 
-/* Which of names[] (not found yet) the symbol named at off in strs is. */
-static int match(const struct region *strs, uint64_t off, const char *const *names, size_t n,
+/* A string table: in memory when it was small enough, else in the file. */
+struct strings {
+	struct region r;
+	char *mem;
+};
+
+/* Which of names[] (not found yet) the symbol named at off is. */
+static int match(const struct strings *strs, uint64_t off, const char *const *names, size_t n,
 		 const struct elf_found *out)
 {
 	char buf[LOOKUP_MAX_NAME + 1];
-	size_t len = strs->size - off < sizeof(buf) ? strs->size - off : sizeof(buf);
+	size_t len = strs->r.size - off < sizeof(buf) ? strs->r.size - off : sizeof(buf);
+	const char *name = buf;
 
-	if (off >= strs->size || !region_read(strs, off, buf, len))
+	if (off >= strs->r.size)
 		return -1;
-	buf[len - 1] = '\0';
+	if (strs->mem)
+		name = strs->mem + off; /* the table's last byte is made a NUL */
+	else if (region_read(&strs->r, off, buf, len))
+		buf[len - 1] = '\0';
+	else
+		return -1;
 	for (size_t i = 0; i < n; i++)
-		if (!out[i].found && !strcmp(buf, names[i]))
+		if (!out[i].found && !strcmp(name, names[i]))
 			return (int)i;
 	return -1;
 }
@@ -50,18 +66,27 @@ static void lookup_table(struct elf_file *f, Elf_Scn *scn, GElf_Shdr *sh,
 {
 	unsigned char buf[LOOKUP_CHUNK * sizeof(Elf64_Sym)];
 	size_t ent = sizeof(Elf64_Sym), nsyms, k;
-	struct region syms, strs;
+	struct strings strs = { 0 };
+	struct region syms;
 
 	if (f->cls != ELFCLASS64 || f->data != ELFDATA2LSB || sh->sh_entsize != ent ||
-	    !strtab_of(f, sh, &strs) || !elf_file__region(f, scn, sh, &syms))
+	    !strtab_of(f, sh, &strs.r) || !elf_file__region(f, scn, sh, &syms) || !strs.r.size)
 		return;
+	if (strs.r.size <= LOOKUP_WHOLE_STRTAB && (strs.mem = malloc(strs.r.size))) {
+		if (region_read(&strs.r, 0, strs.mem, strs.r.size)) {
+			strs.mem[strs.r.size - 1] = '\0';
+		} else {
+			free(strs.mem);
+			strs.mem = NULL;
+		}
+	}
 	nsyms = syms.size / ent;
 	if (nsyms > LOOKUP_MAX_SYMS)
 		nsyms = LOOKUP_MAX_SYMS;
 	for (size_t i = 1; i < nsyms; i += k) {
 		k = nsyms - i < LOOKUP_CHUNK ? nsyms - i : LOOKUP_CHUNK;
 		if (!region_read(&syms, i * ent, buf, k * ent))
-			return;
+			break;
 		for (size_t j = 0; j < k; j++) {
 			Elf64_Sym s;
 			int w;
@@ -75,6 +100,7 @@ static void lookup_table(struct elf_file *f, Elf_Scn *scn, GElf_Shdr *sh,
 							     .size = s.st_size };
 		}
 	}
+	free(strs.mem);
 }
 
 int elf_file__lookup(struct elf_file *f, const char *const *names, size_t n,

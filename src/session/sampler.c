@@ -67,9 +67,13 @@ static void on_maps(pid_t pid, uint32_t gen, const struct proc_maps *pm, void *a
  * which take longer). */
 static void find_python(struct sampler *s, pid_t pid, uint32_t gen, const struct proc_maps *pm)
 {
+	double t0 = clock__now();
 	struct py_interp pi;
 	int e = py_interp__find(pid, pm, &pi);
 
+	if (!e)
+		debug("process %d runs CPython %u.%u: found in %.1f ms", pid, pi.major, pi.minor,
+		      (clock__now() - t0) * 1000);
 	if (e == -ENOTSUP)
 		debug("process %d runs CPython %u.%u: its frames cannot be read (3.8 to 3.13 can)",
 		      pid, pi.major, pi.minor);
