@@ -37,6 +37,7 @@ struct item {
 	double due; /* CLOCK_MONOTONIC s */
 	uid_t uid;  /* the process's real uid */
 	bool first; /* its maps were never read */
+	bool glanced; /* its maps read ahead of its files (glance) */
 	bool done;  /* read in this run */
 };
 
@@ -191,6 +192,28 @@ static bool run_pass(struct preload *q, const struct budget *b, int pass, double
 	return true;
 }
 
+/*
+ * A new image's maps, ahead of any image's files: what its next samples
+ * need (unwind tables, its interpreter) waits on nobody's symbol files.
+ * Maps texts are short; a process with a huge one is read in its turn.
+ */
+static void glance_new(struct preload *q, const struct budget *b, double start)
+{
+	for (size_t i = 0; i < q->nr; i++) {
+		struct item *it = &q->items[i];
+
+		if (!it->first || it->glanced || it->done)
+			continue;
+		if (budget__expired(b) || clock__now() - start > SLICE_S)
+			return;
+		it->glanced = true;
+		if (usyms__preload_maps(q->us, it->tgid, it->gen) == -ESRCH) {
+			it->done = true; /* gone: nothing left to read */
+			set_del(q, key_of(it->tgid, it->gen));
+		}
+	}
+}
+
 /* Users whose maps took the least time go first: a process that maps and
  * unmaps in a loop, 65,000 mappings long, is read again and again, while a
  * short-lived one of another user must be read before it exits. */
@@ -199,6 +222,7 @@ double preload__run(struct preload *q, const struct budget *b)
 	double start = clock__now(), now, next = 0;
 	size_t out = 0;
 
+	glance_new(q, b, start);
 	for (int pass = 0; pass < 2 && run_pass(q, b, pass, start); pass++)
 		;
 	now = clock__now();

@@ -549,6 +549,20 @@ static void preload_files(struct usyms *u, struct pid_ent *e)
 	free(seen);
 }
 
+int usyms__preload_maps(struct usyms *u, pid_t pid, uint32_t gen)
+{
+	struct pid_ent *e = pid_find(u, pid, gen, true);
+
+	if (!e)
+		return -ENOMEM;
+	e->last_used = u->interval;
+	if (!load_maps(u, e))
+		return -ETIMEDOUT;
+	if (u->maps_hook && e->pm)
+		u->maps_hook(pid, gen, e->pm, u->maps_hook_arg);
+	return e->pm ? 0 : -ESRCH;
+}
+
 int usyms__preload(struct usyms *u, pid_t pid, uint32_t gen)
 {
 	struct pid_ent *e = pid_find(u, pid, gen, true);

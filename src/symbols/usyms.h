@@ -73,6 +73,10 @@ void usyms__set_maps_hook(struct usyms *u, usyms_maps_hook fn, void *arg);
  * read the maps (files it had no time for are read when named).
  */
 int usyms__preload(struct usyms *u, pid_t pid, uint32_t gen);
+/* Only the first part of it: reads the maps and hands them to the maps
+ * hook (unwind tables, interpreters), which a new image needs before its
+ * next samples; its files are read by the usyms__preload that follows. */
+int usyms__preload_maps(struct usyms *u, pid_t pid, uint32_t gen);
 /*
  * When image (pid, gen) may be preloaded again (CLOCK_MONOTONIC s; 0: now):
  * an image's maps are read again at once up to USYMS_REREAD_BURST times in
