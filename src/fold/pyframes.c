@@ -95,9 +95,14 @@ static const char *short_file(const char *path)
 void pyframes__name(const struct py_frame *pf, bool lines, char *buf, size_t len)
 {
 	const char *file = pf->file ? short_file(pf->file) : "?";
+	char where[300];
+	int n, room;
 
 	if (lines && pf->line)
-		snprintf(buf, len, "%s (%s:%u)", pf->func, file, pf->line);
+		n = snprintf(where, sizeof(where), " (%.256s:%u)", file, pf->line);
 	else
-		snprintf(buf, len, "%s (%s)", pf->func, file);
+		n = snprintf(where, sizeof(where), " (%.256s)", file);
+	/* a name too long for buf is cut, not the file after it */
+	room = (int)len - 1 - (n < (int)sizeof(where) ? n : (int)sizeof(where) - 1);
+	snprintf(buf, len, "%.*s%s", room > 0 ? room : 0, pf->func, where);
 }

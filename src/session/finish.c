@@ -419,6 +419,7 @@ void finish__python_summary(const uint64_t *c, const struct fold_py_stats *f,
 		[PY_MISS_UNREADABLE] = "code object unreadable",
 		[PY_MISS_CHANGED] = "code object replaced before it was read",
 		[PY_MISS_FULL] = "over the names' memory bound",
+		[PY_MISS_LATE] = "not read in time",
 	};
 	struct py_names_stats ps;
 

@@ -38,12 +38,16 @@ static void read_pystacks(struct sampler *s)
 {
 	struct stack_trace st;
 
-	for (size_t i = 0; i < s->py_queued; i++) {
+	size_t i;
+
+	for (i = 0; i < s->py_queued && !budget__expired(&s->budget); i++) {
 		const struct py_pending *q = &s->py_queue[i];
 
 		if (!capture__live_stack(s->cap, q->id, &st))
 			py_names__read_stack(s->py, q->tgid, q->gen, &st);
 	}
+	/* what the deadline left is read when named, if there is time then */
+	s->py_unqueued += s->py_queued - i;
 	s->py_queued = 0;
 }
 
@@ -90,6 +94,7 @@ static int open_python(struct sampler *s, const struct sampler_opts *opts)
 	if (!opts->capture.python_frames)
 		return 0;
 	s->py = py_names__new(NULL);
+	py_names__set_budget(s->py, &s->budget);
 	s->py_queue = calloc(SAMPLER_PY_QUEUE, sizeof(*s->py_queue));
 	return s->py && s->py_queue ? 0 : -ENOMEM;
 }

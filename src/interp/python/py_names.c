@@ -25,6 +25,9 @@ struct py_code_ent {
 	pid_t pid;
 	uint32_t gen, ident;
 	enum py_miss miss;
+	uint32_t last_instr, last_line; /* the last line looked up, kept: a
+					 * deep recursion names one
+					 * instruction again and again */
 	struct py_code code; /* when miss is PY_NAMED */
 };
 
@@ -34,8 +37,15 @@ struct py_names {
 	struct py_code_ent *codes;
 	size_t nr_codes, cap_codes;
 	size_t bytes, max_bytes;
+	const struct budget *budget;
 	struct py_names_stats stats;
 };
+
+void py_names__set_budget(struct py_names *pn, const struct budget *b)
+{
+	if (pn)
+		pn->budget = b;
+}
 
 struct py_names *py_names__new(const struct py_names_opts *o)
 {
@@ -156,7 +166,7 @@ static int grow_codes(struct py_names *pn)
 }
 
 /* The entry of a code object, read now if new; NULL when there is no room. */
-static const struct py_code_ent *code_entry(struct py_names *pn, const struct py_interp *pi,
+static struct py_code_ent *code_entry(struct py_names *pn, const struct py_interp *pi,
 					    pid_t pid, uint32_t gen, uint64_t addr, uint32_t ident)
 {
 	struct py_code_ent *e;
@@ -170,7 +180,12 @@ static const struct py_code_ent *code_entry(struct py_names *pn, const struct py
 	e = &pn->codes[i];
 	if (e->addr)
 		return e;
-	*e = (struct py_code_ent){ .addr = addr, .pid = pid, .gen = gen, .ident = ident };
+	if (budget__expired(pn->budget)) {
+		pn->stats.miss[PY_MISS_LATE]++;
+		return NULL; /* not kept: read if asked again in time */
+	}
+	*e = (struct py_code_ent){ .addr = addr, .pid = pid, .gen = gen, .ident = ident,
+				   .last_instr = UINT32_MAX };
 	pn->nr_codes++;
 	if (pn->bytes > pn->max_bytes)
 		e->miss = PY_MISS_FULL;
@@ -204,7 +219,7 @@ void py_names__frame(struct py_names *pn, pid_t pid, uint32_t gen, const struct 
 		     uint32_t i, struct py_frame *out)
 {
 	const struct py_interp *pi = py_names__interp(pn, pid, gen);
-	const struct py_code_ent *e = NULL;
+	struct py_code_ent *e = NULL;
 	uint64_t where;
 
 	memset(out, 0, sizeof(*out));
@@ -214,7 +229,7 @@ void py_names__frame(struct py_names *pn, pid_t pid, uint32_t gen, const struct 
 	where = st->ip[i * PY_FRAME_SLOTS + 1];
 	e = code_entry(pn, pi, pid, gen, st->ip[i * PY_FRAME_SLOTS], (uint32_t)(where >> 32));
 	if (!e) {
-		out->miss = PY_MISS_FULL;
+		out->miss = budget__expired(pn->budget) ? PY_MISS_LATE : PY_MISS_FULL;
 		return;
 	}
 	out->miss = e->miss;
@@ -223,7 +238,11 @@ void py_names__frame(struct py_names *pn, pid_t pid, uint32_t gen, const struct 
 	out->func = e->code.qualname;
 	out->file = e->code.file;
 	out->first_line = e->code.firstlineno;
-	out->line = py_code__line(pi->layout, &e->code, (uint32_t)where & PY_INSTR_MASK);
+	if (e->last_instr != ((uint32_t)where & PY_INSTR_MASK)) {
+		e->last_instr = (uint32_t)where & PY_INSTR_MASK;
+		e->last_line = py_code__line(pi->layout, &e->code, e->last_instr);
+	}
+	out->line = e->last_line;
 }
 
 void py_names__stats(const struct py_names *pn, struct py_names_stats *out)

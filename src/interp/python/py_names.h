@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "interp/python/py_interp.h"
+#include "lib/budget.h"
 #include "smolder.h"
 
 /* Why a Python frame has no name (or a process no Python frames). */
@@ -23,6 +24,7 @@ enum py_miss {
 	PY_MISS_UNREADABLE, /* code object unreadable or not one */
 	PY_MISS_CHANGED,    /* another code object at that address by then */
 	PY_MISS_FULL,       /* over the names' memory bound */
+	PY_MISS_LATE,       /* not read in time: the capture's end came */
 	PY_MISS__MAX
 };
 
@@ -52,6 +54,9 @@ struct py_names;
 
 struct py_names *py_names__new(const struct py_names_opts *o);
 void py_names__free(struct py_names *pn);
+/* Code objects are read only while b has time left (NULL: always); the
+ * budget is the caller's, as usyms' is. */
+void py_names__set_budget(struct py_names *pn, const struct budget *b);
 /* Remembers process pid's image gen's interpreter (found, or found
  * unsupported: pi->layout NULL). */
 int py_names__add_image(struct py_names *pn, pid_t pid, uint32_t gen, const struct py_interp *pi);
