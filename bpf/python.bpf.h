@@ -19,7 +19,8 @@ struct {
 	__uint(max_entries, 4096);
 } py_procs SEC(".maps");
 
-#define PY_FRAME_READ 80 /* bytes of a frame's head the walk reads */
+#define PY_FRAME_READ 112 /* bytes of a frame's head the walk reads: f_lasti is
+			   * at 104 in 3.8 and 3.9 */
 #define PY_CODE_READ 32  /* bytes from co_flags: co_firstlineno is in them */
 
 /* Per CPU, per program kind (a sample may interrupt the off-CPU program). */

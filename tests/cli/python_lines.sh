@@ -43,9 +43,19 @@ done
 # list_top FILE FUNC: the line of FUNC's listing with the most samples
 # (flat for hot, the leaf; cum for main), as "LINE COUNT".
 list_top() {
-	awk -v col="$3" '/^ROUTINE/ { on = 1; next }
-		on && match($0, /^ +([0-9.]+|\.) +([0-9.]+|\.) +[0-9]+:/) {
-			split($0, f, " "); v = f[col] == "." ? 0 : f[col] + 0; ln = f[3]; sub(/:.*/, "", ln)
+	awk -v col="$3" '
+		# a listing value ("103.10ms", "1.01s", ".") in milliseconds
+		function ms(v) {
+			if (v == ".") return 0
+			if (v ~ /ms$/) return v + 0
+			if (v ~ /us$/) return v / 1000
+			if (v ~ /ns$/) return v / 1e6
+			if (v ~ /s$/) return v * 1000
+			return v + 0
+		}
+		/^ROUTINE/ { on = 1; next }
+		on && match($0, /^ +[0-9.]+[a-z]*|^ +\./) && $3 ~ /^[0-9]+:/ {
+			v = ms($col); ln = $3; sub(/:.*/, "", ln)
 			if (v > best) { best = v; top = ln } }
 		END { print top + 0, best + 0 }' "$1"
 }
@@ -57,7 +67,7 @@ for tag in "${PY_TAGS[@]}"; do
 	echo "# pprof -list $tag: hot's top line $hl ($hn samples), main's $ml ($mn)"
 	check "python_lines_pprof_${tag}_hot_line" equals "$hl" "$HOT"
 	check "python_lines_pprof_${tag}_call_line" equals "$ml" "$CALL"
-	check "python_lines_pprof_${tag}_source_shown" some_line "$TMP/$tag.hot.list" "^ +[0-9.]+ +[0-9.]+ +$HOT:.*# HOT-LINE\$"
+	check "python_lines_pprof_${tag}_source_shown" some_line "$TMP/$tag.hot.list" "^ +[0-9.]+[a-z]* +[0-9.]+[a-z]* +$HOT:.*# HOT-LINE\$"
 	ss=$(/usr/bin/python3 - "$TMP/$tag.speedscope.json" <<'PY'
 import json, sys
 try:
