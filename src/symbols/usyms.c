@@ -4,17 +4,16 @@
  * mappings, the per-mapping link to a symbol table (the tables themselves,
  * cached by file identity, are symcache.c's; JIT maps are usyms_jit.c's),
  * the profiler's own parse of the kernel vDSO image, the naming of frames
- * and why some stay "[unknown]", and the bounds.  Files are reached
- * through /proc/PID/map_files or /proc/PID/root, never by bare path, so
- * that files in other mount namespaces and deleted files resolve to what
- * the process really maps.
+ * and why some stay "[unknown]", and the bounds.  Files are reached through
+ * /proc/PID/map_files or /proc/PID/root, never by bare path: files in other
+ * mount namespaces and deleted files are what the process really maps.
  *
  * Bounds (continuous captures, usyms__end_interval): every image and table
  * records the interval it was last used in; each mapping slot of an image
  * holds a reference on its table, so a table an image maps is never freed
  * under it, and the rest, with idle images' JIT maps, are trimmed least
- * recently used first (filecache__trim).  Bytes are tracked as entries
- * come and go, so the check is cheap.
+ * recently used first (filecache__trim).  Bytes are tracked as entries come
+ * and go, so the check is cheap.
  *
  * Bounds while reading: a new symbol table or perf map is read with what
  * is left of USYMS_MEMORY_MAX (freeing unpinned tables first, as above),
@@ -556,7 +555,7 @@ int usyms__preload_maps(struct usyms *u, pid_t pid, uint32_t gen)
 	if (!e)
 		return -ENOMEM;
 	e->last_used = u->interval;
-	if (!load_maps(u, e))
+	if (!load_maps(u, e)) /* again if read before: its mappings changed */
 		return -ETIMEDOUT;
 	if (u->maps_hook && e->pm)
 		u->maps_hook(pid, gen, e->pm, u->maps_hook_arg);
@@ -565,20 +564,15 @@ int usyms__preload_maps(struct usyms *u, pid_t pid, uint32_t gen)
 
 int usyms__preload(struct usyms *u, pid_t pid, uint32_t gen)
 {
-	struct pid_ent *e = pid_find(u, pid, gen, true);
 	double t0 = clock__now();
+	int err = usyms__preload_maps(u, pid, gen);
+	struct pid_ent *e = pid_find(u, pid, gen, false);
 
-	if (!e)
-		return -ENOMEM;
-	e->last_used = u->interval;
-	/* again if read before: its mappings changed */
-	if (!load_maps(u, e))
-		return -ETIMEDOUT;
+	if (err == -ENOMEM || err == -ETIMEDOUT)
+		return err;
 	e->late = false;
 	reread_spend(e);
 	e->preloaded = true;
-	if (u->maps_hook && e->pm)
-		u->maps_hook(pid, gen, e->pm, u->maps_hook_arg);
 	u->maps_read_s = clock__now() - t0;
 	refresh_jit(u, e); /* a JIT appends to its map as it maps code */
 	if (!e->pm)
