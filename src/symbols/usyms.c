@@ -186,8 +186,7 @@ static void drop_maps(struct usyms *u, struct pid_ent *e)
  * Whether a fresh read of e->pid's maps is e's image; *start gets the
  * process's start time.  Tracked images ask the validator (exact), and a
  * re-read must come from the process read before: a reused PID is refused
- * even with no validator (start times count 10 ms ticks; PIDs wrap far
- * slower unless forced).
+ * even with no validator (start times count 10 ms ticks; PIDs wrap slower).
  */
 static bool read_is_image(struct usyms *u, const struct pid_ent *e, uint64_t *start)
 {
