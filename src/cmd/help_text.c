@@ -261,9 +261,10 @@ static const struct help_option render_options[] = {
 	{ .long_name = "--colors", .arg = "PALETTE",
 	  .text = "hot (default), mem, io, kernel (user warm,\n"
 		"kernel _[k] frames and those after \"-\" blue,\n"
-		"JIT _[j] green, \"-\" grey; alias java), red,\n"
-		"green, blue, aqua, yellow, purple, orange.\n"
-		"Colors follow the name: equal in every graph" },
+		"JIT _[j] green, Python _[py] aqua, \"-\" grey;\n"
+		"alias java), red, green, blue, aqua, yellow,\n"
+		"purple, orange.  Colors follow the name: equal\n"
+		"in every graph" },
 	{ .long_name = "--countname", .arg = "NAME",
 	  .text = "what counts are (default \"samples\")" },
 	{ .long_name = "--inverted",

@@ -282,6 +282,8 @@ static int open_frame(struct builder *b, uint32_t id)
 		o->flags |= FLAME_KERNEL;
 	if (ends_with(name, len, "_[j]"))
 		o->flags |= FLAME_JIT;
+	if (ends_with(name, len, "_[py]"))
+		o->flags |= FLAME_PYTHON;
 	if (len == 1 && name[0] == '-')
 		o->flags |= FLAME_DELIM;
 	/* Reversed stacks put kernel frames below the "-", not above. */

@@ -31,6 +31,7 @@ enum flame_flags {
 	FLAME_DELIM = 4,   /* the "-" frame between user and kernel frames */
 	FLAME_ABOVE_DELIM = 8, /* above a "-" (so FLAME_KERNEL too); not
 				  with reverse, where "above" is unknown */
+	FLAME_PYTHON = 16, /* name ends in "_[py]" */
 };
 
 struct flame_frame {

@@ -299,7 +299,7 @@ static void pal_color(const struct palette *pal, const struct flame_frame *fr, i
 }
 
 /* "kernel": user frames warm, kernel ones blue (as `smolder flamegraph
- * --help` says; far from the warm hues), JIT green, "-" grey. */
+ * --help` says; far from the warm hues), JIT green, Python aqua, "-" grey. */
 static void kernel_color(const struct flame_frame *fr, int rgb[3])
 {
 	if (fr->flags & FLAME_DELIM) {
@@ -308,6 +308,8 @@ static void kernel_color(const struct flame_frame *fr, int rgb[3])
 	}
 	if (fr->flags & FLAME_JIT)
 		pal_color(&palettes[PAL_GREEN], fr, rgb);
+	else if (fr->flags & FLAME_PYTHON)
+		pal_color(&palettes[PAL_AQUA], fr, rgb);
 	else if (fr->flags & FLAME_KERNEL)
 		pal_color(&palettes[PAL_BLUE], fr, rgb);
 	else
@@ -388,11 +390,14 @@ static void write_title(const struct svg *g, const struct flame_frame *fr)
 	ob_str(g->out, ")");
 }
 
-/* The name as drawn: the "kernel" palette says "_[k]" and "_[j]" by colour. */
+/* The name as drawn: the "kernel" palette says "_[k]", "_[j]" and "_[py]"
+ * by colour. */
 static size_t label_len(const struct svg *g, const struct flame_frame *fr)
 {
 	size_t n = fr->len;
 
+	if (!g->pal && (fr->flags & FLAME_PYTHON))
+		return n - 5;
 	if (!g->pal && n >= 4 && !memcmp(fr->name + n - 4, "_[", 2) &&
 	    (fr->name[n - 2] == 'k' || fr->name[n - 2] == 'j') && fr->name[n - 1] == ']')
 		n -= 4;
