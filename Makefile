@@ -236,9 +236,9 @@ FUZZ_CFLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-DSMOLDER_VERSION='"$(VERSION)"'
 FUZZ_MODULES := elf_file elf_syms debuginfo proc_maps perfmap perfmap_file safe_open budget \
 	demangle log unwind_table unwind_cfi folded_read profile profile_addr strtab format folded svg flame \
-	speedscope pprof pb utf8 clock grow
+	speedscope pprof pb utf8 clock grow py_code py_layout
 FUZZ_OBJS := $(patsubst src/%.c,$(OUT)/fuzz/obj/%.o,\
-	$(foreach m,$(FUZZ_MODULES),$(wildcard src/*/$(m).c)))
+	$(foreach m,$(FUZZ_MODULES),$(wildcard src/*/$(m).c src/*/*/$(m).c)))
 # expat and json-c check that fuzz_outputs' SVG and JSON stay well-formed
 FUZZ_LIBS := -lelf -lz -llzma -liberty -lexpat -ljson-c
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
@@ -295,6 +295,17 @@ $(OUT)/fuzz/corpus-fuzz_proc_maps/.seeded:
 		'7f0000000000-7f0000001000 r--p 00000000 00:00 0 [anon:jit code]' \
 		'7f0000001000-7f0000002000 r-xs 00000000 103:02 99 /dev/shm/a file' \
 		'ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0 [vsyscall]' >$(@D)/odd
+	$(Q)touch $@
+
+# CPython line tables: those of real functions, compiled by the Pythons
+# there are (Debian's python3 everywhere; pyenv's when readable), each
+# behind its version byte and first line.
+$(OUT)/fuzz/corpus-fuzz_py_lines/.seeded: tests/fuzz/py_lines_seeds.py
+	$(Q)mkdir -p $(@D)
+	$(Q)for py in python3 /root/.pyenv/versions/3.*/bin/python3; do \
+		[ -x "$$(command -v $$py)" ] && "$$py" tests/fuzz/py_lines_seeds.py $(@D) 2>/dev/null; \
+	done; true
+	$(Q)printf '\003\001\000\000\000\200\377\377\377\377\377' >$(@D)/varint-forever
 	$(Q)touch $@
 
 $(OUT)/fuzz/corpus-fuzz_perfmap/.seeded:
