@@ -421,7 +421,7 @@ bench-unwind-cost:
 # sample on a 20-deep Python recursion (CPython 3.12: PYTHON312=path, and
 # python3.11), start-up with no Python process, CPU and RSS of naming 5,000
 # code objects.
-bench-python:
+bench-python: deps-bench
 	$(Q)$(MAKE) --no-print-directory smolder workloads
 	$(Q)scripts/bench-python.sh
 
