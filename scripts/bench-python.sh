@@ -15,7 +15,9 @@
 #      mean unequally from one capture to the next.  So a third turn samples
 #      CPU 1 for a sleeping pid, where every run is filtered: its ns per run
 #      is what a filtered run costs, and each capture's ns per sample is
-#      (runs x ns - filtered runs x that) / samples.  Target: <= 1.5x.
+#      (runs x ns - filtered runs x that) / samples.  Beside the ratio of
+#      the medians, the median of each round's ratio (the machine's drift
+#      touches a round's turns alike).  Target: <= 1.5x.
 #   2. Start-up of a capture with no Python process: wall time (and CPU,
 #      peak RSS) of `smolder -f -o F -p PID 0.01` on build/workloads/cpu_split;
 #      then, under strace -T, the time of the BPF_PROG_LOAD of do_sample,
