@@ -58,7 +58,7 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all clean deps deps-build deps-check check check-build test demo bench bench-flamegraph bench-soak bench-kcontext bench-unwind bench-unwind-cost bench-hostile bench-oneshot bench-offcpu deps-bench unit workloads tools test-kernels fuzzers fuzz
+.PHONY: all clean deps deps-build deps-check check check-build test demo bench bench-flamegraph bench-soak bench-kcontext bench-unwind bench-unwind-cost bench-python bench-hostile bench-oneshot bench-offcpu deps-bench unit workloads tools test-kernels fuzzers fuzz
 ifeq ($(ARCH),$(HOST_ARCH))
 all: smolder
 else
@@ -414,6 +414,7 @@ bench: deps-bench
 	$(Q)scripts/bench-unwind-cost.sh
 	$(Q)scripts/bench-oneshot.sh
 	$(Q)scripts/bench-offcpu.sh
+	$(Q)scripts/bench-python.sh
 
 # smolder flamegraph against flamegraph.pl (FLAMEGRAPH_PL=path, or
 # FLAMEGRAPH_DIR=a FlameGraph checkout; skipped without either), on 10,000
@@ -434,6 +435,14 @@ bench-unwind:
 bench-unwind-cost:
 	$(Q)$(MAKE) --no-print-directory smolder workloads
 	$(Q)scripts/bench-unwind-cost.sh
+
+# What CPython frames cost (issue 23), each against --no-python: BPF ns per
+# sample on a 20-deep Python recursion (CPython 3.12: PYTHON312=path, and
+# python3.11), start-up with no Python process, CPU and RSS of naming 5,000
+# code objects.
+bench-python: deps-bench
+	$(Q)$(MAKE) --no-print-directory smolder workloads
+	$(Q)scripts/bench-python.sh
 
 # A one-shot `smolder -f 1`: peak RSS, time outside the second and CPU time
 # against libbpf-tools profile (LIBBPF_TOOLS_PROFILE=path) and perf record

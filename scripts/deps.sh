@@ -30,8 +30,9 @@ BUILD_PKGS="clang llvm make gcc libc6-dev libbpf-dev libelf-dev zlib1g-dev liblz
 # Benchmarks only: libbpf-tools' offcputime is the peer of --off-cpu
 # (scripts/bench-offcpu.sh), bpftrace the other peer of scripts/bench.sh;
 # time (/usr/bin/time) measures peak RSS and CPU time, procps (sysctl,
-# pgrep) sets kernel.bpf_stats_enabled and ends what a bench started.
-BENCH_PKGS="libbpf-tools bpftrace time procps"
+# pgrep) sets kernel.bpf_stats_enabled and ends what a bench started,
+# strace times the loading of smolder's BPF program (scripts/bench-python.sh).
+BENCH_PKGS="libbpf-tools bpftrace time procps strace"
 CHECK_PKGS="libclang-rt-dev libexpat1-dev libjson-c-dev golang-go python3 python3-jsonschema systemd groff-base man-db"
 TEST_PKGS="$CHECK_PKGS g++ util-linux chromium chromium-driver linux-perf qemu-system-x86 busybox-static cpio debian-archive-keyring sqlite3 bzip2 perl"
 case "$WHAT" in
