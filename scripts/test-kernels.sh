@@ -41,6 +41,11 @@
 # 6.10): a pseudo-terminal's writer queues the line discipline's work
 # (wq:events_unbound;flush_to_ldisc;queued-by:pty_pump-PID), and loopback
 # TCP runs the NET_RX softirq ([softirq:NET_RX] over net_rx_action).
+# Python frames (issue 23): the main boot also loads a second archive with
+# Debian's python3.11 and pyenv's 3.12 (SMOLDER_GUEST_PYTHONS replaces the
+# list) and checks tests/workloads/python/guest_split.py's frames and split
+# under each, and --no-python; a Python missing on the host or that the
+# guest cannot start is a "SKIP <kernel>: ..." line.
 # These run in a fourth boot with one vCPU: with two, attaching to the
 # softirq tracepoints crashed the 6.12 guest about one boot in three, under
 # load and on idle CPUs alike (an int3 oops in handle_softirqs: the
@@ -60,7 +65,7 @@ set -u
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 K="$TOP/build/kernels"
-QEMU_TIMEOUT=${QEMU_TIMEOUT:-240}
+QEMU_TIMEOUT=${QEMU_TIMEOUT:-360} # a cap for a hung guest: the main boot, Pythons included, takes about 240 s on a busy 2-CPU host
 WL_SECONDS=${WL_SECONDS:-600} # workloads' run time in the guest (killed after the last run; long, since a loaded host slows the guest)
 VERBOSE=0
 [ "${1:-}" = -v ] && VERBOSE=1
@@ -79,6 +84,11 @@ BUSYBOX=/bin/busybox
 "$BUSYBOX" --list >/dev/null 2>&1 || die "$BUSYBOX does not run (install busybox-static)"
 ldd "$BUSYBOX" >/dev/null 2>&1 && die "$BUSYBOX is not static (install busybox-static)"
 NEED="smolder build/workloads/cpu_split build/workloads/syscall_heavy build/workloads/deep_stack build/workloads/net_pump build/workloads/pty_pump build/workloads/unwind_paths-gcc build/workloads/unwind_dl-gcc.so build/workloads/offcpu_split build/tools/deny build/tools/btf_rename"
+# The CPythons the guests run (issue 23's Python frames), at their host
+# paths (a pyenv build finds its libpython by RUNPATH, each its stdlib by
+# its own path): Debian's (libpython linked in statically, non-PIE, stripped
+# to its dynamic symbols) and pyenv's 3.12 (shared libpython, PIE, .symtab).
+GUEST_PYTHONS=${SMOLDER_GUEST_PYTHONS:-/usr/bin/python3.11 ${PYENV_ROOT:-/root/.pyenv}/versions/3.12.1/bin/python3.12}
 for f in $NEED; do
 	[ -x "$f" ] && continue
 	log "building smolder, workloads and tools"
@@ -190,29 +200,79 @@ cp "$BUSYBOX" "$IRD/bin/busybox"
 for a in $("$BUSYBOX" --list); do
 	[ "$a" = busybox ] || ln -sf busybox "$IRD/bin/$a"
 done
-# copy_with_libs BIN [DIR]: BIN into DIR (default /test), and the shared
-# libraries ldd lists at their own paths (ld-linux keeps its /lib64 name).
+# copy_with_libs BIN [DIR]: BIN into DIR (default /test) of the tree ROOT
+# (default the initramfs), and the shared libraries ldd lists at their own
+# paths (ld-linux keeps its /lib64 name) unless the initramfs has them.
 copy_with_libs() {
-	local bin=$1 dir=${2:-/test} lib
-	mkdir -p "$IRD$dir"
-	rm -f "$IRD$dir/$(basename "$bin")"
-	cp "$bin" "$IRD$dir/"
+	local bin=$1 dir=${2:-/test} root=${ROOT:-$IRD} lib
+	mkdir -p "$root$dir"
+	rm -f "$root$dir/$(basename "$bin")"
+	cp "$bin" "$root$dir/"
 	if ldd "$bin" 2>&1 | grep -q 'not found'; then
 		die "$bin: a shared library is missing: $(ldd "$bin" | grep 'not found' | tr '\n' ' ')"
 	fi
 	for lib in $(ldd "$bin" 2>/dev/null | sed -E 's/^[[:space:]]+//' | grep -oE '(^|=> )/[^ ]+' | sed 's/^=> //'); do
-		mkdir -p "$IRD$(dirname "$lib")"
-		[ -e "$IRD$lib" ] || cp -L "$lib" "$IRD$lib"
+		mkdir -p "$root$(dirname "$lib")"
+		[ -e "$IRD$lib" ] || [ -e "$root$lib" ] || cp -L "$lib" "$root$lib"
 	done
 }
 for f in $NEED; do
 	copy_with_libs "$f"
 done
 copy_with_libs "$(command -v setpriv)" # util-linux's (busybox's has no --reuid): called as /test/setpriv, since busybox sh runs its own applets first
+cp tests/workloads/python/guest_split.py "$IRD/test/"
+
+# The Pythons go in an archive of their own that only the main boot loads
+# after the first (the kernel unpacks concatenated archives in turn): each
+# interpreter at its host path, its libpython without debug sections
+# (.symtab stays: 3.12's thread state is a local symbol), and the few stdlib
+# files its start-up with -S -E reads (os.py too: the stdlib's landmark).
+# PYTHONS_IN: those put in; PYTHONS_OUT: "NAME: why" of the others.
+PYD="$K/initramfs-python"
+INITRD_MAIN="$K/initramfs-main.cpio.gz"
+rm -rf "$PYD"
+mkdir -p "$PYD"
+PYTHONS_IN=""
+PYTHONS_OUT=()
+add_python() { # PYTHON
+	local py files stdlib f lib
+	py=$(readlink -f "$1" 2>/dev/null)
+	if [ -z "$py" ] || [ ! -x "$py" ]; then
+		PYTHONS_OUT+=("$(basename "$1"): not on this host ($1)")
+		return
+	fi
+	if ! files=$("$py" -S -E -c 'import sys, os, encodings
+stdlib = os.path.dirname(os.path.dirname(encodings.__file__))
+print(stdlib)
+print(os.path.join(stdlib, "os.py"))
+for m in list(sys.modules.values()):
+    f = getattr(m, "__file__", None) or ""
+    if f.startswith(stdlib + "/") and f.endswith(".py"):
+        print(f)' 2>&1); then
+		PYTHONS_OUT+=("$(basename "$py"): does not start on this host: $(echo "$files" | tail -n 1)")
+		return
+	fi
+	stdlib=$(echo "$files" | head -n 1)
+	mkdir -p "$PYD$stdlib/lib-dynload"
+	for f in $(echo "$files" | tail -n +2 | sort -u); do
+		mkdir -p "$PYD$(dirname "$f")"
+		cp "$f" "$PYD$f"
+	done
+	for lib in $(ldd "$py" 2>/dev/null | grep -oE '=> /[^ ]*/libpython[^ ]*' | sed 's/^=> //'); do
+		mkdir -p "$PYD$(dirname "$lib")"
+		strip --strip-debug -o "$PYD$lib" "$lib" 2>/dev/null || cp -L "$lib" "$PYD$lib"
+	done
+	ROOT=$PYD copy_with_libs "$py" "$(dirname "$py")"
+	PYTHONS_IN="$PYTHONS_IN $py"
+}
+for py in $GUEST_PYTHONS; do
+	add_python "$py"
+done
 
 cat >"$IRD/init" <<EOF
 #!/bin/sh
 WL_SECONDS=$WL_SECONDS
+PYTHONS="$PYTHONS_IN"
 EOF
 cat >>"$IRD/init" <<'EOF'
 export PATH=/bin:/sbin
@@ -337,6 +397,31 @@ else
 	sleep 0.3
 	run offcpu ./smolder --off-cpu --wakers -F 199 -f -p $OFFCPU 3
 	run offcpu_raw ./deny tracing ./smolder -v --off-cpu --wakers -F 199 -f -p $OFFCPU 3
+	kill $(jobs -p) 2>/dev/null # the CPU to the Python alone
+	wait
+
+	# Python frames: guest_split.py under each CPython, once it runs its
+	# rounds (start-up under TCG takes a while); a Python the guest cannot
+	# start is said, with why.
+	echo "@@PYTHON-UPTIME start $(cut -d' ' -f1 /proc/uptime)"
+	for py in $PYTHONS; do
+		tag=$(basename $py | tr -cd 'a-z0-9')
+		if ! $py -S -E -c pass >/tmp/$tag.start 2>&1; then
+			echo "@@PYTHON-CANNOT $tag $(head -c 300 /tmp/$tag.start | tr '\n' ' ')"
+			continue
+		fi
+		$py -S -E /test/guest_split.py $WL_SECONDS >/tmp/$tag.ready &
+		PY=$!
+		i=0
+		while ! grep -q running /tmp/$tag.ready && kill -0 $PY 2>/dev/null && [ $i -lt 600 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		run $tag ./smolder -v -F 199 -f -p $PY 3
+		run nopy_$tag ./smolder --no-python -F 199 -f -p $PY 1.5
+		kill $PY
+	done
+	echo "@@PYTHON-UPTIME end $(cut -d' ' -f1 /proc/uptime)"
 fi
 kill $(jobs -p) 2>/dev/null
 wait
@@ -349,6 +434,9 @@ EOF
 chmod +x "$IRD/init"
 (cd "$IRD" && find . -print0 | cpio --null -o -H newc --quiet -R 0:0 | gzip -1) >"$INITRD" ||
 	die "cannot build the initramfs"
+{ cat "$INITRD" && (cd "$PYD" && find . -print0 | cpio --null -o -H newc --quiet -R 0:0 | gzip -1); } >"$INITRD_MAIN" ||
+	die "cannot build the initramfs with the Pythons"
+log "initramfs $(($(stat -c %s "$INITRD") / 1024)) KiB, with the Pythons ($PYTHONS_IN ) $(($(stat -c %s "$INITRD_MAIN") / 1024)) KiB"
 
 # ---- 4. checks ------------------------------------------------------------------
 # Each check appends "PASS name" or "FAIL name: why" to $CHECKS.
@@ -502,6 +590,70 @@ offcpu_checks() {
 	fi
 }
 
+# python_split FOLDED: "SAMPLES PATH% ALPHA% GAMMA% DELTA% WRONG EXAMPLE" of
+# guest_split.py's stacks: PATH% of the samples carry <module>, main, run
+# and a leaf (run;alpha, run;beta;gamma, run;delta) in order and adjacent;
+# the leaves' shares are of those; WRONG counts samples whose
+# guest_split.py frames (natives between them left out) are no prefix of
+# those three chains, EXAMPLE one of them.
+python_split() {
+	awk '{ n = $NF; t += n; line = $0; sub(/ [0-9]+$/, "", line)
+		if (match(line, /<module> \(guest_split\.py\);main \(guest_split\.py\);run \(guest_split\.py\);(alpha|beta \(guest_split\.py\);gamma|delta) \(guest_split\.py\)(;|$)/)) {
+			p += n; leaf = substr(line, RSTART, RLENGTH)
+			if (leaf ~ /alpha/) a += n; else if (leaf ~ /gamma/) g += n; else d += n
+		}
+		k = split(line, f, ";"); chain = ""
+		for (i = 1; i <= k; i++)
+			if (f[i] ~ / \(guest_split\.py\)$/) { sub(/ \(guest_split\.py\)$/, "", f[i]); chain = chain ";" f[i] }
+		if (chain != "" && index(";<module>;main;run;alpha", chain) != 1 &&
+			index(";<module>;main;run;beta;gamma", chain) != 1 && index(";<module>;main;run;delta", chain) != 1) {
+			w += n; ex = substr(chain, 2)
+		}
+	}
+	END { q = p ? p : 1
+		printf "%d %.1f %.1f %.1f %.1f %d %s\n", t, t ? 100 * p / t : 0, 100 * a / q, 100 * g / q, 100 * d / q, w, ex ? ex : "-" }' "$1"
+}
+# python_frames D LOG: guest_split.py under each guest CPython (the guest's
+# init): at least 90% of the process's samples carry its Python path, no
+# wrong caller, and the leaves split 50/30/20 within 10 points (by
+# construction the split is exact; a 3 s capture in a TCG guest holds
+# 300 to 600 samples, whose rounds of a few ms each are sampled in runs,
+# and a vCPU the host stalls stretches whichever leaf it stopped in:
+# cpu_split is held to 15 points the same way).  With --no-python the
+# interpreter's _PyEval_EvalFrameDefault is back and no Python frame.  A
+# Python this host lacks or the guest cannot start is a SKIP line.
+python_frames() {
+	local d=$1 logf=$2 py name tag why tot path a g dl wrong ex with
+	for why in "${PYTHONS_OUT[@]}"; do
+		echo "SKIP python: $why" >>"$CHECKS"
+	done
+	for py in $PYTHONS_IN; do
+		name=$(basename "$py")
+		tag=$(echo "$name" | tr -cd 'a-z0-9')
+		why=$(sed -n "s/^@@PYTHON-CANNOT $tag //p" "$logf")
+		if [ -n "$why" ]; then
+			echo "SKIP $name: the guest cannot run it: $why" >>"$CHECKS"
+			continue
+		fi
+		extract "$logf" "$d" "$tag" "nopy_$tag"
+		captured "$d" "$tag"
+		read -r tot path a g dl wrong ex <<<"$(python_split "$d/$tag.out")"
+		with=$(sed -nE 's/^smolder: python: ([0-9]+) samples with Python frames, ([0-9]+) without.*/\1 \2/p' "$d/$tag.err")
+		if between "$path" 90 100 && [ "$wrong" = 0 ] && between "$a" 40 60 && between "$g" 20 40 && between "$dl" 10 30 &&
+			[ -z "$(grep -v "^$name;" "$d/$tag.out" | head -n 1)" ] && [ -n "$with" ]; then
+			ok "$tag: $name's <module>;main;run;leaf in $path% of $tot samples; alpha $a%, gamma $g%, delta $dl% (50/30/20); -v: ${with% *} with Python frames, ${with#* } without"
+		else
+			bad "$tag: $name's <module>;main;run;leaf in >= 90%, no wrong caller, alpha/gamma/delta 50/30/20 within 10 points" "path $path% of $tot samples, alpha $a% gamma $g% delta $dl%, wrong $wrong (e.g. $ex), -v '${with:-no python line}': $(oneline "$d/$tag.err" 300) $(oneline "$d/$tag.out")"
+		fi
+		captured "$d" "nopy_$tag"
+		if grep -qE "^$name;.*;_PyEval_EvalFrameDefault(;| )" "$d/nopy_$tag.out" && ! grep -q '(guest_split\.py)' "$d/nopy_$tag.out"; then
+			ok "nopy_$tag: --no-python: _PyEval_EvalFrameDefault in $(share "$d/nopy_$tag.out" ';_PyEval_EvalFrameDefault(;| )')% of samples, no Python frame"
+		else
+			bad "nopy_$tag: --no-python: _PyEval_EvalFrameDefault, no Python frame" "$(oneline "$d/nopy_$tag.err" 300) $(oneline "$d/nopy_$tag.out")"
+		fi
+	done
+}
+
 # user_depth FOLDED: the most user frames of a deep_stack stack (folded with -d).
 user_depth() {
 	awk -F';' '/^deep_stack;/ { sub(/ [0-9]+$/, ""); n = 0
@@ -518,11 +670,12 @@ KERNEL_RE='(^|;)(entry_SYSCALL_64[a-z_]*|do_syscall_64|x64_sys_call|__x64_sys_re
 # (sched_clock_cpu, "Oops: int3" in rest_init's idle).  Such a boot is
 # said and done again, at most twice; each panic's log is kept beside.
 boot() {
-	local kn=$1 vmlinuz=$2 mode=$3 append=$4 logf="$K/$1.$3.log" t0 rc try
+	local kn=$1 vmlinuz=$2 mode=$3 append=$4 logf="$K/$1.$3.log" t0 rc try initrd=$INITRD
+	[ "$mode" = main ] && initrd=$INITRD_MAIN
 	for try in 1 2 3; do
 		t0=$(date +%s)
 		timeout "$QEMU_TIMEOUT" qemu-system-x86_64 -accel tcg -m 1024 -smp "${SMP:-2}" \
-			-kernel "$vmlinuz" -initrd "$INITRD" \
+			-kernel "$vmlinuz" -initrd "$initrd" \
 			-append "console=ttyS0 quiet panic=-1 smolder.mode=$mode $append" \
 			-nographic -no-reboot -monitor none </dev/null 2>&1 | tr -d '\r' >"$logf"
 		rc=${PIPESTATUS[0]}
@@ -560,6 +713,7 @@ test_kernel() {
 	case $kn in [1-4].* | 5.[0-9].* | 5.10.*) memlock=1 ;; esac
 
 	logf=$(boot "$kn" "$vmlinuz" main "$append")
+	log "$kn: main boot: the Python runs took $(awk '$1 == "@@PYTHON-UPTIME" { t[$2] = $3 } END { if ("end" in t) printf "%.0f", t["end"] - t["start"]; else print "?" }' "$logf") s"
 	if booted "$logf" main || grep -q '^@@GUEST-START' "$logf"; then
 		grep -q '^@@BTF yes' "$logf" && ok "kernel BTF at /sys/kernel/btf/vmlinux" ||
 			bad "kernel BTF at /sys/kernel/btf/vmlinux" "absent"
@@ -568,6 +722,7 @@ test_kernel() {
 			unwind_leaf unwind_signal unwind_jit unwind_kernel offcpu offcpu_raw
 		unwinding "$d"
 		offcpu_checks "$d"
+		python_frames "$d" "$logf"
 
 		# Captures: user frames, kernel frames, both CPUs; every feature found.
 		captured "$d" pid
@@ -736,13 +891,16 @@ for e in "${ENTRIES[@]}"; do
 	[ "$VERBOSE" = 1 ] && sed 's/^/    /' "$CHECKS"
 	n=$(grep -c '^PASS ' "$CHECKS")
 	f=$(grep -c '^FAIL ' "$CHECKS")
+	pys=$(sed -nE "s/^PASS [a-z0-9]+: (python[0-9.]+)'s <module>.*/\1/p" "$CHECKS" | paste -sd ' ')
 	if [ "$f" = 0 ] && [ "$n" -gt 0 ]; then
-		echo "PASS $kn: $n checks ($(($(date +%s) - t0)) s, 4 boots)"
+		echo "PASS $kn: $n checks ($(($(date +%s) - t0)) s, 4 boots; Python frames under: ${pys:-none})"
 		PASSED=$((PASSED + 1))
 	else
 		echo "FAIL $kn: $(grep -m 1 '^FAIL ' "$CHECKS" | sed 's/^FAIL //') ($f of $((n + f)) checks failed: build/kernels/results/$kn/checks)"
 		FAILED=$((FAILED + 1))
 	fi
+	# Pythons not run: said under the kernel's line, not only with -v.
+	grep '^SKIP ' "$CHECKS" | sed "s/^SKIP /SKIP $kn: /"
 done
 log "$((PASSED + FAILED)) kernels booted in $(($(date +%s) - T0)) s"
 echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
