@@ -26,6 +26,8 @@ struct {
 /* Per CPU, per program kind (a sample may interrupt the off-CPU program). */
 struct py_scratch {
 	struct stack_trace trace;
+	struct stack_chunk chunk; /* being stored: not on the BPF stack, which
+				   * do_sample's frame and this function's share */
 	struct py_proc proc; /* the process's, for the steps */
 	__u8 frame[PY_FRAME_READ];
 	__u8 code[PY_CODE_READ];
@@ -229,13 +231,33 @@ __noinline int py_store_frames(__u32 bank_idx, __u32 slot, __u32 tgid, __u32 gen
 	struct py_scratch *s = bpf_map_lookup_elem(&py_scratch, &slot);
 	void *stacks = bpf_map_lookup_elem(&stack_banks, &bank_idx);
 	struct bank b = { .counter0 = bank_idx * CNT__MAX };
+	long err;
+	int last;
 
 	if (!s || !stacks)
 		return -1;
 	if (bpf_map_lookup_elem(stacks, &k))
 		return 0;
-	if (!write_chunks(stacks, &s->trace, id))
+	/* write_chunks' way, the chunk in the scratch: the last first, so
+	 * that chunk 0 marks a whole stack; on a full table none is left */
+	s->chunk.nr = s->trace.nr;
+	s->chunk.exact = 0;
+	last = (s->trace.nr - 1) / STACK_CHUNK_FRAMES;
+	for (int i = STACK_CHUNKS - 1; i >= 0; i--) {
+		if (i > last)
+			continue;
+		__builtin_memcpy(s->chunk.ip, &s->trace.ip[i * STACK_CHUNK_FRAMES],
+				 sizeof(s->chunk.ip));
+		k.idx = i;
+		err = bpf_map_update_elem(stacks, &k, &s->chunk, BPF_NOEXIST);
+		if (!err || err == -EEXIST) /* another CPU stores it too */
+			continue;
+		for (int j = i + 1; j < STACK_CHUNKS && j <= last; j++) {
+			k.idx = j;
+			bpf_map_delete_elem(stacks, &k);
+		}
 		return -1;
+	}
 	if (image_events && bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
 		count(&b, CNT_EVENTS_LOST);
 	return 0;
