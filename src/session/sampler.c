@@ -51,22 +51,6 @@ static void read_pystacks(struct sampler *s)
 	s->py_queued = 0;
 }
 
-/*
- * An image's maps were read: its unwind tables, and its interpreter if it
- * has one, go to the kernel.  A CPython we cannot read is remembered, to
- * be counted, and its samples keep their native frames.
- */
-static void find_python(struct sampler *s, pid_t pid, uint32_t gen, const struct proc_maps *pm);
-
-static void on_maps(pid_t pid, uint32_t gen, const struct proc_maps *pm, void *arg)
-{
-	struct sampler *s = arg;
-
-	if (s->py && !py_names__interp(s->py, pid, gen))
-		find_python(s, pid, gen, pm);
-	capture__maps_read(pid, gen, pm, s->cap);
-}
-
 /* Looks for CPython in an image just read (before its unwind tables,
  * which take longer). */
 static void find_python(struct sampler *s, pid_t pid, uint32_t gen, const struct proc_maps *pm)
@@ -87,6 +71,20 @@ static void find_python(struct sampler *s, pid_t pid, uint32_t gen, const struct
 	if (!e && (e = capture__python_add(s->cap, pid, &pi.bpf)))
 		debug("cannot follow the Python frames of process %d: %s", pid, log__errstr(-e));
 	py_names__add_image(s->py, pid, gen, &pi);
+}
+
+/*
+ * An image's maps were read: its unwind tables, and its interpreter if it
+ * has one, go to the kernel.  A CPython we cannot read is remembered, to
+ * be counted, and its samples keep their native frames.
+ */
+static void on_maps(pid_t pid, uint32_t gen, const struct proc_maps *pm, void *arg)
+{
+	struct sampler *s = arg;
+
+	if (s->py && !py_names__interp(s->py, pid, gen))
+		find_python(s, pid, gen, pm);
+	capture__maps_read(pid, gen, pm, s->cap);
 }
 
 static int open_python(struct sampler *s, const struct sampler_opts *opts)
