@@ -192,6 +192,10 @@ void sampler__start_naming(struct sampler *s)
 	capture__poll(s->cap, 0); /* images that started just before the end */
 	if (s->py_queued)
 		read_pystacks(s);
+	if (s->py_unqueued)
+		debug("%" PRIu64 " new Python stacks were not read as they came (the queue was "
+		      "full, or the deadline came): their code objects are read when named",
+		      s->py_unqueued);
 	preload__mark_waiting(s->pending);
 	s->budget = (struct budget){
 		.until = clock__now() + SAMPLER_NAMING_SECONDS,
