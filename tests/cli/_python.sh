@@ -38,7 +38,8 @@ declare -A PY_PID PY_OUT
 start_py() {
 	local tag=$1 script=$2
 	shift 2
-	start_cmd "$(basename "${PYTHONS[$tag]}")" "${PYTHONS[$tag]}" "$PYDIR/$script" "$@" || exit 1
+	start_cmd "$(basename "${PYTHONS[$tag]}")" ${PY_NICE:+nice -n "$PY_NICE"} "${PYTHONS[$tag]}" \
+		"$PYDIR/$script" "$@" || exit 1
 	PY_PID[$tag]=$WL_PID
 	PY_OUT[$tag]=$WL_OUT
 }
