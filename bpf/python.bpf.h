@@ -44,7 +44,7 @@ struct {
 
 /* The thread's PyThreadState, or 0 when it has none (a thread that never
  * ran Python) or it could not be read. */
-static __always_inline __u64 py_thread_state(const struct bank *b, __u64 fsbase,
+static __always_inline __u64 py_thread_state(const struct bank *b, __u64 tp,
 					      const struct py_proc *pp)
 {
 	struct {
@@ -59,7 +59,7 @@ static __always_inline __u64 py_thread_state(const struct bank *b, __u64 fsbase,
 		return 0;
 	}
 	if (bpf_probe_read_user(&tstate, sizeof(tstate),
-				(void *)(fsbase + pp->tsd_offset + tss.key * 16)))
+				(void *)(tp + (__s64)pp->tsd_offset + tss.key * 16)))
 		count(b, CNT_PY_NO_THREAD);
 	return tstate;
 }
@@ -185,10 +185,10 @@ __noinline __u64 py_step_frame(__u64 frame, __u32 slot, __u32 counter0)
 /*
  * The walk, a global function: the verifier checks it once, on its own,
  * rather than once for every state the sampler reaches it in.  Walks the
- * frames of the thread whose fs base is fsbase in process tgid's image gen
+ * frames of the thread whose thread pointer is tp in process tgid's image gen
  * into py_scratch[slot]; returns the stack's id (0: no frames).
  */
-__noinline __u64 py_walk_frames(__u32 tgid, __u32 gen, __u64 fsbase, __u32 slot, __u32 counter0)
+__noinline __u64 py_walk_frames(__u32 tgid, __u32 gen, __u64 tp, __u32 slot, __u32 counter0)
 {
 	struct bank b = { .counter0 = counter0 };
 	struct py_proc *pp = bpf_map_lookup_elem(&py_procs, &tgid);
@@ -204,7 +204,7 @@ __noinline __u64 py_walk_frames(__u32 tgid, __u32 gen, __u64 fsbase, __u32 slot,
 	s->trace.nr = 0;
 	s->trace.exact = 0;
 	s->proc = *pp;
-	frame = py_thread_state(&b, fsbase, pp);
+	frame = py_thread_state(&b, tp, pp);
 	if (frame)
 		frame = py_first_frame(pp, frame);
 	/* room for PY_MAX_FRAMES frames, and the shims between them */

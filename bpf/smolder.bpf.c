@@ -439,6 +439,22 @@ struct walked {
 	const struct stack_trace *kernel, *user;
 };
 
+/*
+ * The task's user thread pointer, as the kernel saved it: glibc sets it
+ * once per thread (clone's CLONE_SETTLS), so the value saved at the last
+ * switch is the one the thread runs with.
+ */
+static __always_inline __u64 thread_pointer(struct task_struct *task)
+{
+#if defined(__TARGET_ARCH_x86)
+	return BPF_CORE_READ(task, thread.fsbase);
+#elif defined(__TARGET_ARCH_arm64)
+	return BPF_CORE_READ(task, thread.uw.tp_value);
+#else
+#error "the thread pointer of this architecture is not known"
+#endif
+}
+
 #include "python.bpf.h"
 
 /* The id of the CPython frames of a task of a process with an interpreter,
@@ -448,8 +464,7 @@ static __always_inline __u64 walk_python(const struct bank *b, struct task_struc
 {
 	if (!python_frames || !key->tgid)
 		return 0;
-	return py_walk_frames(key->tgid, key->gen, BPF_CORE_READ(task, thread.fsbase), slot,
-			      b->counter0);
+	return py_walk_frames(key->tgid, key->gen, thread_pointer(task), slot, b->counter0);
 }
 
 /*

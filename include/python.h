@@ -65,8 +65,9 @@ struct py_proc {
 	__u64 tss_key;    /* address of _PyRuntime's autoTSSkey (a Py_tss_t:
 			   * int initialized, then the pthread key) */
 	__u32 gen;        /* the image generation it was found in */
-	__u32 tsd_offset; /* from the thread pointer (fs base) to
-			   * specific_1stblock[0].data in glibc's struct pthread */
+	__s32 tsd_offset; /* from the thread pointer (x86_64's fs base,
+			   * arm64's TPIDR_EL0) to specific_1stblock[0].data in
+			   * glibc's struct pthread: below it on arm64 */
 	struct py_offsets off;
 };
 

@@ -102,13 +102,18 @@ static int file_symbols(pid_t pid, const struct proc_map *m, struct elf_found *f
 	return e;
 }
 
-/* glibc's offset of a thread's first key block, from libc's description
- * of struct pthread for debuggers; TSD_DEFAULT without one. */
-static uint32_t tsd_offset(pid_t pid, const struct proc_maps *pm)
+/*
+ * glibc's offset of a thread's first key block from the thread pointer,
+ * from libc's description of struct pthread for debuggers; TSD_DEFAULT
+ * without one.  specific_1stblock is the 32 pairs right before specific;
+ * on arm64 struct pthread lies below the thread pointer.
+ */
+static int32_t tsd_offset(pid_t pid, const struct proc_maps *pm)
 {
-	static const char *const name[] = { "_thread_db_pthread_specific" };
-	struct elf_found found;
-	uint32_t desc[3]; /* bits, count, offset of pthread.specific */
+	static const char *const names[] = { "_thread_db_pthread_specific",
+					     "_thread_db_sizeof_pthread" };
+	struct elf_found found[2];
+	uint32_t desc[3], size = 0; /* desc: bits, count, offset of specific */
 	uint64_t bias;
 
 	for (size_t i = 0; i < pm->nr; i++) {
@@ -123,15 +128,19 @@ static uint32_t tsd_offset(pid_t pid, const struct proc_maps *pm)
 		if (fd < 0)
 			break;
 		f = elf_file__open_fd(fd);
-		if (f && elf_file__lookup(f, name, 1, &found) == 1)
+		if (f && elf_file__lookup(f, names, 2, found) && found[0].found)
 			e = elf_file__load_bias(f, m->start, m->pgoff, &bias);
 		elf_file__close(f);
 		close(fd);
-		/* specific_1stblock is the 32 pairs right before specific */
-		if (!e && !read_mem(pid, found.value + bias, desc, sizeof(desc)) &&
-		    desc[2] >= PTHREAD_KEY_1STBLOCK * 16 && desc[2] < 0x4000)
-			return desc[2] - PTHREAD_KEY_1STBLOCK * 16 + 8;
-		break;
+		if (e || read_mem(pid, found[0].value + bias, desc, sizeof(desc)) ||
+		    desc[2] < PTHREAD_KEY_1STBLOCK * 16 || desc[2] >= 0x4000)
+			break;
+#if defined(__aarch64__)
+		if (!found[1].found || read_mem(pid, found[1].value + bias, &size, 4) ||
+		    size > 0x4000)
+			break;
+#endif
+		return (int32_t)(desc[2] - PTHREAD_KEY_1STBLOCK * 16 + 8) - (int32_t)size;
 	}
 	return TSD_DEFAULT;
 }
