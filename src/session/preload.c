@@ -207,10 +207,8 @@ static void glance_new(struct preload *q, const struct budget *b, double start)
 		if (budget__expired(b) || clock__now() - start > SLICE_S)
 			return;
 		it->glanced = true;
-		if (usyms__preload_maps(q->us, it->tgid, it->gen) == -ESRCH) {
-			it->done = true; /* gone: nothing left to read */
-			set_del(q, key_of(it->tgid, it->gen));
-		}
+		/* gone or not, its full read follows: that says why it is */
+		usyms__preload_maps(q->us, it->tgid, it->gen);
 	}
 }
 
