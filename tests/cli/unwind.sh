@@ -177,9 +177,10 @@ while time.time() - t < 15:
 PY
 	start_cmd python3 python3 "$TMP/llvm.py" || exit 1
 	wait_for "$WL_OUT" '^ready' 10 || exit 1
-	run_sm llvm_fp -v --unwind fp -U -f -p "$WL_PID" 2
-	run_sm llvm -v -U -f -p "$WL_PID" 2
-	run_sm llvm_small -v -U -f --unwind-memory 4 -p "$WL_PID" 2
+	# --no-python: whole native stacks reach the interpreter's loop
+	run_sm llvm_fp -v --unwind fp -U -f --no-python -p "$WL_PID" 2
+	run_sm llvm -v -U -f --no-python -p "$WL_PID" 2
+	run_sm llvm_small -v -U -f --no-python --unwind-memory 4 -p "$WL_PID" 2
 	kill "$WL_PID"
 	wait "$WL_PID" 2>/dev/null
 	rss() { sed -nE 's/.*peak RSS ([0-9]+) KiB.*/\1/p' "$1"; }

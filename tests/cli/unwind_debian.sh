@@ -13,6 +13,8 @@
 # above it: bzip2's).  Every path smolder reports from the entry to the
 # function must be one perf saw too (unnamed frames compare as equal), and
 # --unwind fp must fall short: the binaries really have no frame pointers.
+# smolder runs with --no-python: the interpreters' own frames, as perf sees
+# them (Python frames in their place are tests/cli/python_*.sh's).
 source "$(dirname "$0")/../lib.sh"
 
 SECONDS_PER_RUN=${UNWIND_SECONDS:-3}
@@ -118,10 +120,10 @@ debian() {
 	perf record -q -e cpu-clock -F "$HZ" --call-graph dwarf -p "$WL_PID" -o "$TMP/$name.data" \
 		-- sleep "$SECONDS_PER_RUN" >"$TMP/$name.perf.err" 2>&1 &
 	pp=$!
-	"$SMOLDER" -U -F "$HZ" -f -p "$WL_PID" --unwind fp -o "$TMP/$name.fp.folded" \
+	"$SMOLDER" -U -F "$HZ" -f -p "$WL_PID" --unwind fp --no-python -o "$TMP/$name.fp.folded" \
 		"$SECONDS_PER_RUN" 2>"$TMP/$name.fp.err" &
 	sp=$!
-	run_sm "$name" -v -U -F "$HZ" -f -p "$WL_PID" "$SECONDS_PER_RUN"
+	run_sm "$name" -v -U -F "$HZ" -f --no-python -p "$WL_PID" "$SECONDS_PER_RUN"
 	wait "$pp" "$sp"
 	kill "$WL_PID" 2>/dev/null
 	wait "$WL_PID" 2>/dev/null

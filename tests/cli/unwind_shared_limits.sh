@@ -111,7 +111,8 @@ if [ -x "$PY" ] && [ -r "$LIBC" ]; then
 	ATK=$!
 	wait_for "$TMP/b.log" '^ready$' 60 >/dev/null
 	# python's table is in before the attacker's: it is the oldest
-	"$SMOLDER" -vv -U -F 199 --continuous --interval 1 --unwind-memory 4 \
+	# (--no-python: whole native stacks reach the interpreter's loop)
+	"$SMOLDER" -vv -U -F 199 --continuous --interval 1 --unwind-memory 4 --no-python \
 		-p "$PYPID,$ATK" --output-dir "$TMP/bcont" >"$TMP/b.out" 2>"$TMP/b.err" &
 	SM=$!
 	wait "$ATK"
@@ -156,7 +157,7 @@ PYPID=$!
 # (a copy of short_child: its name is this test's own)
 cp "$WL/short_child" "$TMP/lim_child"
 (sleep 1; "$WL/short_parent" 1.5 "$TMP/lim_child" 40 >"$TMP/parent.out" 2>&1) &
-timed_sm c -v -U -F 199 --per-pid -f 5
+timed_sm c -v -U -F 199 --per-pid --no-python -f 5
 wait "$PYPID"
 term_sm cterm 2 -U -F 199 -f
 check execmaps_sigterm_exit_0 equals "$RC" 0

@@ -40,7 +40,7 @@ PY
 # samples are counted as outside our namespace) build no tables: the budget
 # is the copies' alone.
 cat >"$TMP/inner.sh" <<INNER
-"$SMOLDER" -vv -U -C 1 -F 199 --continuous --interval 1 --unwind-memory 2 \\
+"$SMOLDER" -vv -U -C 1 -F 199 --continuous --interval 1 --unwind-memory 2 --no-python \\
 	--output-dir "$TMP/soak" >"$TMP/soak.out" 2>"$TMP/soak.err" &
 sm=\$!
 sleep 2
