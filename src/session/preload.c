@@ -148,23 +148,27 @@ static double due(struct preload *q, const struct item *it)
 	return it->first || it->due > busy ? it->due : busy;
 }
 
+/* Charges its user RATIO times the t seconds its maps took, when over
+ * FREE_S: that user's images wait their turn after it. */
+static void charge(struct preload *q, const struct item *it, double t)
+{
+	double now = clock__now();
+	struct user *u = user_of(q, it->uid);
+
+	if (t <= FREE_S)
+		return;
+	u->busy_until = (u->busy_until > now ? u->busy_until : now) + RATIO * t;
+	debug("maps of pid %u took %.0f ms: uid %d's next read after %.0f ms", it->tgid, t * 1000,
+	      (int)it->uid, (u->busy_until - now) * 1000);
+}
+
 /* Reads it, charging its user RATIO times the time its maps took; false
  * when the budget left no time to. */
 static bool read_item(struct preload *q, struct item *it)
 {
-	double now, t;
-	struct user *u;
-
 	if (usyms__preload(q->us, it->tgid, it->gen) == -ETIMEDOUT)
 		return false;
-	now = clock__now();
-	t = usyms__maps_read_s(q->us);
-	u = user_of(q, it->uid);
-	if (t > FREE_S) {
-		u->busy_until = (u->busy_until > now ? u->busy_until : now) + RATIO * t;
-		debug("maps of pid %u took %.0f ms: uid %d's next read after %.0f ms", it->tgid,
-		      t * 1000, (int)it->uid, (u->busy_until - now) * 1000);
-	}
+	charge(q, it, usyms__maps_read_s(q->us));
 	q->done++;
 	it->done = true;
 	set_del(q, key_of(it->tgid, it->gen));
@@ -192,23 +196,29 @@ static bool run_pass(struct preload *q, const struct budget *b, int pass, double
 	return true;
 }
 
+
 /*
  * A new image's maps, ahead of any image's files: what its next samples
  * need (unwind tables, its interpreter) waits on nobody's symbol files.
- * Maps texts are short; a process with a huge one is read in its turn.
+ * Users take turns here too: one whose maps took long (65,000 mappings)
+ * is glanced at again only in its turn, and its images are read whole
+ * in the passes.
  */
 static void glance_new(struct preload *q, const struct budget *b, double start)
 {
 	for (size_t i = 0; i < q->nr; i++) {
 		struct item *it = &q->items[i];
+		double t0 = clock__now();
 
-		if (!it->first || it->glanced || it->done)
+		if (!it->first || it->glanced || it->done ||
+		    user_of(q, it->uid)->busy_until > t0)
 			continue;
-		if (budget__expired(b) || clock__now() - start > SLICE_S)
+		if (budget__expired(b) || t0 - start > SLICE_S)
 			return;
 		it->glanced = true;
 		/* gone or not, its full read follows: that says why it is */
 		usyms__preload_maps(q->us, it->tgid, it->gen);
+		charge(q, it, clock__now() - t0);
 	}
 }
 
