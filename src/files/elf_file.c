@@ -513,3 +513,16 @@ void *elf_file__section(struct elf_file *f, const char *name, size_t max,
 	return copy;
 }
 
+bool elf_file__linked_strtab(struct elf_file *f, const GElf_Shdr *symsh, struct region *r)
+{
+	size_t shnum;
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+
+	if (elf_getshdrnum(f->elf, &shnum) || !symsh->sh_link || symsh->sh_link >= shnum)
+		return false;
+	scn = elf_getscn(f->elf, symsh->sh_link);
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_STRTAB)
+		return false;
+	return elf_file__region(f, scn, &sh, r);
+}

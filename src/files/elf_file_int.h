@@ -55,5 +55,7 @@ uint64_t elf_rd(const unsigned char *p, int n, bool big);
  * (within the budget); false if absent, bad or over the budget. */
 bool elf_file__region(struct elf_file *f, Elf_Scn *scn, GElf_Shdr *sh, struct region *r);
 bool region_read(const struct region *r, uint64_t at, void *buf, size_t len);
+/* The string table symbol table section symsh names into, as a region. */
+bool elf_file__linked_strtab(struct elf_file *f, const GElf_Shdr *symsh, struct region *r);
 
 #endif

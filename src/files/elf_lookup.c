@@ -19,20 +19,6 @@
  * than a name at a time. */
 #define LOOKUP_WHOLE_STRTAB (16u << 20)
 
-/* The string table a symbol table names into. */
-static bool strtab_of(struct elf_file *f, const GElf_Shdr *symsh, struct region *r)
-{
-	size_t shnum;
-	Elf_Scn *scn;
-	GElf_Shdr sh;
-
-	if (elf_getshdrnum(f->elf, &shnum) || !symsh->sh_link || symsh->sh_link >= shnum)
-		return false;
-	scn = elf_getscn(f->elf, symsh->sh_link);
-	return scn && gelf_getshdr(scn, &sh) && sh.sh_type == SHT_STRTAB &&
-	       elf_file__region(f, scn, &sh, r);
-}
-
 /* A string table: in memory when it was small enough, else in the file. */
 struct strings {
 	struct region r;
@@ -70,7 +56,7 @@ static void lookup_table(struct elf_file *f, Elf_Scn *scn, GElf_Shdr *sh,
 	struct region syms;
 
 	if (f->cls != ELFCLASS64 || f->data != ELFDATA2LSB || sh->sh_entsize != ent ||
-	    !strtab_of(f, sh, &strs.r) || !elf_file__region(f, scn, sh, &syms) || !strs.r.size)
+	    !elf_file__linked_strtab(f, sh, &strs.r) || !elf_file__region(f, scn, sh, &syms) || !strs.r.size)
 		return;
 	if (strs.r.size <= LOOKUP_WHOLE_STRTAB && (strs.mem = malloc(strs.r.size))) {
 		if (region_read(&strs.r, 0, strs.mem, strs.r.size)) {

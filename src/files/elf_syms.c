@@ -135,21 +135,6 @@ static bool function_sym(const struct elf_file *f, const unsigned char *p, uint6
 	       *name;
 }
 
-/* The string table a symbol table links to, as a region. */
-static bool link_strtab(struct elf_file *f, const GElf_Shdr *symsh, struct region *r)
-{
-	size_t shnum;
-	Elf_Scn *scn;
-	GElf_Shdr sh;
-
-	if (elf_getshdrnum(f->elf, &shnum) || !symsh->sh_link || symsh->sh_link >= shnum)
-		return false;
-	scn = elf_getscn(f->elf, symsh->sh_link);
-	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_STRTAB)
-		return false;
-	return elf_file__region(f, scn, &sh, r);
-}
-
 /* Adds the functions of one symbol table, a chunk of entries at a time. */
 static int collect_table(struct collect *c, struct elf_file *f, Elf_Scn *scn, GElf_Shdr *sh)
 {
@@ -164,7 +149,7 @@ static int collect_table(struct collect *c, struct elf_file *f, Elf_Scn *scn, GE
 	if (!ent || ent > sizeof(Elf64_Sym) || sh->sh_entsize != ent || c->nr_tables == MAX_TABLES)
 		return 0;
 	f->over_budget = false;
-	if (!link_strtab(f, sh, &c->strs[c->nr_tables]) || !elf_file__region(f, scn, sh, &syms))
+	if (!elf_file__linked_strtab(f, sh, &c->strs[c->nr_tables]) || !elf_file__region(f, scn, sh, &syms))
 		return f->over_budget ? -E2BIG : 0;
 	c->nr_tables++;
 	n = syms.size / ent;

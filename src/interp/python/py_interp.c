@@ -81,10 +81,11 @@ static const struct proc_map *first_mapping(const struct proc_maps *pm, const st
 	return m;
 }
 
-/* Looks up the interpreter's symbols in the file of mapping m; their
- * process addresses are value + *bias.  -ENOENT: not a CPython. */
-static int file_symbols(pid_t pid, const struct proc_map *m, struct elf_found *found,
-			uint64_t *bias)
+/* Looks up names[0..n) in the file mapping m maps, as the process maps it;
+ * their process addresses are value + *bias.  -ENOENT unless the first is
+ * found (and the bias known). */
+static int mapped_symbols(pid_t pid, const struct proc_map *m, const char *const *names,
+			  size_t n, struct elf_found *found, uint64_t *bias)
 {
 	struct elf_file *f;
 	struct stat st;
@@ -94,12 +95,21 @@ static int file_symbols(pid_t pid, const struct proc_map *m, struct elf_found *f
 	if (fd < 0)
 		return -ENOENT;
 	f = elf_file__open_fd(fd);
-	if (f && elf_file__lookup(f, py_syms, SYM__MAX, found) && found[SYM_RUNTIME].found &&
-	    found[SYM_EVAL].found)
+	if (f && elf_file__lookup(f, names, n, found) && found[0].found)
 		e = elf_file__load_bias(f, m->start, m->pgoff, bias) ? -ENOENT : 0;
 	elf_file__close(f);
 	close(fd);
 	return e;
+}
+
+/* The interpreter's symbols in the file of mapping m.  -ENOENT: not a
+ * CPython. */
+static int file_symbols(pid_t pid, const struct proc_map *m, struct elf_found *found,
+			uint64_t *bias)
+{
+	int e = mapped_symbols(pid, m, py_syms, SYM__MAX, found, bias);
+
+	return !e && found[SYM_EVAL].found ? 0 : -ENOENT;
 }
 
 /*
@@ -118,21 +128,11 @@ static int32_t tsd_offset(pid_t pid, const struct proc_maps *pm)
 
 	for (size_t i = 0; i < pm->nr; i++) {
 		const struct proc_map *m = &pm->maps[i];
-		struct elf_file *f;
-		struct stat st;
-		int fd, e = -1;
 
 		if (!m->exec || !m->path || strncmp(base_name(m->path), "libc.so", 7))
 			continue;
-		fd = safe_open__mapped(pid, m, &st);
-		if (fd < 0)
-			break;
-		f = elf_file__open_fd(fd);
-		if (f && elf_file__lookup(f, names, 2, found) && found[0].found)
-			e = elf_file__load_bias(f, m->start, m->pgoff, &bias);
-		elf_file__close(f);
-		close(fd);
-		if (e || read_mem(pid, found[0].value + bias, desc, sizeof(desc)) ||
+		if (mapped_symbols(pid, m, names, 2, found, &bias) ||
+		    read_mem(pid, found[0].value + bias, desc, sizeof(desc)) ||
 		    desc[2] < PTHREAD_KEY_1STBLOCK * 16 || desc[2] >= 0x4000)
 			break;
 #if defined(__aarch64__)
