@@ -171,6 +171,8 @@ static __always_inline void offcpu_leave(void *ctx, bool preempt, struct task_st
 		count(&b, CNT_PIDNS_MISS);
 		key->flags |= SAMPLE_FOREIGN_PID;
 	}
+	if (self_tgid && key->tgid == self_tgid)
+		return;
 	if (filter_tgid && !bpf_map_lookup_elem(&tgids, &key->tgid))
 		return;
 	if (filter_tid && !bpf_map_lookup_elem(&tids, &key->pid))

@@ -35,6 +35,10 @@ const volatile bool filter_cgroupmap = false; /* --cgroupmap: cgroup ids in cgro
 const volatile bool filter_mntns = false;    /* --mntnsmap: mount namespaces in mntnsset */
 const volatile __u32 idle_mode = IDLE_EXCLUDE;
 const volatile __u32 pidns_inum = 0xeffffffcU; /* our PID namespace */
+/* smolder's own process, in our PID namespace: left out of samples and
+ * waits, or its reading of the maps would be a tower of every profile
+ * (0: profiled, as when -p names it) */
+const volatile __u32 self_tgid = 0;
 const volatile __u64 thread_size = 16384; /* THREAD_SIZE of the running kernel */
 /* False on kernels without a BPF ring buffer (before 5.8): "events" is not
  * created, and this keeps its use out of the verified program. */
@@ -851,6 +855,8 @@ int do_sample(struct bpf_perf_event_data *ctx)
 		count(&b, CNT_PIDNS_MISS);
 		key.flags |= SAMPLE_FOREIGN_PID;
 	}
+	if (self_tgid && key.tgid == self_tgid)
+		return 0;
 	if (filter_tgid && !bpf_map_lookup_elem(&tgids, &key.tgid))
 		return 0;
 	if (filter_tid && !bpf_map_lookup_elem(&tids, &key.pid))

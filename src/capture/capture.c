@@ -234,6 +234,16 @@ bool capture__unwind_stats(struct capture *c, struct unwind_maps_stats *out)
 	return true;
 }
 
+/* Whether -p names smolder's own process: then it is profiled like any
+ * other; else the BPF programs leave it out. */
+static bool named_self(const struct capture_opts *o)
+{
+	for (size_t i = 0; i < o->nr_tgids; i++)
+		if (o->tgids[i] == (uint32_t)getpid())
+			return true;
+	return false;
+}
+
 static int configure(struct smolder_bpf *skel, const struct capture_opts *o, int *shard_template)
 {
 	struct smolder_bpf__rodata *ro = skel->rodata;
@@ -247,6 +257,7 @@ static int configure(struct smolder_bpf *skel, const struct capture_opts *o, int
 	ro->user_stacks = o->user_stacks;
 	ro->per_cpu = o->per_cpu;
 	ro->filter_tgid = o->nr_tgids > 0;
+	ro->self_tgid = named_self(o) ? 0 : (uint32_t)getpid();
 	ro->filter_tid = o->nr_tids > 0;
 	ro->idle_mode = o->idle_mode;
 	ro->pidns_inum = inum;
