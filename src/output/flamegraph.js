@@ -286,6 +286,29 @@
 		});
 	}
 
+	/*
+	 * A graph taller than the window opens scrolled to where the samples
+	 * are: a thin deep tower makes the page tall, and the wide frames,
+	 * which rise from the root, would be below the first screen of a
+	 * flame graph (root at the bottom).  The view puts frame f (the root,
+	 * or a link's zoomed frame) and the rows next to the root on screen:
+	 * root at the bottom, f's row at the window's bottom; an icicle graph
+	 * (root at the top) keeps f's row at the top.  The title is a scroll
+	 * up.
+	 */
+	function reveal(f) {
+		var root = frames[frames.length - 1], h = window.innerHeight;
+		var height = parseFloat(svg.getAttribute("height")), top;
+
+		if (!f || !root || !h || height <= h)
+			return;
+		if (root.y > height / 2) /* a flame graph: the root is at the bottom */
+			top = f.y - root.y + height - h;
+		else
+			top = f.y - root.y;
+		window.scrollTo(0, Math.max(0, top));
+	}
+
 	load();
 	listen();
 	window.smolder = {
@@ -301,4 +324,5 @@
 		zoom(at);
 	if (params.get("s"))
 		search(params.get("s"));
+	reveal(at || frames[frames.length - 1]);
 })();
