@@ -220,10 +220,10 @@ static const struct help_option offcpu_options[] = {
 	{ .long_name = "--wakers",
 	  .text = "with --off-cpu: above [off-cpu:...], who woke\n"
 		"the task, woken-by:COMM, and its kernel stack\n"
-		"at the wakeup; woken-by-irq or -softirq for\n"
-		"an interrupt (a timer, a device), and\n"
-		"woken-by-unknown, have no colon: no task's\n"
-		"name can read as them" },
+		"at the wakeup; woken-by-timer (one frame) for\n"
+		"a timer, woken-by-irq or -softirq for another\n"
+		"interrupt, and woken-by-unknown, have no colon:\n"
+		"no task's name can read as them" },
 	{ .long_name = "--off-cpu-min-us", .arg = "N",
 	  .text = "leave out waits shorter than N microseconds\n"
 		"(default 1, as offcputime); a wait cut by the\n"
