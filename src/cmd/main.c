@@ -21,6 +21,7 @@
 #include <sys/resource.h>
 #include "cmd/cli.h"
 #include "lib/clock.h"
+#include "lib/cpus.h"
 #include "cmd/continuous.h"
 #include "cmd/convert.h"
 #include "lib/log.h"
@@ -316,6 +317,19 @@ static void stage_opts(const struct env *env, pid_t command, struct stage_opts *
 	}
 }
 
+/* --idle-only: the kernel's count of each CPU's idle time (MAX_CPUS ms),
+ * to tell at the end why a CPU had no idle sample; else NULL. */
+static double *idle_count(const struct env *env)
+{
+	double *ms = env->idle == IDLE_ONLY ? calloc(MAX_CPUS, sizeof(*ms)) : NULL;
+
+	if (ms && cpus__idle_ms(ms, MAX_CPUS)) {
+		free(ms);
+		return NULL;
+	}
+	return ms;
+}
+
 /*
  * One capture, until the duration ends, a signal arrives or the targets
  * are gone; then what it counted is named, written and summed up.  *sig:
@@ -328,7 +342,7 @@ static int capture_once(struct env *env, struct sampler *s, struct targets *t,
 	struct finish_opts fo;
 	struct sample_source src;
 	uint64_t c[CNT__MAX];
-	double started;
+	double started, *idle_start = NULL;
 	int rc;
 
 	start_line(env, t ? targets__command_pid(t) : 0);
@@ -338,6 +352,7 @@ static int capture_once(struct env *env, struct sampler *s, struct targets *t,
 		targets__main_binary(t, env->main_binary, sizeof(env->main_binary),
 				     env->main_build_id, sizeof(env->main_build_id));
 	}
+	idle_start = idle_count(env);
 	started = clock__now();
 	*sig = sampler__wait(s, sigs, env->duration > 0 ? started + env->duration : 0);
 	capture__stop(s->cap);
@@ -348,8 +363,10 @@ static int capture_once(struct env *env, struct sampler *s, struct targets *t,
 
 	fo = finish_opts_of(env);
 	fo.fold.py = s->py;
+	fo.idle_start_ms = idle_start;
 	src = finish__capture_source(s->cap);
 	rc = finish_capture(&fo, s, &src, s->us, &res);
+	free(idle_start);
 	capture__counters(s->cap, c);
 	finish__summary(&fo, s->cap, c, 0, res.unnamed, s->us);
 	finish__python_summary(c, &res.py, s->py);

@@ -360,6 +360,32 @@ static void idle_row_unknown(const char *label, char *none, size_t len)
 	snprintf(none + n, len - n, "%s%s", n ? "," : "", label);
 }
 
+/*
+ * Why CPUs (the list none, n of them) had no idle sample, in one line, by
+ * the kernel's own count of their idle time during the capture (counted
+ * ms, or < 0 when unknown; /proc/stat counts in 10 ms ticks): busy all
+ * along, idle for less than a sampling period, or idle where the sampling
+ * timer did not fire (a CPU halted in tickless idle, as some VMs' are);
+ * and what to run instead.
+ */
+static void explain_unknown(const char *none, size_t n, double counted, double ms_per_sample)
+{
+	const char *its = n > 1 ? "their" : "its";
+
+	if (counted < 0)
+		fprintf(stderr, "smolder: no idle samples on cpu %s (-): busy all along, or idle without the sampling timer firing (tickless idle); %s idle time is not known: `mpstat -P ALL 1` shows it\n",
+			none, its);
+	else if (counted < 10.0 * n)
+		fprintf(stderr, "smolder: cpu %s had no idle time (%.0f ms by the kernel's count, /proc/stat): busy all along; run without --idle-only to see what kept %s busy\n",
+			none, counted, n > 1 ? "them" : "it");
+	else if (counted < ms_per_sample * n)
+		fprintf(stderr, "smolder: cpu %s idled %.0f ms by the kernel's count (/proc/stat), less than a sampling period (%.0f ms): raise -F or capture longer for %s idle paths\n",
+			none, counted, ms_per_sample, its);
+	else
+		fprintf(stderr, "smolder: cpu %s idled %.0f ms by the kernel's count (/proc/stat) but no sample landed in %s idle loop: the sampling timer did not fire while idle (tickless idle, as on some VMs), so %s idle time by path is not known; `mpstat -P ALL 1` shows %s idle time\n",
+			none, counted, its, its, its);
+}
+
 static bool sampled_cpu(const struct finish_opts *o, int cpu)
 {
 	for (size_t i = 0; i < o->nr_cpus; i++)
@@ -376,6 +402,8 @@ static void idle_table(const struct finish_opts *o, const struct fold *f)
 	double ms = o->sample_ns / 1e6;
 	uint64_t all[IDLE_PATH__MAX] = { 0 }, any;
 	char driver[64], label[16], none[256] = "";
+	double *now = o->idle_start_ms ? calloc(MAX_CPUS, sizeof(*now)) : NULL, counted = 0;
+	size_t nr_none = 0;
 
 	/* --idle-only without a single idle sample still says so, CPU by CPU */
 	static const uint64_t no_samples[(size_t)MAX_CPUS * IDLE_PATH__MAX];
@@ -384,6 +412,10 @@ static void idle_table(const struct finish_opts *o, const struct fold *f)
 		return;
 	if (!idle)
 		idle = no_samples;
+	if (now && cpus__idle_ms(now, MAX_CPUS)) {
+		free(now);
+		now = NULL;
+	}
 	cpuidle_driver(driver, sizeof(driver));
 	fprintf(stderr, "smolder: idle time by path, ms (cpuidle driver %s):\n  %-5s", driver, "cpu");
 	for (int p = 0; p < IDLE_PATH__MAX; p++)
@@ -398,17 +430,19 @@ static void idle_table(const struct finish_opts *o, const struct fold *f)
 			all[p] += row[p];
 		}
 		snprintf(label, sizeof(label), "%d", cpu);
-		if (any)
+		if (any) {
 			idle_row(label, row, ms);
-		else if (sampled_cpu(o, cpu))
+		} else if (sampled_cpu(o, cpu)) {
 			idle_row_unknown(label, none, sizeof(none));
+			nr_none++;
+			if (now)
+				counted += now[cpu] - o->idle_start_ms[cpu];
+		}
 	}
 	idle_row("all", all, ms);
-	/* no sample is not no idle time: a CPU halted in tickless idle may
-	 * get no timer interrupt, and so no sample, for the whole capture */
 	if (none[0])
-		fprintf(stderr, "smolder: no idle samples on cpu %s (-): busy all along, or idle without the sampling timer firing (tickless idle); %s idle time is not known\n",
-			none, strchr(none, ',') ? "their" : "its");
+		explain_unknown(none, nr_none, now ? counted : -1, ms);
+	free(now);
 }
 
 void finish__python_summary(const uint64_t *c, const struct fold_py_stats *f,
