@@ -22,6 +22,7 @@ import json
 import pathlib
 import struct
 import sys
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -237,13 +238,18 @@ def check_url_state(s, zoom, sibling, regex, svg_url):
 # (0 is the window's top edge), and the window's and page's heights.
 FIRST_SCREEN = """
 var fs = window.smolder.frames, root = fs[fs.length - 1], top = root;
+document.getElementById("details").textContent = root.title; /* as a hover writes it */
 for (;;) {
   var kids = fs.filter(function (f) { return f.parent === top; });
   if (!kids.length) break;
   top = kids.sort(function (a, b) { return b.count - a.count; })[0];
 }
-function span(f) { var r = f.rect.getBoundingClientRect(); return [r.top, r.bottom]; }
+function box(el) { var r = el.getBoundingClientRect(); return [r.top, r.bottom]; }
+function span(f) { return box(f.rect); }
 return { root: span(root), top: span(top), top_name: top.name, window: window.innerHeight,
+         title: box(document.getElementById("title")),
+         search: box(document.getElementById("search")),
+         details: box(document.getElementById("details")),
          page: parseFloat(document.documentElement.getAttribute("height")),
          depth: Math.max.apply(null, fs.map(function (f) { return f.depth; })) };
 """
@@ -256,8 +262,15 @@ def check_first_screen(s, svg_url):
     out("page_height", v["page"])
     out("max_depth", v["depth"])
     out("tower_top_name", v["top_name"])
-    out("root_span", "%.0f %.0f" % tuple(v["root"]))
-    out("tower_top_span", "%.0f %.0f" % tuple(v["top"]))
+    for key in ("root", "top", "title", "search", "details"):
+        out(key + "_span", "%.0f %.0f" % tuple(v[key]))
+    # scrolled to the top by hand: the controls and the details line are
+    # still on screen (the scroll handler runs on the next frame)
+    s.script("window.scrollTo(0, 0);")
+    time.sleep(0.5)
+    v = s.script(FIRST_SCREEN)
+    for key in ("root", "title", "search", "details"):
+        out("scrolled_" + key + "_span", "%.0f %.0f" % tuple(v[key]))
 
 
 def png_size(data):

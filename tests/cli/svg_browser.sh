@@ -152,7 +152,7 @@ timeout 120 "$PY" "$CHECKER" --driver "http://127.0.0.1:$PORT" --svg "$TMP/tower
 check browser_first_screen_webdriver equals "$(obs first error)" ""
 wh=$(obs first window_height)
 echo "first screen: window $wh px, page $(obs first page_height) px, depth $(obs first max_depth)," \
-	"root at $(obs first root_span), top ($(obs first tower_top_name)) at $(obs first tower_top_span)"
+	"root at $(obs first root_span), top ($(obs first tower_top_name)) at $(obs first top_span)"
 check browser_first_screen_tall_page within "$(obs first page_height)" "$((2 * ${wh:-900}))" 100000
 check browser_first_screen_deep_tower within "$(obs first max_depth)" 125 200
 # the widest tower rises through wide_path; the thin one is climb's
@@ -166,4 +166,12 @@ on_screen() {
 	return 1
 }
 check browser_first_screen_root_shown on_screen "$(obs first root_span)"
-check browser_first_screen_top_shown on_screen "$(obs first tower_top_span)"
+check browser_first_screen_top_shown on_screen "$(obs first top_span)"
+# the title, Search and the details line stay on screen, at load and
+# scrolled to the top by hand (where the root is not)
+check browser_first_screen_title_shown on_screen "$(obs first title_span)"
+check browser_first_screen_search_shown on_screen "$(obs first search_span)"
+check browser_first_screen_details_shown on_screen "$(obs first details_span)"
+check browser_scrolled_up_root_below equals "$(on_screen "$(obs first scrolled_root_span)" >/dev/null && echo shown || echo below)" below
+check browser_scrolled_up_search_shown on_screen "$(obs first scrolled_search_span)"
+check browser_scrolled_up_details_shown on_screen "$(obs first scrolled_details_span)"
