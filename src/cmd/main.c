@@ -330,6 +330,22 @@ static double *idle_count(const struct env *env)
 	return ms;
 }
 
+/* The idle time counted since idle_count(env) gave start, into start; NULL
+ * (start freed) when it cannot be read. */
+static double *idle_since(const struct env *env, double *start)
+{
+	double *now = start ? idle_count(env) : NULL;
+
+	for (int cpu = 0; now && cpu < MAX_CPUS; cpu++)
+		start[cpu] = now[cpu] - start[cpu];
+	if (!now) {
+		free(start);
+		start = NULL;
+	}
+	free(now);
+	return start;
+}
+
 /*
  * One capture, until the duration ends, a signal arrives or the targets
  * are gone; then what it counted is named, written and summed up.  *sig:
@@ -342,7 +358,7 @@ static int capture_once(struct env *env, struct sampler *s, struct targets *t,
 	struct finish_opts fo;
 	struct sample_source src;
 	uint64_t c[CNT__MAX];
-	double started, *idle_start = NULL;
+	double started, *idle;
 	int rc;
 
 	start_line(env, t ? targets__command_pid(t) : 0);
@@ -352,21 +368,22 @@ static int capture_once(struct env *env, struct sampler *s, struct targets *t,
 		targets__main_binary(t, env->main_binary, sizeof(env->main_binary),
 				     env->main_build_id, sizeof(env->main_build_id));
 	}
-	idle_start = idle_count(env);
+	idle = idle_count(env);
 	started = clock__now();
 	*sig = sampler__wait(s, sigs, env->duration > 0 ? started + env->duration : 0);
 	capture__stop(s->cap);
 	env->captured_ns = (uint64_t)((clock__now() - started) * 1e9);
+	idle = idle_since(env, idle);
 	if (getenv("SMOLDER_RECORD"))
 		recording__save(getenv("SMOLDER_RECORD"), s->cap, env->captured_ns,
 				env->main_binary, env->main_build_id);
 
 	fo = finish_opts_of(env);
 	fo.fold.py = s->py;
-	fo.idle_start_ms = idle_start;
+	fo.idle_ms = idle;
 	src = finish__capture_source(s->cap);
 	rc = finish_capture(&fo, s, &src, s->us, &res);
-	free(idle_start);
+	free(idle);
 	capture__counters(s->cap, c);
 	finish__summary(&fo, s->cap, c, 0, res.unnamed, s->us);
 	finish__python_summary(c, &res.py, s->py);

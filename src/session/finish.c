@@ -402,7 +402,7 @@ static void idle_table(const struct finish_opts *o, const struct fold *f)
 	double ms = o->sample_ns / 1e6;
 	uint64_t all[IDLE_PATH__MAX] = { 0 }, any;
 	char driver[64], label[16], none[256] = "";
-	double *now = o->idle_start_ms ? calloc(MAX_CPUS, sizeof(*now)) : NULL, counted = 0;
+	double counted = 0;
 	size_t nr_none = 0;
 
 	/* --idle-only without a single idle sample still says so, CPU by CPU */
@@ -412,10 +412,6 @@ static void idle_table(const struct finish_opts *o, const struct fold *f)
 		return;
 	if (!idle)
 		idle = no_samples;
-	if (now && cpus__idle_ms(now, MAX_CPUS)) {
-		free(now);
-		now = NULL;
-	}
 	cpuidle_driver(driver, sizeof(driver));
 	fprintf(stderr, "smolder: idle time by path, ms (cpuidle driver %s):\n  %-5s", driver, "cpu");
 	for (int p = 0; p < IDLE_PATH__MAX; p++)
@@ -435,14 +431,13 @@ static void idle_table(const struct finish_opts *o, const struct fold *f)
 		} else if (sampled_cpu(o, cpu)) {
 			idle_row_unknown(label, none, sizeof(none));
 			nr_none++;
-			if (now)
-				counted += now[cpu] - o->idle_start_ms[cpu];
+			if (o->idle_ms)
+				counted += o->idle_ms[cpu];
 		}
 	}
 	idle_row("all", all, ms);
 	if (none[0])
-		explain_unknown(none, nr_none, now ? counted : -1, ms);
-	free(now);
+		explain_unknown(none, nr_none, o->idle_ms ? counted : -1, ms);
 }
 
 void finish__python_summary(const uint64_t *c, const struct fold_py_stats *f,

@@ -31,8 +31,9 @@ struct finish_opts {
 	bool idle_table;             /* --idle-only: the idle table after writing */
 	const int *cpus;             /* the CPUs sampled, for the idle table */
 	size_t nr_cpus;
-	const double *idle_start_ms; /* the idle table: cpus__idle_ms at the
-				      * capture's start (MAX_CPUS), or NULL */
+	const double *idle_ms;       /* the idle table: each CPU's idle ms during
+				      * the capture by the kernel's count
+				      * (cpus__idle_ms; MAX_CPUS), or NULL */
 	/* For the summary's advice on losses: */
 	uint32_t stack_entries;      /* --stack-storage-size */
 	uint32_t count_entries;      /* sample keys the count map holds */
