@@ -189,7 +189,8 @@ static const struct help_option kcontext_options[] = {
 	  .text = "also gains [idle:PATH] (halt, mwait, poll,\n"
 		"cpuidle, inject, other) and a per-CPU table of\n"
 		"idle time by path on stderr (a CPU with no\n"
-		"idle sample: a row of -, its idle time unknown)" },
+		"idle sample: a row of -, and a line saying\n"
+		"why by /proc/stat's count of its idle time)" },
 	{ 0 },
 };
 
