@@ -32,7 +32,7 @@ enum {
 	OPT_OUTPUT_DIR, OPT_KEEP, OPT_MAX_SIZE, OPT_GROUP_THREADS, OPT_KWORKER, OPT_IRQ_FRAMES,
 	OPT_BTF, OPT_UNWIND, OPT_UNWIND_MEMORY, OPT_STRICT, OPT_NO_INHERIT, OPT_CGROUPMAP,
 	OPT_MNTNSMAP, OPT_HASH_STORAGE, OPT_EBPF, OPT_HOTTEST_FIRST, OPT_OFF_CPU, OPT_WAKERS,
-	OPT_OFFCPU_SAMPLE, OPT_OFFCPU_MIN, OPT_OFFCPU_MAX,
+	OPT_OFFCPU_SAMPLE, OPT_OFFCPU_MIN, OPT_OFFCPU_MAX, OPT_KERNEL_MODE, OPT_KERNEL_THREADS,
 };
 
 #define RENDER_OPTIONS                                                        \
@@ -61,6 +61,8 @@ static const struct option long_opts[] = {
 	{ "idle-only", no_argument, NULL, OPT_IDLE_ONLY },
 	{ "user-stacks-only", no_argument, NULL, 'U' },
 	{ "kernel-stacks-only", no_argument, NULL, 'K' },
+	{ "kernel-mode", no_argument, NULL, OPT_KERNEL_MODE },
+	{ "kernel-threads", no_argument, NULL, OPT_KERNEL_THREADS },
 	{ "stack-storage-size", required_argument, NULL, OPT_STACK_STORAGE },
 	{ "continuous", no_argument, NULL, OPT_CONTINUOUS },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
@@ -335,6 +337,8 @@ static int parse_option(int c, const char *arg, struct env *env)
 	case OPT_IDLE_ONLY: env->idle = IDLE_ONLY; return 0;
 	case 'U': env->user_only = true; return 0;
 	case 'K': env->kernel_only = true; return 0;
+	case OPT_KERNEL_MODE: env->kernel_mode = true; return 0;
+	case OPT_KERNEL_THREADS: env->kernel_threads = true; return 0;
 	case 'f': env->folded = true; return 0;
 	case 'd': env->delimited = true; return 0;
 	case 'a': env->annotate = true; return 0;
@@ -402,6 +406,10 @@ static int check_conflicts(const struct env *env)
 		err("--no-inherit is for a COMMAND (smolder --no-inherit -- COMMAND...)");
 	else if (env->user_only && env->kernel_only)
 		err("-U and -K exclude each other (drop one)");
+	else if (env->user_only && env->kernel_threads)
+		err("-U and --kernel-threads exclude each other (kernel threads have no user stacks: drop -U)");
+	else if (env->command && env->kernel_threads)
+		err("a COMMAND and --kernel-threads exclude each other (a command is no kernel thread: drop one)");
 	else if (env->freq && env->period)
 		err("-F and -c exclude each other (give a frequency or a period)");
 	else if (env->per_pid && env->per_thread)

@@ -36,6 +36,8 @@ struct env {
 	double duration;   /* seconds, 0 = until SIGINT/SIGTERM */
 	bool user_only;    /* -U */
 	bool kernel_only;  /* -K */
+	bool kernel_mode;  /* --kernel-mode */
+	bool kernel_threads; /* --kernel-threads */
 	bool delimited;    /* -d */
 	bool annotate;     /* -a */
 	bool folded;       /* -f */

@@ -74,6 +74,8 @@ static struct finish_opts finish_opts_of(const struct env *env)
 		.count_entries = env->count_entries,
 		.offcpu_entries = env->offcpu_entries,
 		.continuous = env->continuous,
+		.kernel_mode = env->kernel_mode,
+		.kernel_threads = env->kernel_threads,
 	};
 }
 
@@ -268,6 +270,8 @@ static void stage_opts(const struct env *env, pid_t command, struct stage_opts *
 			/* the idle breakdown is per CPU whatever the view */
 			.per_cpu = env->per_cpu || env->idle == IDLE_ONLY,
 			.idle_mode = env->idle,
+			.kernel_mode = env->kernel_mode,
+			.kernel_threads = env->kernel_threads,
 			.irq_frames = env->irq_frames,
 			.kworker_frames = env->kworker,
 			.tgids = env->tgids,

@@ -268,6 +268,20 @@ static void naming_losses(const uint64_t *unnamed, const struct usyms *us)
 		     st.jit_maps_cut);
 }
 
+/* --kernel-mode, --kernel-threads: what they left out, on request, so
+ * apart from what was lost. */
+static void kernel_filter_summary(const struct finish_opts *o, struct capture *cap)
+{
+	if (!o->kernel_mode && !o->kernel_threads)
+		return;
+	fprintf(stderr, "smolder: %" PRIu64 " samples left out by %s (%s)\n",
+		capture__kernel_filtered(cap),
+		o->kernel_mode && o->kernel_threads ? "--kernel-mode and --kernel-threads"
+		: o->kernel_mode ? "--kernel-mode" : "--kernel-threads",
+		o->kernel_mode && o->kernel_threads ? "taken in user mode, or of user tasks"
+		: o->kernel_mode ? "taken in user mode" : "of user tasks");
+}
+
 /* --off-cpu: "smolder: N off-CPU waits, M lost (...)", as the samples'. */
 static void offcpu_summary(const struct finish_opts *o, const uint64_t *c)
 {
@@ -303,6 +317,7 @@ void finish__summary(const struct finish_opts *o, struct capture *cap, const uin
 		", count map full %" PRIu64 "%s)\n", c[CNT_SAMPLES], lost + unwritten,
 		c[CNT_STACK_MAP_FULL], c[CNT_COUNT_MAP_FULL], more);
 	loss_hints(o, c);
+	kernel_filter_summary(o, cap);
 	offcpu_summary(o, c);
 	naming_losses(unnamed, us);
 	info("%" PRIu64 " idle-loop samples left out, %" PRIu64 " kernel and %" PRIu64

@@ -39,6 +39,7 @@ struct finish_opts {
 	uint32_t count_entries;      /* sample keys the count map holds */
 	uint32_t offcpu_entries;     /* --off-cpu: waits the pending map holds */
 	bool continuous;             /* the count map holds one interval */
+	bool kernel_mode, kernel_threads; /* the filters, said with what they left out */
 };
 
 /* Where counted samples are read from: a capture (finish__capture_source),
