@@ -407,7 +407,7 @@ static int check_conflicts(const struct env *env)
 	else if (env->user_only && env->kernel_only)
 		err("-U and -K exclude each other (drop one)");
 	else if (env->user_only && env->kernel_threads)
-		err("-U and --kernel-threads exclude each other (kernel threads have no user stacks: drop -U)");
+		err("options -U and --kernel-threads exclude each other (kernel threads have no user stacks: drop -U)");
 	else if (env->command && env->kernel_threads)
 		err("a COMMAND and --kernel-threads exclude each other (a command is no kernel thread: drop one)");
 	else if (env->freq && env->period)

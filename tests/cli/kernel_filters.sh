@@ -1,0 +1,114 @@
+#!/bin/bash
+# --kernel-mode and --kernel-threads against real work: cpu_split spins in
+# user code only, syscall_heavy spends ~all its time in read(2), a writer
+# loop makes the kernel's threads (writeback kworkers, jbd2) work.
+# --kernel-mode keeps only samples taken in kernel mode: every stack has
+# kernel frames, the spinner is gone, the reader keeps its user frames.
+# --kernel-threads keeps only kernel threads: every process left is one
+# (PF_KTHREAD in /proc/PID/stat).  What they leave out is said, not lost.
+source "$(dirname "$0")/../lib.sh"
+
+PF_KTHREAD=$((0x00200000))
+
+# kthread_pids FOLDED: "PID yes|no|gone" per process frame comm-PID.
+kthread_pids() {
+	local pid flags
+	for pid in $(sed -E 's/^[^;]*-([0-9]+);.*/\1/' "$1" | sort -un); do
+		flags=$(sed -E 's/.*\) [A-Za-z] ([-0-9]+ ){5}([0-9]+) .*/\2/' "/proc/$pid/stat" 2>/dev/null)
+		if [ -z "$flags" ]; then echo "$pid gone"
+		elif ((flags & PF_KTHREAD)); then echo "$pid yes"
+		else echo "$pid no $(cat "/proc/$pid/comm" 2>/dev/null)"; fi
+	done
+}
+# all_kthreads FOLDED: each process frame that still exists is a kernel
+# thread, and at least one does.
+all_kthreads() {
+	local v
+	v=$(kthread_pids "$1")
+	grep -q ' no' <<<"$v" && { echo "user tasks: $(grep ' no' <<<"$v" | head -n 3 | tr '\n' ' ')"; return 1; }
+	grep -q ' yes' <<<"$v" || { echo "no kernel thread found: $(head -c 200 "$1")"; return 1; }
+}
+# leaves_kernel FOLDED: every stack's leaf is a kernel frame (_[k]).
+leaves_kernel() {
+	local bad
+	bad=$(grep -vE -m 1 '_\[k\] [0-9]+$' "$1") || return 0
+	echo "a stack with a user leaf: $bad"
+	return 1
+}
+# left_out ERRFILE: N of "smolder: N samples left out by ..." (empty if none).
+left_out() { sed -nE 's/^smolder: ([0-9]+) samples left out by .*/\1/p' "$1"; }
+
+start_wl cpu_split 30 || exit 1
+SPIN=$WL_PID
+start_wl syscall_heavy 30 || exit 1
+READER=$WL_PID
+# the kernel's own threads at work: fsync'd writes, written back
+(while :; do dd if=/dev/zero of="$TMP/w" bs=1M count=16 conv=fsync status=none 2>/dev/null; sync; done) &
+WRITER=$!
+at_exit "kill $WRITER; wait $WRITER 2>/dev/null"
+sleep 0.3
+
+# ---- --kernel-mode, beside the same capture without it ----
+"$SMOLDER" -a -f -F 999 --kernel-mode 2 >"$TMP/km" 2>"$TMP/km.err" &
+km=$!
+run_sm plain -a -f -F 999 2
+wait "$km"
+check kmode_exit_0 equals "$?" 0
+check kmode_samples within "$(total "$TMP/km")" 100 100000
+# no sample without kernel frames (-a marks each with _[k])
+check kmode_every_stack_kernel all_lines "$TMP/km" '_\[k\]'
+check kmode_every_leaf_kernel leaves_kernel "$TMP/km"
+# the spinner's samples: hundreds without the filter; with it only the
+# interrupts it took (kernel work charged to it, each with a kernel leaf)
+spin_before=$(comm_stacks "$TMP/plain.out" cpu_split | awk '{ t += $NF } END { print t + 0 }')
+spin_after=$(comm_stacks "$TMP/km" cpu_split | awk '{ t += $NF } END { print t + 0 }')
+check kmode_spinner_before within "$spin_before" 100 100000
+check kmode_spinner_gone within "$spin_after" 0 "$((spin_before / 4))"
+comm_stacks "$TMP/km" cpu_split >"$TMP/km.spin"
+check kmode_spinner_left_in_kernel leaves_kernel "$TMP/km.spin"
+# a sample in the kernel keeps its user stack: the reader's read(2) path
+comm_stacks "$TMP/km" syscall_heavy >"$TMP/km.reader"
+check kmode_reader_kept within "$(total "$TMP/km.reader")" 50 100000
+check kmode_reader_user_frames within "$(share "$TMP/km.reader" ';main;do_reads;.*read_zero_\[k\]')" 70 100
+n=$(left_out "$TMP/km.err")
+check kmode_left_out_said within "${n:-0}" 100 100000
+check kmode_none_lost equals "$(summary_lost "$TMP/km.err")" 0
+echo "# kernel-mode: $(total "$TMP/km") samples kept, ${n:-?} left out; cpu_split $spin_before samples without it, $spin_after with it"
+
+# ---- --kernel-threads ----
+run_sm kt -K -f -F 999 --per-pid --kernel-threads 2
+check kthreads_exit_0 equals "$RC" 0
+check_all_kthreads() { all_kthreads "$TMP/kt.out"; }
+check kthreads_only check_all_kthreads
+check kthreads_no_workload no_line "$TMP/kt.out" "^(cpu_split|syscall_heavy|dd|sync)-"
+n=$(left_out "$TMP/kt.err")
+check kthreads_left_out_said within "${n:-0}" 100 100000
+echo "# kernel-threads: $(total "$TMP/kt.out") samples of $(sed -E 's/-[0-9]+;.*//' "$TMP/kt.out" | sort -u | wc -l) kernel threads, ${n:-?} left out"
+
+# ---- with --off-cpu: the waits of kernel threads, none of user tasks ----
+run_sm ktoff -f --per-pid --off-cpu --kernel-threads 2
+check kthreads_offcpu_exit_0 equals "$RC" 0
+grep -F '[off-cpu:' "$TMP/ktoff.out" >"$TMP/ktoff.waits"
+check kthreads_offcpu_waits some_line "$TMP/ktoff.waits" '\[off-cpu:[SD]\]'
+check_offcpu_kthreads() { all_kthreads "$TMP/ktoff.waits"; }
+check kthreads_offcpu_only check_offcpu_kthreads
+
+# ---- --kernel-mode with --off-cpu: every wait is in the kernel, kept ----
+start_wl threads 10 || exit 1
+T=$WL_PID
+sleep 0.2
+run_sm kmoff -a -f --off-cpu --kernel-mode -p "$T" 2
+check kmode_offcpu_exit_0 equals "$RC" 0
+check kmode_offcpu_waits_kept some_line "$TMP/kmoff.out" ';thread_two;.*\[off-cpu:S\]'
+# the spinning thread runs user code (~60% of the time without the
+# filter): only its interrupts are left
+check kmode_offcpu_spin_gone within "$(share "$TMP/kmoff.out" ';spin_one[; ]')" 0 10
+grep -F ';spin_one' "$TMP/kmoff.out" >"$TMP/kmoff.spin"
+check kmode_offcpu_spin_in_kernel leaves_kernel "$TMP/kmoff.spin"
+kill "$T" 2>/dev/null
+
+# ---- what cannot be asked ----
+run_sm uk -U --kernel-threads 1
+check kthreads_not_with_U equals "$RC $(one_error "$TMP/uk.err" >/dev/null && echo one-line)" "2 one-line"
+run_sm ck --kernel-threads -- true
+check kthreads_not_with_command equals "$RC $(grep -c 'kernel-threads' "$TMP/ck.err")" "2 1"
