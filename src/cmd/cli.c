@@ -438,6 +438,7 @@ static void size_maps(struct env *env)
 		.stack_entries = env->stack_entries,
 		.hash_entries = env->hash_entries,
 		.continuous = env->continuous,
+		.key_per_stack = env->command && env->default_rate,
 		.hz = cli__rate_hz(env),
 		.interval = env->interval,
 		.nr_cpus = env->nr_cpus,
@@ -688,8 +689,10 @@ static int parse_capture(int argc, char **argv, struct env *env)
 		return 2;
 	if (env->continuous && setup_continuous(env))
 		return 1;
-	if (!env->freq && !env->period)
-		env->freq = DEFAULT_FREQ;
+	if (!env->freq && !env->period) {
+		env->freq = env->command ? DEFAULT_COMMAND_FREQ : DEFAULT_FREQ;
+		env->default_rate = true;
+	}
 	resolve_formats(env);
 	if (check_system(env))
 		return 1;

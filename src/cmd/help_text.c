@@ -61,7 +61,9 @@ static const struct help_option sample_options[] = {
 	{ .short_name = "-C", .long_name = "--cpu", .arg = "CPU[,CPU...]",
 	  .text = "only these CPUs (ranges like 0-3 work)" },
 	{ .short_name = "-F", .long_name = "--frequency", .arg = "HZ",
-	  .text = "samples per second per CPU (default 49)" },
+	  .text = "samples per second per CPU (default 49; 499\n"
+		"with a COMMAND, so that a short one gets a\n"
+		"profile: 150 samples in 0.3 s)" },
 	{ .short_name = "-c", .long_name = "--count", .arg = "NS",
 	  .text = "a sample every NS nanoseconds of CPU time on a\n"
 		"CPU (bcc's -c counts events of its perf event,\n"

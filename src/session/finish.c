@@ -234,7 +234,8 @@ static void loss_hints(const struct finish_opts *o, const uint64_t *c)
 	else
 		warn("the count map was full for %" PRIu64 " samples (it holds %u sample keys, one "
 		     "per process, thread and stack): raise --stack-storage-size, which sizes it too "
-		     "(3/8 as many keys, at least 1024)", c[CNT_COUNT_MAP_FULL], o->count_entries);
+		     "(%s, at least 1024), or lower -F", c[CNT_COUNT_MAP_FULL], o->count_entries,
+		     o->count_entries == o->stack_entries ? "as many keys" : "3/8 as many keys");
 }
 
 /*
