@@ -247,6 +247,26 @@ static void block_stop_signals(const struct env *env, sigset_t *sigs)
 	sigprocmask(SIG_BLOCK, sigs, NULL);
 }
 
+/*
+ * Whether a COMMAND's standard output must go to smolder's standard
+ * error: when a profile goes to standard output, where the command's own
+ * output would land in it (perf record and perf stat keep them apart
+ * too).  Said once, when standard output is not the terminal.
+ */
+static bool command_out_to_err(const struct env *env)
+{
+	if (!env->command)
+		return false;
+	for (size_t i = 0; i < env->nr_outputs; i++)
+		if (!env->outputs[i].path || !strcmp(env->outputs[i].path, "-")) {
+			if (!isatty(STDOUT_FILENO))
+				warn("the command's output goes to standard error, out of the profile"
+				     " on standard output (-o FILE leaves it on standard output)");
+			return true;
+		}
+	return false;
+}
+
 /* The options of every stage, from the command line. */
 struct stage_opts {
 	struct sampler_opts sampler;
@@ -413,7 +433,8 @@ static int cmd_capture(struct env *env)
 		return cmd_replay(env, getenv("SMOLDER_REPLAY"));
 	block_stop_signals(env, &sigs);
 	if (!env->continuous && (env->command || env->nr_tgids)) {
-		t = targets__new(env->tgids, env->nr_tgids, env->command);
+		t = targets__new(env->tgids, env->nr_tgids, env->command,
+				 command_out_to_err(env));
 		if (!t)
 			return 1;
 	}
