@@ -516,6 +516,25 @@ static int open_cgroup(struct env *env)
 	return 0;
 }
 
+/*
+ * A capture's -o whose suffix names no format (x.png, out.html) is a
+ * usage error: it used to get the readable report.  Names without a
+ * suffix (devices, FIFOs, "out") get the default; --format names it.
+ */
+static int check_output_names(const struct env *env)
+{
+	for (size_t i = 0; !env->format && i < env->nr_outputs; i++) {
+		const char *path = env->outputs[i].path;
+
+		if (path && format__names_one(path) && format__of_path(path) == FMT_AUTO) {
+			err("cannot write %s: unknown output format (use " FORMAT_SUFFIXES
+			    ", or --format)", path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* PIDs must exist and CPUs be online: exit 1 otherwise. */
 static int check_system(struct env *env)
 {
@@ -535,8 +554,6 @@ static int check_system(struct env *env)
 		}
 	}
 	if (env->cgroup_path && open_cgroup(env))
-		return 1;
-	if (check_outputs(env))
 		return 1;
 	if (n < 0) {
 		err("cannot read /sys/devices/system/cpu/online (mount sysfs)");
@@ -560,6 +577,20 @@ static int check_system(struct env *env)
 	return 0;
 }
 
+/* What the capture needs of the system, then its outputs: after the
+ * checks of the system, so that a bad PID is said whatever -o is.  The
+ * exit code, or 0. */
+static int check_capture(struct env *env)
+{
+	int rc = check_system(env);
+
+	if (rc)
+		return rc;
+	if (check_output_names(env))
+		return 2;
+	return check_outputs(env) ? 1 : 0;
+}
+
 /*
  * Each output's format: --format, else what its name says, else the
  * command's default: a capture's report (folded with -f), a drawing
@@ -576,7 +607,8 @@ static void resolve_formats(struct env *env)
 		struct out_spec *o = &env->outputs[i];
 
 		o->fmt = env->format ? env->format : format__of_path(o->path);
-		if (o->fmt == FMT_AUTO)
+		/* folded files carry no origins to report: other names draw */
+		if (o->fmt == FMT_AUTO || (env->cmd != CMD_CAPTURE && o->fmt == FMT_REPORT))
 			o->fmt = dflt;
 	}
 }
@@ -679,6 +711,8 @@ static int parse_options(int argc, char **argv, struct env *env)
 /* The rest of a capture's command line: [duration]. */
 static int parse_capture(int argc, char **argv, struct env *env)
 {
+	int rc;
+
 	if (optind < argc && parse_seconds(argv[optind++], "duration", &env->duration))
 		return 2;
 	if (optind < argc) {
@@ -694,8 +728,9 @@ static int parse_capture(int argc, char **argv, struct env *env)
 		env->default_rate = true;
 	}
 	resolve_formats(env);
-	if (check_system(env))
-		return 1;
+	rc = check_capture(env);
+	if (rc)
+		return rc;
 	size_maps(env);
 	return -1;
 }

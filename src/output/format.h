@@ -17,7 +17,7 @@
 
 enum out_format {
 	FMT_AUTO,       /* from the file name, else folded (-f) or report */
-	FMT_REPORT,     /* bcc profile's readable report */
+	FMT_REPORT,     /* bcc profile's readable report, .report */
 	FMT_FOLDED,     /* .folded, .txt */
 	FMT_SVG,        /* .svg */
 	FMT_SPEEDSCOPE, /* .speedscope.json */
@@ -70,9 +70,14 @@ static inline double format__count(const struct profile *p, const struct pstack 
 /* The unit of a time-weighted profile's counts, for the formats that name it. */
 #define FORMAT_TIME_UNIT "us"
 
-/* What a name asks for: .folded/.txt, .svg, .speedscope.json, .pb.gz;
- * FMT_AUTO when the name says nothing. */
+/* What a name asks for: .folded/.txt, .svg, .speedscope.json, .pb.gz,
+ * .report; FMT_AUTO when the name says nothing. */
 enum out_format format__of_path(const char *path);
+/* Whether the file name has a suffix (out.png: yes; out, /dev/null,
+ * .profile: no), which format__of_path must then know. */
+bool format__names_one(const char *path);
+/* The suffixes format__of_path knows, for messages. */
+#define FORMAT_SUFFIXES ".folded, .txt, .svg, .speedscope.json, .pb.gz or .report"
 /* "folded", "report", "svg", "speedscope", "pprof": 0, or -1 if unknown. */
 int format__parse(const char *name, enum out_format *out);
 const char *format__name(enum out_format fmt);
