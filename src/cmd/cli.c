@@ -254,10 +254,11 @@ static int parse_render_option(int c, const char *arg, struct env *env)
 	case 'o': return add_output(arg, env);
 	case OPT_FORMAT:
 		if (!format__parse(arg, &env->format) &&
-		    (env->cmd == CMD_CAPTURE || env->format != FMT_REPORT))
+		    (env->cmd == CMD_CAPTURE ||
+		     (env->format != FMT_REPORT && env->format != FMT_SUMMARY)))
 			return 0;
 		err("unknown format '%s' (expected %sfolded, svg, speedscope or pprof)", arg,
-		    env->cmd == CMD_CAPTURE ? "report, " : "");
+		    env->cmd == CMD_CAPTURE ? "report, summary, " : "");
 		return -1;
 	case OPT_TITLE: r->title = arg; return 0;
 	case OPT_SUBTITLE: r->subtitle = arg; return 0;
@@ -608,7 +609,8 @@ static void resolve_formats(struct env *env)
 
 		o->fmt = env->format ? env->format : format__of_path(o->path);
 		/* folded files carry no origins to report: other names draw */
-		if (o->fmt == FMT_AUTO || (env->cmd != CMD_CAPTURE && o->fmt == FMT_REPORT))
+		if (o->fmt == FMT_AUTO || (env->cmd != CMD_CAPTURE &&
+					   (o->fmt == FMT_REPORT || o->fmt == FMT_SUMMARY)))
 			o->fmt = dflt;
 	}
 }

@@ -13,6 +13,7 @@ static const struct {
 	[FMT_SVG] = { "svg", ".svg", NULL },
 	[FMT_SPEEDSCOPE] = { "speedscope", ".speedscope.json", NULL },
 	[FMT_PPROF] = { "pprof", ".pb.gz", NULL },
+	[FMT_SUMMARY] = { "summary", ".summary", NULL },
 };
 
 static bool ends_with(const char *s, const char *suffix)

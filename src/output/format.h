@@ -22,6 +22,7 @@ enum out_format {
 	FMT_SVG,        /* .svg */
 	FMT_SPEEDSCOPE, /* .speedscope.json */
 	FMT_PPROF,      /* .pb.gz */
+	FMT_SUMMARY,    /* .summary: samples by process and kernel context */
 };
 
 /* How pictures are drawn; zero values mean the defaults shown. */
@@ -71,14 +72,15 @@ static inline double format__count(const struct profile *p, const struct pstack 
 #define FORMAT_TIME_UNIT "us"
 
 /* What a name asks for: .folded/.txt, .svg, .speedscope.json, .pb.gz,
- * .report; FMT_AUTO when the name says nothing. */
+ * .report, .summary; FMT_AUTO when the name says nothing. */
 enum out_format format__of_path(const char *path);
 /* Whether the file name has a suffix (out.png: yes; out, /dev/null,
  * .profile: no), which format__of_path must then know. */
 bool format__names_one(const char *path);
 /* The suffixes format__of_path knows, for messages. */
-#define FORMAT_SUFFIXES ".folded, .txt, .svg, .speedscope.json, .pb.gz or .report"
-/* "folded", "report", "svg", "speedscope", "pprof": 0, or -1 if unknown. */
+#define FORMAT_SUFFIXES ".folded, .txt, .svg, .speedscope.json, .pb.gz, .report or .summary"
+/* "folded", "report", "svg", "speedscope", "pprof", "summary": 0, or -1
+ * if unknown. */
 int format__parse(const char *name, enum out_format *out);
 const char *format__name(enum out_format fmt);
 
