@@ -85,6 +85,30 @@ n=$(left_out "$TMP/kt.err")
 check kthreads_left_out_said within "${n:-0}" 100 100000
 echo "# kernel-threads: $(total "$TMP/kt.out") samples of $(sed -E 's/-[0-9]+;.*//' "$TMP/kt.out" | sort -u | wc -l) kernel threads, ${n:-?} left out"
 
+# ---- the summary: what the docs' awk computed, by kworker work item ----
+run_sm sum -K --kworker --group-threads --kernel-threads -F 999 -o "$TMP/kw.folded" \
+	-o "$TMP/kw.summary" 3
+check summary_exit_0 equals "$RC" 0
+check summary_header some_line "$TMP/kw.summary" '^ +samples +% +process;context$'
+tail -n +2 "$TMP/kw.summary" >"$TMP/kw.rows"
+check summary_rows all_lines "$TMP/kw.rows" '^ +[0-9]+ +[0-9.]+%  [^ ]'
+check summary_total equals "$(awk '{ t += $1 } END { print t + 0 }' "$TMP/kw.rows")" "$(total "$TMP/kw.folded")"
+check summary_hottest_first equals "$(awk '{ print $1 }' "$TMP/kw.rows" | sort -c -rn 2>&1)" ""
+# each work item's row is the samples of the folded stacks under it
+summary_rows_agree() {
+	local count head want bad=0 rows=0
+	while read -r count _ head; do
+		[[ $head == kworker\;wq:* ]] || continue
+		rows=$((rows + 1))
+		want=$(awk -v h="$head;" 'index($0, h) == 1 { t += $NF } END { print t + 0 }' "$TMP/kw.folded")
+		[ "$want" = "$count" ] || { echo "$head: $count in the summary, $want folded"; bad=1; }
+	done <"$TMP/kw.rows"
+	[ "$rows" -gt 0 ] || { echo "no work item row: $(head -c 300 "$TMP/kw.summary")"; return 1; }
+	return $bad
+}
+check summary_work_items summary_rows_agree
+echo "# summary: $(wc -l <"$TMP/kw.rows") rows, $(grep -c 'wq:' "$TMP/kw.rows") work items"
+
 # ---- with --off-cpu: the waits of kernel threads, none of user tasks ----
 run_sm ktoff -f --per-pid --off-cpu --kernel-threads 2
 check kthreads_offcpu_exit_0 equals "$RC" 0
