@@ -37,7 +37,7 @@ for name in x.png out.html; do
 	run_sm "bad-$name" -F 99 -o "$TMP/$name" 1
 	check "out_unknown_${name/./_}_refused" equals "$RC $(one_error "$TMP/bad-$name.err" >/dev/null && echo one-line)" "2 one-line"
 	check "out_unknown_${name/./_}_names_forms" some_line "$TMP/bad-$name.err" \
-		"^smolder: cannot write .*$name: unknown output format \(use \.folded, \.txt, \.svg, \.speedscope\.json, \.pb\.gz or \.report, or --format\)$"
+		"^smolder: cannot write .*$name: unknown output format \(use \.folded, \.txt, \.svg, \.speedscope\.json, \.pb\.gz, \.report or \.summary, or --format\)$"
 	check "out_unknown_${name/./_}_no_file" equals "$(ls "$TMP" | grep -c "^$name")" 0
 done
 start_wl cpu_split 30 || exit 1
