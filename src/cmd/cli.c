@@ -527,7 +527,7 @@ static int check_output_names(const struct env *env)
 	for (size_t i = 0; !env->format && i < env->nr_outputs; i++) {
 		const char *path = env->outputs[i].path;
 
-		if (path && format__names_one(path) && format__of_path(path) == FMT_AUTO) {
+		if (path && format__has_suffix(path) && format__of_path(path) == FMT_AUTO) {
 			err("cannot write %s: unknown output format (use " FORMAT_SUFFIXES
 			    ", or --format)", path);
 			return -1;

@@ -31,7 +31,7 @@ enum out_format format__of_path(const char *path)
 	return FMT_AUTO;
 }
 
-bool format__names_one(const char *path)
+bool format__has_suffix(const char *path)
 {
 	const char *base = path ? strrchr(path, '/') : NULL;
 	const char *dot;

@@ -76,7 +76,7 @@ static inline double format__count(const struct profile *p, const struct pstack 
 enum out_format format__of_path(const char *path);
 /* Whether the file name has a suffix (out.png: yes; out, /dev/null,
  * .profile: no), which format__of_path must then know. */
-bool format__names_one(const char *path);
+bool format__has_suffix(const char *path);
 /* The suffixes format__of_path knows, for messages. */
 #define FORMAT_SUFFIXES ".folded, .txt, .svg, .speedscope.json, .pb.gz, .report or .summary"
 /* "folded", "report", "svg", "speedscope", "pprof", "summary": 0, or -1
