@@ -251,20 +251,25 @@ static void block_stop_signals(const struct env *env, sigset_t *sigs)
  * Whether a COMMAND's standard output must go to smolder's standard
  * error: when a profile goes to standard output, where the command's own
  * output would land in it (perf record and perf stat keep them apart
- * too).  Said once, when standard output is not the terminal.
+ * too).
  */
 static bool command_out_to_err(const struct env *env)
 {
 	if (!env->command)
 		return false;
 	for (size_t i = 0; i < env->nr_outputs; i++)
-		if (!env->outputs[i].path || !strcmp(env->outputs[i].path, "-")) {
-			if (!isatty(STDOUT_FILENO))
-				warn("the command's output goes to standard error, out of the profile"
-				     " on standard output (-o FILE leaves it on standard output)");
+		if (!env->outputs[i].path || !strcmp(env->outputs[i].path, "-"))
 			return true;
-		}
 	return false;
+}
+
+/* Once the command runs (a command that cannot run gets its one error
+ * line alone), when standard output is not the terminal. */
+static void say_command_out(const struct env *env)
+{
+	if (command_out_to_err(env) && !isatty(STDOUT_FILENO))
+		warn("the command's output goes to standard error, out of the profile on standard"
+		     " output (-o FILE leaves it on standard output)");
 }
 
 /* The options of every stage, from the command line. */
@@ -453,6 +458,7 @@ static int cmd_capture(struct env *env)
 	} else if (t && targets__go(t)) {
 		rc = 127;
 	} else {
+		say_command_out(env);
 		rc = capture_once(env, &s, t, &sigs, &sig);
 	}
 	sampler__close(&s);
