@@ -71,7 +71,10 @@ check rate_command_499hz samples_near "$TMP/rate.err" "$cpu" 499
 check rate_command_none_lost equals "$(summary_lost "$TMP/rate.err")" 0
 check rate_command_profile some_line "$TMP/rate.out" '^cpu_time;.*main;spin_until'
 run_sm rate49 -f -F 49 -- /usr/bin/time -f '%U %S' -o "$TMP/rate49.time" "$WL/cpu_time" 0.3
-check rate_F_overrides samples_near "$TMP/rate49.err" "$(cpu_of "$TMP/rate49.time")" 49
+# at most 49 Hz's share of its CPU time (a few samples: the slack is wide,
+# still a tenth of what 499 Hz takes)
+check rate_F_overrides within "$(summary_samples "$TMP/rate49.err")" 1 \
+	"$(awk -v c="$(cpu_of "$TMP/rate49.time")" 'BEGIN { printf "%d", c * 49 * 1.5 + 3 }')"
 
 # A CPU-bound command on every CPU, through 10,000 distinct stacks, at
 # the command's rate: every sample kept.

@@ -48,24 +48,34 @@ WRITER=$!
 at_exit "kill $WRITER; wait $WRITER 2>/dev/null"
 sleep 0.3
 
-# ---- --kernel-mode, beside the same capture without it ----
-"$SMOLDER" -a -f -F 999 --kernel-mode 2 >"$TMP/km" 2>"$TMP/km.err" &
-km=$!
-run_sm plain -a -f -F 999 2
-wait "$km"
-check kmode_exit_0 equals "$?" 0
+# ---- --kernel-mode, beside -K alone (bcc's: every sample, kernel stacks) ----
+# spin_samples FOLDED: cpu_split's samples (bare process frames too).
+spin_samples() { grep -E '^cpu_split[; ]' "$1" | awk '{ t += $NF } END { print t + 0 }'; }
+# A loaded machine may leave the spinner little CPU: the pair is taken
+# again until it had 100 samples without the filter.
+for attempt in 1 2 3; do
+	"$SMOLDER" -a -f -F 999 --kernel-mode 2 >"$TMP/km" 2>"$TMP/km.err" &
+	km=$!
+	run_sm plain -K -a -f -F 999 2
+	wait "$km"
+	km_rc=$?
+	spin_before=$(spin_samples "$TMP/plain.out")
+	[ "$spin_before" -ge 100 ] && break
+done
+check kmode_exit_0 equals "$km_rc" 0
 check kmode_samples within "$(total "$TMP/km")" 100 100000
 # no sample without kernel frames (-a marks each with _[k])
 check kmode_every_stack_kernel all_lines "$TMP/km" '_\[k\]'
 check kmode_every_leaf_kernel leaves_kernel "$TMP/km"
-# the spinner's samples: hundreds without the filter; with it only the
-# interrupts it took (kernel work charged to it, each with a kernel leaf)
-spin_before=$(comm_stacks "$TMP/plain.out" cpu_split | awk '{ t += $NF } END { print t + 0 }')
-spin_after=$(comm_stacks "$TMP/km" cpu_split | awk '{ t += $NF } END { print t + 0 }')
+# -K alone: the spinner's samples in user code are bare process frames;
+# with --kernel-mode none is left, only interrupts it took (kernel work
+# charged to it, each with a kernel leaf)
+spin_user=$(grep -E '^cpu_split [0-9]+$' "$TMP/plain.out" | awk '{ t += $NF } END { print t + 0 }')
+spin_after=$(spin_samples "$TMP/km")
 check kmode_spinner_before within "$spin_before" 100 100000
-check kmode_spinner_gone within "$spin_after" 0 "$((spin_before / 4))"
+check kmode_K_alone_keeps_bare within "$spin_user" 50 100000
 comm_stacks "$TMP/km" cpu_split >"$TMP/km.spin"
-check kmode_spinner_left_in_kernel leaves_kernel "$TMP/km.spin"
+check kmode_spinner_user_samples_gone leaves_kernel "$TMP/km.spin"
 # a sample in the kernel keeps its user stack: the reader's read(2) path
 comm_stacks "$TMP/km" syscall_heavy >"$TMP/km.reader"
 check kmode_reader_kept within "$(total "$TMP/km.reader")" 50 100000
@@ -73,7 +83,7 @@ check kmode_reader_user_frames within "$(share "$TMP/km.reader" ';main;do_reads;
 n=$(left_out "$TMP/km.err")
 check kmode_left_out_said within "${n:-0}" 100 100000
 check kmode_none_lost equals "$(summary_lost "$TMP/km.err")" 0
-echo "# kernel-mode: $(total "$TMP/km") samples kept, ${n:-?} left out; cpu_split $spin_before samples without it, $spin_after with it"
+echo "# kernel-mode (attempt $attempt): $(total "$TMP/km") samples kept, ${n:-?} left out; cpu_split with -K alone $spin_before samples ($spin_user in user code), with --kernel-mode $spin_after"
 
 # ---- --kernel-threads ----
 run_sm kt -K -f -F 999 --per-pid --kernel-threads 2
