@@ -128,9 +128,9 @@ check_offcpu_kthreads() { all_kthreads "$TMP/ktoff.waits"; }
 check kthreads_offcpu_only check_offcpu_kthreads
 
 # ---- --kernel-mode with --off-cpu: every wait is in the kernel, kept ----
-start_wl threads 10 || exit 1
+start_wl threads 30 || exit 1
 T=$WL_PID
-sleep 0.2
+wait_for "$WL_OUT" '^thread_two [0-9]+$' || exit 1
 run_sm kmoff -a -f --off-cpu --kernel-mode -p "$T" 2
 check kmode_offcpu_exit_0 equals "$RC" 0
 check kmode_offcpu_waits_kept some_line "$TMP/kmoff.out" ';thread_two;.*\[off-cpu:S\]'
