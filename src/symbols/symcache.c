@@ -2,8 +2,10 @@
 /*
  * The symbol-table cache (see symcache.h): owns the symbol-table payload
  * of the file-identity cache (filecache.c), opening a mapping's file as
- * its process sees it (safe_open__mapped), reading its table within the
- * budgets, and the demangled forms of its names.
+ * its process sees it (safe_open__mapped), reading its table and its
+ * functions' starts (the FDEs of its own CFI: unwind_funcs__build, the
+ * unwinder's parser, but none of its tables) within the budgets, and the
+ * demangled forms of its names.
  *
  * Bounds while reading: a new table is read with what the owner's
  * allowance gives (its memory maximum, unheld tables freed first to make
@@ -27,6 +29,7 @@
 #include "files/proc_maps.h"
 #include "files/safe_open.h"
 #include "symbols/symcache.h"
+#include "unwind/unwind_table.h"
 
 /* A file's first mangled name makes room for this many demangled ones. */
 #define DM_INITIAL 64
@@ -58,6 +61,7 @@ struct symfile {
 	struct filecache_ent ent; /* first (the cache's pointer is ours); refs:
 				   * mappings of held images */
 	struct elf_syms *es;      /* NULL: see state */
+	struct unwind_funcs *funcs; /* its FDEs' ranges; NULL: none, or see state */
 	char build_id[81];        /* GNU build id in hex; "" when none */
 	enum file_state state;
 	uint64_t failed_phase; /* the budget FILE_LATE was given up in */
@@ -90,6 +94,7 @@ static void symfile_free(struct filecache_ent *e, void *arg)
 	}
 	free(f->dm);
 	elf_syms__free(f->es);
+	unwind_funcs__free(f->funcs);
 	free(f);
 }
 
@@ -142,6 +147,36 @@ void symfile__touch(struct symfile *f, uint64_t interval)
 	f->ent.last_used = interval;
 }
 
+/*
+ * Reads where f's functions start from its FDEs, within what is left of the
+ * bytes b allowed after its symbol table, and b's time.  The CFI sections
+ * are held while they are read (half of it at most), 16 bytes an FDE while
+ * they are listed (growing by half) and 8 kept.  Out of time, its frames
+ * keep their exact offsets (the symbol table is what a late read retries).
+ */
+static void read_funcs(struct symfile *f, int fd, const struct budget *b)
+{
+	size_t used = elf_syms__bytes(f->es), left = b->max_bytes > used ? b->max_bytes - used : 0;
+	struct unwind_build_opts o = { .max_cfi_bytes = left / 2, .max_rows = left / 2 / 40,
+				       .budget = b };
+	struct budget eb = *b;
+	struct elf_file *ef;
+
+	unwind_funcs__free(f->funcs);
+	f->funcs = NULL;
+	if (!o.max_cfi_bytes || !o.max_rows)
+		return;
+	eb.max_bytes = left / 2; /* its headers: the CFI's half is the builder's */
+	ef = elf_file__open_fd_within(fd, &eb);
+	if (!ef)
+		return;
+	f->funcs = unwind_funcs__build(ef, &o);
+	if (!f->funcs && errno != ENOENT && errno != ENOEXEC)
+		debug("functions of dev %" PRIu64 " inode %" PRIu64 " not read: %s", f->ent.id.dev,
+		      f->ent.id.ino, log__errstr(errno));
+	elf_file__close(ef);
+}
+
 /* Reads f's table from fd within the budgets; remembers why not. */
 static void read_table(struct symcache *sc, struct symfile *f, int fd, pid_t pid,
 		       const struct proc_map *m, const struct symcache_read *rd)
@@ -157,6 +192,12 @@ static void read_table(struct symcache *sc, struct symfile *f, int fd, pid_t pid
 	f->es = b.max_bytes ? elf_syms__open_debug_within(fd, root, m->deleted ? NULL : m->path,
 							   &b) : NULL;
 	f->state = FILE_READ;
+	if (f->es || errno != ETIMEDOUT) {
+		int sym_errno = errno;
+
+		read_funcs(f, fd, &b);
+		errno = sym_errno;
+	}
 	if (f->es || (errno != E2BIG && errno != ETIMEDOUT)) {
 		if (!f->es)
 			debug("no symbols in dev %" PRIu64 " inode %" PRIu64, f->ent.id.dev,
@@ -200,10 +241,14 @@ static struct symfile *file_get(struct symcache *sc, const struct stat *st, int 
 	if (f) {
 		/* given up in an earlier budget: once more in this one (held,
 		 * so that making room cannot free it) */
+		size_t had = unwind_funcs__bytes(f->funcs); /* replaced by the read */
+
 		filecache__hold(&f->ent);
 		read_table(sc, f, fd, pid, m, rd);
 		filecache__release(&f->ent);
-		filecache__charge(sc->files, &f->ent, elf_syms__bytes(f->es));
+		/* modulo 2^64: the charge is what the entry grew by, maybe less than had */
+		filecache__charge(sc->files, &f->ent, elf_syms__bytes(f->es) +
+				  unwind_funcs__bytes(f->funcs) - had);
 		return f;
 	}
 	f = calloc(1, sizeof(*f));
@@ -212,7 +257,7 @@ static struct symfile *file_get(struct symcache *sc, const struct stat *st, int 
 	f->ent.id = id;
 	read_build_id(f, fd);
 	read_table(sc, f, fd, pid, m, rd);
-	f->ent.bytes = sizeof(*f) + elf_syms__bytes(f->es);
+	f->ent.bytes = sizeof(*f) + elf_syms__bytes(f->es) + unwind_funcs__bytes(f->funcs);
 	filecache__add(sc->files, &f->ent);
 	return f;
 }
@@ -317,6 +362,11 @@ const char *symcache__name(struct symcache *sc, struct symfile *f, uint64_t off,
 	const char *name = elf_syms__map_offset(f->es, off, NULL, vaddr);
 
 	return name ? demangled(sc, f, name) : NULL;
+}
+
+bool symcache__func_start(const struct symfile *f, uint64_t off, uint64_t *start)
+{
+	return unwind_funcs__start(f->funcs, off, start);
 }
 
 const char *symcache__build_id(const struct symfile *f)

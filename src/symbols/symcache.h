@@ -5,8 +5,9 @@
  * file) and held by the mappings that use it.  Owns opening a mapping's
  * file as its process sees it, reading its table within the caller's time
  * and memory budgets, remembering why a file has none (too big for good;
- * late, tried again in a later budget), its build id, the demangled forms
- * of its names, and eviction and trimming of tables no mapping holds.
+ * late, tried again in a later budget), its build id, where its functions
+ * start (its FDEs, for code no symbol names), the demangled forms of its
+ * names, and eviction and trimming of tables no mapping holds.
  * usyms.c maps processes' addresses onto these tables.
  */
 #ifndef SMOLDER_SYMCACHE_H
@@ -56,6 +57,12 @@ void symfile__touch(struct symfile *f, uint64_t interval);
  * table, else is left alone. */
 const char *symcache__name(struct symcache *sc, struct symfile *f, uint64_t off,
 			   uint64_t *vaddr);
+/*
+ * Where the function covering file offset off starts, as a file offset, from
+ * f's FDEs (unwind_funcs__start): for code no symbol names, so that a
+ * function's samples merge.  False when no FDE covers off.
+ */
+bool symcache__func_start(const struct symfile *f, uint64_t off, uint64_t *start);
 /* f's GNU build id in hex, "" when it has none (or its file would not open). */
 const char *symcache__build_id(const struct symfile *f);
 /* Frees tables no mapping holds, with t's others, oldest first (filecache.h). */

@@ -431,6 +431,9 @@ static size_t name_file(struct usyms *u, struct pid_ent *e,
 		/* "memcpy@@GLIBC_2.14" names the same function as "memcpy" */
 		return put(buf, len, "%.*s", (int)strcspn(name, "@"), name);
 	}
+	/* a function's instructions are one frame, as a symbol would make them */
+	out->unsymbolized = true;
+	symcache__func_start(f, off, &off);
 	return put(buf, len, "[%s+0x%" PRIx64 "]",
 		   m->path ? base_name(m->path) : "unknown", off);
 }

@@ -103,7 +103,8 @@ void usyms__mark_late(struct usyms *u, pid_t pid, uint32_t gen);
  * Writes the name of the frame at addr in process pid into buf (always NUL
  * terminated, truncated to len): "function", "[file+0xOFFSET]" for a mapped
  * file without a covering symbol (file is the base name, OFFSET the file
- * offset), "[anon]", "[heap]", "[stack]", "[vdso+0x..]" likewise, and
+ * offset where the function starts, from the file's FDEs, else addr's own
+ * offset when no FDE covers it), "[anon]", "[heap]", "[stack]", "[vdso+0x..]" likewise, and
  * "[unknown]" when no mapping covers addr or the process is gone.  Anonymous
  * memory is named from the process's trusted /tmp/perf-PID.map if it has
  * one, and *jit (if not NULL) then says so.  Returns the length written.
@@ -135,6 +136,9 @@ struct usyms_frame {
 	 */
 	const char *file, *build_id;
 	uint64_t dev, ino, map_start, map_end, map_pgoff, off, vaddr;
+	/* Named "[file+0x...]": no symbol covers it (the offset is its
+	 * function's start when an FDE covers it, else off). */
+	bool unsymbolized;
 };
 
 /* usyms__name, telling why a frame is "[unknown]". */

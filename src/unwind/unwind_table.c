@@ -11,7 +11,8 @@
  * wins).  The second runs the FDEs' programs in address order, appending
  * rows, merging each with the last when their rules are equal and putting
  * a gap row wherever no FDE covers the code.  Memory is that list, the rows
- * and the CFI sections' bytes.  .eh_frame_hdr only serves to find .eh_frame
+ * and the CFI sections' bytes.  The first pass alone also lists where a
+ * file's functions start, for naming (unwind_funcs__build).  .eh_frame_hdr only serves to find .eh_frame
  * in a file without section headers, as the C runtime's unwinder finds it:
  * its sorted index would save a sort, at the price of trusting it.
  */
@@ -604,6 +605,7 @@ static struct builder *builder_new(const struct unwind_build_opts *o)
 	b->work.max_insns = o && o->max_insns ? o->max_insns : DEFAULT_MAX_INSNS;
 	b->work.max = o ? o->max_work : 0;
 	b->work.cancel = o ? o->cancel : NULL;
+	b->work.budget = o ? o->budget : NULL;
 	return b;
 }
 
@@ -778,4 +780,157 @@ void unwind_table__free(struct unwind_table *t)
 		return;
 	free(t->rows);
 	free(t);
+}
+
+/* ---- Functions' starts (unwind_table.h) */
+
+/* A function: [pc, pc + len), relative to the base. */
+struct func_range {
+	uint32_t pc, len;
+};
+
+/* An executable PT_LOAD: file offsets [off, off + filesz) at vaddr. */
+struct func_seg {
+	uint64_t off, filesz, vaddr;
+};
+
+struct unwind_funcs {
+	uint64_t base;
+	struct func_range *funcs;
+	size_t nr;
+	struct func_seg segs[MAX_EXEC_SEGS];
+	size_t nr_segs;
+	enum unwind_stop stopped;
+};
+
+/* The executable PT_LOADs' file offsets, to turn offsets into pcs. */
+static void funcs_segments(struct unwind_funcs *fn, Elf *elf)
+{
+	GElf_Phdr ph;
+	size_t i, n;
+
+	if (elf_getphdrnum(elf, &n))
+		return;
+	for (i = 0; i < n && i < MAX_PHDRS && fn->nr_segs < MAX_EXEC_SEGS; i++)
+		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X) &&
+		    ph.p_filesz && ph.p_offset + ph.p_filesz > ph.p_offset)
+			fn->segs[fn->nr_segs++] = (struct func_seg){ ph.p_offset, ph.p_filesz,
+								     ph.p_vaddr };
+}
+
+/* The builder's sorted FDEs, 8 bytes each, into fn. */
+static int funcs_keep(struct unwind_funcs *fn, const struct builder *b)
+{
+	fn->funcs = malloc((b->nr_fdes ? b->nr_fdes : 1) * sizeof(*fn->funcs));
+	if (!fn->funcs)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->nr_fdes; i++)
+		fn->funcs[i] = (struct func_range){ b->fdes[i].pc, b->fdes[i].len };
+	fn->nr = b->nr_fdes;
+	return fn->nr ? 0 : -ENOENT;
+}
+
+/* Pass one of a build (list_fdes, sort_fdes) on f's own CFI. */
+static int funcs_list(struct unwind_funcs *fn, struct builder *b, struct elf_file *f,
+		      size_t max)
+{
+	int err = load_segments(b, elf_file__elf(f));
+
+	if (err)
+		return err;
+	fn->base = b->base;
+	load_sections(b, f, NULL, max > MAX_CFI_BYTES ? MAX_CFI_BYTES : max);
+	size_work(b);
+	list_fdes(b, UNWIND_SRC_EH_FRAME);
+	list_fdes(b, UNWIND_SRC_DEBUG_FRAME);
+	if (b->nomem)
+		return -ENOMEM;
+	fn->stopped = b->t->stats.stopped;
+	if (fn->stopped == UNWIND_STOP_CANCELLED)
+		return -ETIMEDOUT;
+	sort_fdes(b);
+	return funcs_keep(fn, b);
+}
+
+struct unwind_funcs *unwind_funcs__build(struct elf_file *f, const struct unwind_build_opts *o)
+{
+	size_t max = o && o->max_cfi_bytes ? o->max_cfi_bytes : DEFAULT_MAX_CFI_BYTES;
+	struct unwind_funcs *fn;
+	struct builder *b;
+	GElf_Ehdr eh;
+	int err;
+
+	if (!f || !elf_file__elf(f) || !gelf_getehdr(elf_file__elf(f), &eh) ||
+	    !cfi_arch_supported(&eh)) {
+		errno = ENOEXEC;
+		return NULL;
+	}
+	fn = calloc(1, sizeof(*fn));
+	b = fn ? builder_new(o) : NULL;
+	err = b ? funcs_list(fn, b, f, max) : -ENOMEM;
+	if (!err)
+		funcs_segments(fn, elf_file__elf(f));
+	if (b) {
+		unwind_table__free(b->t);
+		builder_free(b);
+	}
+	if (err) {
+		unwind_funcs__free(fn);
+		errno = -err;
+		return NULL;
+	}
+	return fn;
+}
+
+bool unwind_funcs__start(const struct unwind_funcs *fn, uint64_t off, uint64_t *start)
+{
+	const struct func_seg *g = NULL;
+	size_t i, lo = 0, hi, mid;
+	uint64_t pc, vaddr;
+
+	for (i = 0; fn && i < fn->nr_segs && !g; i++)
+		if (off >= fn->segs[i].off && off - fn->segs[i].off < fn->segs[i].filesz)
+			g = &fn->segs[i];
+	if (!g || !fn->nr)
+		return false;
+	vaddr = off - g->off + g->vaddr;
+	if (vaddr < fn->base || vaddr - fn->base > UINT32_MAX)
+		return false;
+	pc = vaddr - fn->base;
+	/* the last function starting at or before pc */
+	for (hi = fn->nr; hi - lo > 1;) {
+		mid = lo + (hi - lo) / 2;
+		if (fn->funcs[mid].pc <= pc)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (pc < fn->funcs[lo].pc || pc - fn->funcs[lo].pc >= fn->funcs[lo].len ||
+	    fn->base + fn->funcs[lo].pc < g->vaddr)
+		return false; /* in no FDE, or one that starts in another segment */
+	*start = fn->base + fn->funcs[lo].pc - g->vaddr + g->off;
+	return true;
+}
+
+size_t unwind_funcs__count(const struct unwind_funcs *fn)
+{
+	return fn ? fn->nr : 0;
+}
+
+size_t unwind_funcs__bytes(const struct unwind_funcs *fn)
+{
+	return fn ? sizeof(*fn) + fn->nr * sizeof(*fn->funcs) : 0;
+}
+
+enum unwind_stop unwind_funcs__stopped(const struct unwind_funcs *fn)
+{
+	return fn ? fn->stopped : UNWIND_STOP_NONE;
+}
+
+void unwind_funcs__free(struct unwind_funcs *fn)
+{
+	if (!fn)
+		return;
+	free(fn->funcs);
+	free(fn);
 }

@@ -19,6 +19,7 @@
 
 #include "unwind.h"
 
+struct budget;
 struct elf_file;
 struct unwind_table;
 
@@ -41,6 +42,9 @@ struct unwind_build_opts {
 			       * instructions executed (8 per byte of the CFI
 			       * sections read, plus 64 Ki) */
 	const atomic_bool *cancel; /* NULL: never cancelled */
+	/* Also stops a build past its deadline or at a pending signal (its
+	 * max_bytes is not read); NULL: none. */
+	const struct budget *budget;
 };
 
 /* Why CFI rows were UNWIND_UNSUPPORTED. */
@@ -65,7 +69,7 @@ enum unwind_stop {
 	UNWIND_STOP_INSNS, /* max_insns */
 	UNWIND_STOP_BYTES, /* CFI over max_cfi_bytes: a section cut or left out */
 	UNWIND_STOP_WORK,  /* max_work */
-	UNWIND_STOP_CANCELLED, /* *cancel */
+	UNWIND_STOP_CANCELLED, /* *cancel, or the budget expired */
 };
 
 /* Where FDEs came from, in order of precedence where they overlap. */
@@ -119,5 +123,30 @@ const struct unwind_stats *unwind_table__stats(const struct unwind_table *t);
  * gaps: what the CFI of the file needs to say. */
 size_t unwind_table__rules(const struct unwind_table *t);
 void unwind_table__free(struct unwind_table *t);
+
+/*
+ * Where each function of a file starts, for naming code no symbol covers
+ * (usyms.c): an FDE's range is a function's, even in a stripped file.  Only
+ * the first pass of a build (the FDEs of f's .eh_frame and .debug_frame,
+ * sorted, overlaps dropped), with its budgets; no CFA program is run, and
+ * nothing of the unwinder's tables is needed (--unwind fp names too).
+ * 8 bytes a function.  NULL with errno: ENOENT (no FDE), ENOEXEC, ENOMEM,
+ * ETIMEDOUT (o's budget expired or a signal came: no partial list, which
+ * would name a function's tail after the last FDE listed).
+ */
+struct unwind_funcs;
+struct unwind_funcs *unwind_funcs__build(struct elf_file *f, const struct unwind_build_opts *o);
+/*
+ * The file offset at which the function covering file offset off starts
+ * (both in one executable segment), in *start; false when no FDE covers
+ * off.
+ */
+bool unwind_funcs__start(const struct unwind_funcs *fn, uint64_t off, uint64_t *start);
+size_t unwind_funcs__count(const struct unwind_funcs *fn);
+/* Heap bytes fn holds. */
+size_t unwind_funcs__bytes(const struct unwind_funcs *fn);
+/* What stopped the listing early (the list then ends there), or NONE. */
+enum unwind_stop unwind_funcs__stopped(const struct unwind_funcs *fn);
+void unwind_funcs__free(struct unwind_funcs *fn);
 
 #endif

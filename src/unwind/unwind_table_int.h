@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/budget.h"
 #include "unwind.h"
 #include "unwind/unwind_table.h"
 
@@ -205,6 +206,7 @@ struct cfi_work {
 	uint64_t used, max;
 	uint64_t insns, max_insns;
 	const atomic_bool *cancel; /* polled each time used passes 4 Ki units */
+	const struct budget *budget; /* likewise (a clock read, a sigpending) */
 	enum unwind_stop spent;    /* the budget spent (or the cancel), or NONE */
 };
 
@@ -224,8 +226,9 @@ static inline bool cfi_pay(struct cfi_work *w, uint64_t n, uint64_t insns)
 		w->spent = UNWIND_STOP_INSNS;
 	else if (w->used > w->max)
 		w->spent = UNWIND_STOP_WORK;
-	else if ((before ^ w->used) >> CFI_CANCEL_POLL_SHIFT && w->cancel &&
-		 atomic_load_explicit(w->cancel, memory_order_relaxed))
+	else if ((before ^ w->used) >> CFI_CANCEL_POLL_SHIFT &&
+		 ((w->cancel && atomic_load_explicit(w->cancel, memory_order_relaxed)) ||
+		  budget__expired(w->budget)))
 		w->spent = UNWIND_STOP_CANCELLED;
 	return !w->spent;
 }
