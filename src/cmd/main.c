@@ -353,6 +353,7 @@ static int capture_once(struct env *env, struct sampler *s, struct targets *t,
 	capture__counters(s->cap, c);
 	finish__summary(&fo, s->cap, c, 0, res.unnamed, s->us);
 	finish__python_summary(c, &res.py, s->py);
+	finish__unsymbolized_hint(&res.unsym, res.samples);
 	return rc;
 }
 
