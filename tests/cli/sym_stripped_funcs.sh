@@ -10,8 +10,13 @@
 #  - a stripped copy of cpu_split: its frames' offsets are the starts of the
 #    functions nm lists in the unstripped build, and its hot leaf, spin, is
 #    one frame;
+#  - the SVG, speedscope and report name no liblzma frame the folded
+#    output does not;
 #  - pprof: the same files' locations have exact addresses, inside the
-#    function their name gives the start of.
+#    function their name gives the start of;
+#  - the end of the capture says once, for liblzma, how to get its names:
+#    its debug package and its build id's debug file (the build id readelf
+#    prints); not with -q, and not when everything is named.
 source "$(dirname "$0")/../lib.sh"
 export HOME="$TMP/home" GOCACHE="$TMP/gocache" GOPATH="$TMP/gopath"
 mkdir -p "$HOME"
@@ -117,12 +122,20 @@ check lzma_fdes_listed within "$(wc -l <"$TMP/lzma.fdes")" 100 100000
 awk 'BEGIN { srand(7); for (i = 0; i < 50000; i++) { l = ""
 	for (j = 0; j < 10; j++) l = l sprintf("%x ", int(rand() * 50000))
 	print l } }' >"$TMP/data"
-run_sm xz -F 999 -o "$TMP/xz.folded" -o "$TMP/xz.pb.gz" -- xz -9 -T1 -k -c "$TMP/data"
+run_sm xz -F 999 -o "$TMP/xz.folded" -o "$TMP/xz.pb.gz" -o "$TMP/xz.speedscope.json" \
+	-o "$TMP/xz.svg" -o "$TMP/xz.report" -- xz -9 -T1 -k -c "$TMP/data"
 check xz_exit_0 equals "$RC" 0
 share_is xz_lzma_leaves "$TMP/xz.folded" "\\[$(re_escape "$LZ")\\+0x[0-9a-f]+\\] [0-9]+$" 50 100
 frame_offsets "$TMP/xz.folded" "$LZ" | sort -u >"$TMP/xz.frames"
 awk '{ print $1 }' "$TMP/lzma.fdes" | sort -u >"$TMP/lzma.starts"
 check xz_frames_are_fde_starts equals "$(comm -23 "$TMP/xz.frames" "$TMP/lzma.starts" | wc -l) of $(wc -l <"$TMP/xz.frames")" "0 of $(wc -l <"$TMP/xz.frames")"
+# the other outputs name the same frames: no liblzma name the folded lacks
+grep -ohE "\[$(re_escape "$LZ")\+0x[0-9a-f]+\]" "$TMP/xz.folded" | sort -u >"$TMP/xz.names"
+for out in speedscope.json svg report; do
+	grep -ohE "\[$(re_escape "$LZ")\+0x[0-9a-f]+\]" "$TMP/xz.$out" | sort -u >"$TMP/xz.$out.names"
+	check "xz_${out%%.*}_same_frames" equals "$(comm -13 "$TMP/xz.names" "$TMP/xz.$out.names" | wc -l) of $(wc -l <"$TMP/xz.$out.names")" "0 of $(wc -l <"$TMP/xz.$out.names")"
+done
+check xz_svg_has_frames within "$(wc -l <"$TMP/xz.svg.names")" 1 1000
 pprof_locs "$TMP/xz.pb.gz" "$LZMA" >"$TMP/xz.locs"
 read -r GOOD BAD ADDRS NAMES < <(inside_named "$TMP/xz.locs" "$LZ" "$TMP/lzma.fdes")
 check pprof_lzma_locations_inside_their_function equals "$BAD of $((GOOD + BAD))" "0 of $((GOOD + BAD))"
@@ -142,7 +155,16 @@ print(len(hit))
 EOF
 )
 check xz_leaves_one_per_function within "$LEAVES" 1 "$HIT"
+BID=$(readelf -n "$LZMA" | sed -n 's/.*Build ID: //p')
+check xz_hint_once equals "$(grep -c "^smolder: note: .* frames in $(re_escape "$LZMA") without symbols" "$TMP/xz.err")" 1
+check xz_hint_build_id some_line "$TMP/xz.err" "^smolder: note: .*$(re_escape "$LZ") .*dbgsym.*/usr/lib/debug/\.build-id/${BID:0:2}/${BID:2}\.debug\$"
+run_sm xzq -q -F 999 -o "$TMP/xzq.folded" -- xz -9 -T1 -k -c "$TMP/data"
+check xz_quiet_no_hint no_line "$TMP/xzq.err" 'note:'
 echo "# xz: $(total "$TMP/xz.folded") samples, $LEAVES distinct liblzma leaves, $HIT FDEs hit, $ADDRS exact addresses"
+
+# a workload with its symbols: no hint
+run_sm named -F 999 -o "$TMP/named.folded" -- "$WL/cpu_split" 1
+check named_no_hint no_line "$TMP/named.err" 'without symbols'
 
 # --- a stripped workload: its functions' starts from the unstripped nm ---
 strip -s -o "$TMP/cpu_split" "$WL/cpu_split"
