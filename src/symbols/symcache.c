@@ -151,7 +151,8 @@ void symfile__touch(struct symfile *f, uint64_t interval)
  * Reads where f's functions start from its FDEs, within what is left of the
  * bytes b allowed after its symbol table, and b's time.  The CFI sections
  * are held while they are read (half of it at most), 16 bytes an FDE while
- * they are listed (growing by half) and 8 kept.  Out of time, its frames
+ * they are listed (growing by half) and 8 kept.  Not read when a full
+ * symbol table names every function.  Out of time, its frames
  * keep their exact offsets (the symbol table is what a late read retries).
  */
 static void read_funcs(struct symfile *f, int fd, const struct budget *b)
@@ -164,8 +165,8 @@ static void read_funcs(struct symfile *f, int fd, const struct budget *b)
 
 	unwind_funcs__free(f->funcs);
 	f->funcs = NULL;
-	if (!o.max_cfi_bytes || !o.max_rows)
-		return;
+	if (!o.max_cfi_bytes || !o.max_rows || elf_syms__complete(f->es))
+		return; /* no room; or every function has a name */
 	eb.max_bytes = left / 2; /* its headers: the CFI's half is the builder's */
 	ef = elf_file__open_fd_within(fd, &eb);
 	if (!ef)
