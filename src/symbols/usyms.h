@@ -104,10 +104,11 @@ void usyms__mark_late(struct usyms *u, pid_t pid, uint32_t gen);
  * terminated, truncated to len): "function", "[file+0xOFFSET]" for a mapped
  * file without a covering symbol (file is the base name, OFFSET the file
  * offset where the function starts, from the file's FDEs, else addr's own
- * offset when no FDE covers it), "[anon]", "[heap]", "[stack]", "[vdso+0x..]" likewise, and
- * "[unknown]" when no mapping covers addr or the process is gone.  Anonymous
- * memory is named from the process's trusted /tmp/perf-PID.map if it has
- * one, and *jit (if not NULL) then says so.  Returns the length written.
+ * offset when no FDE covers it), "[anon]", "[heap]", "[stack]",
+ * "[vdso+0x..]" likewise, and "[unknown]" when no mapping covers addr or
+ * the process is gone.  Anonymous memory is named from the process's
+ * trusted /tmp/perf-PID.map if it has one, and *jit (if not NULL) then says
+ * so.  Returns the length written.
  */
 size_t usyms__name(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr, char *buf,
 		   size_t len, bool *jit);
