@@ -31,6 +31,16 @@
 #include "symbols/symcache.h"
 #include "unwind/unwind_table.h"
 
+/*
+ * A file's functions' starts are listed from at most this much CFI, and at
+ * most this many (libLLVM-14, 105 MB: 4.9 MiB of .eh_frame, 95,000 FDEs):
+ * more names nothing a real file needs, and a crafted file's list holds
+ * 16 MiB of CFI and 12 MiB of FDEs at its peak (the unwinder, which may
+ * read the same file at the same time, has its own).
+ */
+#define FUNCS_MAX_CFI (16u << 20)
+#define FUNCS_MAX (512u << 10)
+
 /* A file's first mangled name makes room for this many demangled ones. */
 #define DM_INITIAL 64
 /* Demangled names are kept in blocks of this many bytes (or one name's). */
@@ -149,17 +159,21 @@ void symfile__touch(struct symfile *f, uint64_t interval)
 
 /*
  * Reads where f's functions start from its FDEs, within what is left of the
- * bytes b allowed after its symbol table, and b's time.  The CFI sections
- * are held while they are read (half of it at most), 16 bytes an FDE while
- * they are listed (growing by half) and 8 kept.  Not read when a full
+ * bytes b allowed after its symbol table (and FUNCS_MAX_CFI, FUNCS_MAX), and
+ * b's time.  The CFI sections are held while they are read (half of it at
+ * most), 16 bytes an FDE while they are listed (growing by half, 40 an FDE
+ * with the CFI that holds it) and 8 kept.  Not read when a full
  * symbol table names every function.  Out of time, its frames
  * keep their exact offsets (the symbol table is what a late read retries).
  */
 static void read_funcs(struct symfile *f, int fd, const struct budget *b)
 {
 	size_t used = elf_syms__bytes(f->es), left = b->max_bytes > used ? b->max_bytes - used : 0;
-	struct unwind_build_opts o = { .max_cfi_bytes = left / 2, .max_rows = left / 2 / 40,
-				       .budget = b };
+	struct unwind_build_opts o = {
+		.max_cfi_bytes = left / 2 < FUNCS_MAX_CFI ? left / 2 : FUNCS_MAX_CFI,
+		.max_rows = left / 2 / 40 < FUNCS_MAX ? left / 2 / 40 : FUNCS_MAX,
+		.budget = b,
+	};
 	struct budget eb = *b;
 	struct elf_file *ef;
 
