@@ -9,8 +9,8 @@
 #    table is unsorted and points nowhere; its 64 FDEs of 16 bytes are
 #    right.  Frames in it are named by the starts of those FDEs (readelf
 #    lists them), never by the table's lies;
-#  - many.so (75 MB): 3,000,000 FDEs of one byte each, more than a file's
-#    64 MiB allows: the list stops at its bound;
+#  - many.so (75 MB): 3,000,000 FDEs of one byte each, more than naming
+#    lists (16 MiB of CFI, 512 Ki functions): the list stops at its bound;
 #  - cfi.so (2.2 MB, issue 21): two megabyte-long CIEs that take turns in
 #    the CIE cache, 10,000 FDEs using them: the work budget stops it.
 # Expect each capture (3 s) to end within 4 s with RSS under 128 MiB, the
