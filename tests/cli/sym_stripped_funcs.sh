@@ -9,7 +9,7 @@
 #    (pprof) fall in;
 #  - a stripped copy of cpu_split: its frames' offsets are the starts of the
 #    functions nm lists in the unstripped build, and its hot leaf, spin, is
-#    one frame;
+#    one frame, with --unwind fp too;
 #  - the SVG, speedscope and report name no liblzma frame the folded
 #    output does not;
 #  - pprof: the same files' locations have exact addresses, inside the
@@ -176,6 +176,10 @@ check workload_exit_0 equals "$RC" 0
 SPIN=$(awk '$1 == "spin" { printf "%x", $2 }' "$TMP/wl.funcs")
 # spin is the leaf of (nearly) every sample, as one frame at its start
 share_is workload_spin_one_frame "$TMP/wl.folded" "\\[cpu_split\\+0x$SPIN\\]( [0-9]+)$" 80 100
+# naming leans on no unwind table: the same with frame pointers only
+run_sm wlfp --unwind fp -F 999 -o "$TMP/wlfp.folded" -- "$TMP/cpu_split" 1
+check workload_fp_exit_0 equals "$RC" 0
+share_is workload_fp_spin_one_frame "$TMP/wlfp.folded" "\\[cpu_split\\+0x$SPIN\\]( [0-9]+)$" 80 100
 frame_offsets "$TMP/wl.folded" cpu_split | sort -u >"$TMP/wl.frames"
 # every function nm lists in the unstripped build
 func_offsets "$WL/cpu_split" $(nm "$WL/cpu_split" | awk '$2 ~ /^[tT]$/ { print $3 }') |
