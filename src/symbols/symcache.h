@@ -20,6 +20,7 @@
 
 #include "lib/budget.h"
 #include "files/filecache.h"
+#include "files/func_ranges.h"
 
 /* What one symbol table (or one perf map) may take while it is read. */
 #define SYMCACHE_FILE_BUDGET (64u << 20)
@@ -40,6 +41,9 @@ struct symcache_read {
 struct symcache *symcache__new(void);
 void symcache__free(struct symcache *sc);
 void symcache__set_demangle(struct symcache *sc, bool on);
+/* How files' function ranges are read (unwind_funcs__reader), for code no
+ * symbol names; NULL (the default): such frames keep their exact offsets. */
+void symcache__set_func_reader(struct symcache *sc, func_ranges_reader fn);
 /* The table of what pid maps at m (a shared "no table" entry if the file
  * cannot be opened), read within r's bounds if not cached. */
 struct symfile *symcache__resolve(struct symcache *sc, pid_t pid, const struct proc_map *m,
@@ -59,7 +63,7 @@ const char *symcache__name(struct symcache *sc, struct symfile *f, uint64_t off,
 			   uint64_t *vaddr);
 /*
  * Where the function covering file offset off starts, as a file offset, from
- * f's FDEs (unwind_funcs__start): for code no symbol names, so that a
+ * f's FDEs (func_ranges__start): for code no symbol names, so that a
  * function's samples merge.  False when no FDE covers off.
  */
 bool symcache__func_start(const struct symfile *f, uint64_t off, uint64_t *start);

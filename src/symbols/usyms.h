@@ -147,6 +147,8 @@ size_t usyms__name_frame(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr
 			 size_t len, struct usyms_frame *out);
 /* A few words for a reason ("process gone before its maps were read"). */
 const char *usyms__miss_name(enum usyms_miss m);
+/* How stripped code is named by its function's start (symcache.h). */
+void usyms__set_func_reader(struct usyms *u, func_ranges_reader fn);
 /* Demangle C++ and Rust names (off by default; smolder turns it on). */
 void usyms__set_demangle(struct usyms *u, bool on);
 /* Drops what is cached for pid (all its images), keeping shared symbol tables. */

@@ -28,69 +28,6 @@
 #include "unwind/unwind_table.h"
 #include "unwind/unwind_table_int.h"
 
-/* libLLVM-14, 105 MB: 0.95 Mi rows, a 4.9 MiB .eh_frame, 2.2 Mi instructions. */
-#define DEFAULT_MAX_ROWS (2u << 20)
-/* The CFI sections together: over 30 times libLLVM-14's, more than
- * max_rows can hold rows of. */
-#define DEFAULT_MAX_CFI_BYTES (32u << 20)
-#define DEFAULT_MAX_INSNS (64ull << 20)
-/*
- * Work per byte of CFI: a build reads each record once per pass, runs each
- * instruction once and parses a CIE again only when the cache lost it, so
- * real files take 2.2 to 2.5 units a byte (Debian 12: libc 2.39, libLLVM-14
- * 2.44, libpython3.11 2.47, chromium 2.36, a .debug_frame 2.23).  Over
- * three times that leaves room for files with more CIEs; hostile ones (two
- * megabyte-long CIEs that take turns in one cache slot: issue 21) stop at
- * it, in milliseconds.  The base is for files with a few bytes of CFI.
- */
-#define WORK_PER_BYTE 8
-#define WORK_BASE (64u << 10)
-/* Section offsets are kept in 32 bits. */
-#define MAX_CFI_BYTES 0xffffffffu
-/* Parsed CIEs, direct-mapped by offset: a linked .eh_frame has a handful,
- * a .debug_frame one per compilation unit, used by neighbouring FDEs. */
-#define CIE_CACHE 64
-#define MAX_EXEC_SEGS 16
-#define MAX_PHDRS (1u << 16)
-
-/* ---- The table being built */
-
-struct unwind_table {
-	uint64_t base;
-	struct unwind_row *rows;
-	size_t nr;
-	struct unwind_stats stats;
-};
-
-/* An FDE kept for the second pass; pcs relative to the base. */
-struct fde_ref {
-	uint32_t pc, len;
-	uint32_t off; /* of its record in its section */
-	uint8_t src;  /* enum unwind_source */
-};
-
-struct exec_seg {
-	uint64_t lo, hi;
-};
-
-struct builder {
-	struct unwind_table *t;
-	size_t cap, max_rows;
-	struct cfi_work work;
-	uint64_t base;
-	uint64_t covered; /* vaddr up to which rows were appended */
-	struct exec_seg segs[MAX_EXEC_SEGS];
-	size_t nr_segs;
-	struct cfi_sec sec[UNWIND_SRC__MAX];
-	struct fde_ref *fdes;
-	size_t nr_fdes, fdes_cap;
-	struct cie cies[CIE_CACHE];
-	struct cfa_state saved[MAX_STATE_STACK]; /* DW_CFA_remember_state's */
-	bool fdes_full; /* no room for more FDEs: list no more */
-	bool halt;      /* a budget is spent, or memory: build no more */
-	bool nomem;
-};
-
 static void note_stop(struct builder *b, enum unwind_stop why)
 {
 	if (!b->t->stats.stopped)
@@ -291,7 +228,7 @@ static int push_fde(struct builder *b, const struct fde_ref *e)
 
 /* Pass one: the FDEs of one source.  A record that cannot be read ends the
  * section, since the next one's start is unknown. */
-static void list_fdes(struct builder *b, uint8_t src)
+void cfi_list_fdes(struct builder *b, uint8_t src)
 {
 	const struct cfi_sec *s = &b->sec[src];
 	struct unwind_stats *st = &b->t->stats;
@@ -333,7 +270,7 @@ static int fde_cmp(const void *a, const void *b)
  * .debug_frame), else the first.  Those kept end before the next starts,
  * so only the last kept can overlap the next one.
  */
-static void sort_fdes(struct builder *b)
+void cfi_sort_fdes(struct builder *b)
 {
 	size_t i, n = 0;
 	struct fde_ref *last;
@@ -530,7 +467,7 @@ static void load_eh_frame_phdr(Elf *elf, size_t max, struct cfi_sec *s)
 
 /* The executable PT_LOADs, the base (the lowest), each clipped to 4 GiB
  * past the base so that every pc in them fits a row. */
-static int load_segments(struct builder *b, Elf *elf)
+int cfi_load_segments(struct builder *b, Elf *elf)
 {
 	uint64_t lo = UINT64_MAX, limit;
 	GElf_Phdr ph;
@@ -562,7 +499,7 @@ static int load_segments(struct builder *b, Elf *elf)
 
 /* f's CFI sections and dbg's .debug_frame (when dbg is the same machine),
  * within max bytes together, in order of precedence. */
-static void load_sections(struct builder *b, struct elf_file *f,
+void cfi_load_sections(struct builder *b, struct elf_file *f,
 			  struct elf_file *dbg, size_t max)
 {
 	struct cfi_sec *eh = &b->sec[UNWIND_SRC_EH_FRAME];
@@ -580,7 +517,7 @@ static void load_sections(struct builder *b, struct elf_file *f,
 		load_section(b, dbg, ".debug_frame", &max, &b->sec[UNWIND_SRC_DBG_DEBUG_FRAME]);
 }
 
-static void builder_free(struct builder *b)
+void cfi_builder_free(struct builder *b)
 {
 	size_t i;
 
@@ -590,7 +527,7 @@ static void builder_free(struct builder *b)
 	free(b);
 }
 
-static struct builder *builder_new(const struct unwind_build_opts *o)
+struct builder *cfi_builder_new(const struct unwind_build_opts *o)
 {
 	struct builder *b = calloc(1, sizeof(*b));
 
@@ -610,7 +547,7 @@ static struct builder *builder_new(const struct unwind_build_opts *o)
 }
 
 /* The work budget, unless given: WORK_PER_BYTE for each byte of CFI read. */
-static void size_work(struct builder *b)
+void cfi_size_work(struct builder *b)
 {
 	uint64_t bytes = 0;
 	size_t i;
@@ -629,12 +566,12 @@ static int build(struct builder *b)
 	size_t i;
 	int err;
 
-	size_work(b);
+	cfi_size_work(b);
 	for (i = 0; i < UNWIND_SRC__MAX; i++)
-		list_fdes(b, i);
+		cfi_list_fdes(b, i);
 	if (b->nomem)
 		return -ENOMEM;
-	sort_fdes(b);
+	cfi_sort_fdes(b);
 	err = build_rows(b);
 	s->insns = b->work.insns;
 	s->work = b->work.used;
@@ -662,14 +599,14 @@ struct unwind_table *unwind_table__build(struct elf_file *f, struct elf_file *db
 		errno = ENOEXEC;
 		return NULL;
 	}
-	b = builder_new(o);
+	b = cfi_builder_new(o);
 	if (!b) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	err = load_segments(b, elf_file__elf(f));
+	err = cfi_load_segments(b, elf_file__elf(f));
 	if (!err) {
-		load_sections(b, f, dbg, max > MAX_CFI_BYTES ? MAX_CFI_BYTES : max);
+		cfi_load_sections(b, f, dbg, max > MAX_CFI_BYTES ? MAX_CFI_BYTES : max);
 		b->t->base = b->base;
 		err = build(b);
 	}
@@ -677,7 +614,7 @@ struct unwind_table *unwind_table__build(struct elf_file *f, struct elf_file *db
 		unwind_table__free(b->t);
 	else
 		t = b->t;
-	builder_free(b);
+	cfi_builder_free(b);
 	errno = err ? -err : 0;
 	return t;
 }
@@ -782,155 +719,3 @@ void unwind_table__free(struct unwind_table *t)
 	free(t);
 }
 
-/* ---- Functions' starts (unwind_table.h) */
-
-/* A function: [pc, pc + len), relative to the base. */
-struct func_range {
-	uint32_t pc, len;
-};
-
-/* An executable PT_LOAD: file offsets [off, off + filesz) at vaddr. */
-struct func_seg {
-	uint64_t off, filesz, vaddr;
-};
-
-struct unwind_funcs {
-	uint64_t base;
-	struct func_range *funcs;
-	size_t nr;
-	struct func_seg segs[MAX_EXEC_SEGS];
-	size_t nr_segs;
-	enum unwind_stop stopped;
-};
-
-/* The executable PT_LOADs' file offsets, to turn offsets into pcs. */
-static void funcs_segments(struct unwind_funcs *fn, Elf *elf)
-{
-	GElf_Phdr ph;
-	size_t i, n;
-
-	if (elf_getphdrnum(elf, &n))
-		return;
-	for (i = 0; i < n && i < MAX_PHDRS && fn->nr_segs < MAX_EXEC_SEGS; i++)
-		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X) &&
-		    ph.p_filesz && ph.p_offset + ph.p_filesz > ph.p_offset)
-			fn->segs[fn->nr_segs++] = (struct func_seg){ ph.p_offset, ph.p_filesz,
-								     ph.p_vaddr };
-}
-
-/* The builder's sorted FDEs, 8 bytes each, into fn. */
-static int funcs_keep(struct unwind_funcs *fn, const struct builder *b)
-{
-	fn->funcs = malloc((b->nr_fdes ? b->nr_fdes : 1) * sizeof(*fn->funcs));
-	if (!fn->funcs)
-		return -ENOMEM;
-	for (size_t i = 0; i < b->nr_fdes; i++)
-		fn->funcs[i] = (struct func_range){ b->fdes[i].pc, b->fdes[i].len };
-	fn->nr = b->nr_fdes;
-	return fn->nr ? 0 : -ENOENT;
-}
-
-/* Pass one of a build (list_fdes, sort_fdes) on f's own CFI. */
-static int funcs_list(struct unwind_funcs *fn, struct builder *b, struct elf_file *f,
-		      size_t max)
-{
-	int err = load_segments(b, elf_file__elf(f));
-
-	if (err)
-		return err;
-	fn->base = b->base;
-	load_sections(b, f, NULL, max > MAX_CFI_BYTES ? MAX_CFI_BYTES : max);
-	size_work(b);
-	list_fdes(b, UNWIND_SRC_EH_FRAME);
-	list_fdes(b, UNWIND_SRC_DEBUG_FRAME);
-	if (b->nomem)
-		return -ENOMEM;
-	fn->stopped = b->t->stats.stopped;
-	if (fn->stopped == UNWIND_STOP_CANCELLED)
-		return -ETIMEDOUT;
-	sort_fdes(b);
-	return funcs_keep(fn, b);
-}
-
-struct unwind_funcs *unwind_funcs__build(struct elf_file *f, const struct unwind_build_opts *o)
-{
-	size_t max = o && o->max_cfi_bytes ? o->max_cfi_bytes : DEFAULT_MAX_CFI_BYTES;
-	struct unwind_funcs *fn;
-	struct builder *b;
-	GElf_Ehdr eh;
-	int err;
-
-	if (!f || !elf_file__elf(f) || !gelf_getehdr(elf_file__elf(f), &eh) ||
-	    !cfi_arch_supported(&eh)) {
-		errno = ENOEXEC;
-		return NULL;
-	}
-	fn = calloc(1, sizeof(*fn));
-	b = fn ? builder_new(o) : NULL;
-	err = b ? funcs_list(fn, b, f, max) : -ENOMEM;
-	if (!err)
-		funcs_segments(fn, elf_file__elf(f));
-	if (b) {
-		unwind_table__free(b->t);
-		builder_free(b);
-	}
-	if (err) {
-		unwind_funcs__free(fn);
-		errno = -err;
-		return NULL;
-	}
-	return fn;
-}
-
-bool unwind_funcs__start(const struct unwind_funcs *fn, uint64_t off, uint64_t *start)
-{
-	const struct func_seg *g = NULL;
-	size_t i, lo = 0, hi, mid;
-	uint64_t pc, vaddr;
-
-	for (i = 0; fn && i < fn->nr_segs && !g; i++)
-		if (off >= fn->segs[i].off && off - fn->segs[i].off < fn->segs[i].filesz)
-			g = &fn->segs[i];
-	if (!g || !fn->nr)
-		return false;
-	vaddr = off - g->off + g->vaddr;
-	if (vaddr < fn->base || vaddr - fn->base > UINT32_MAX)
-		return false;
-	pc = vaddr - fn->base;
-	/* the last function starting at or before pc */
-	for (hi = fn->nr; hi - lo > 1;) {
-		mid = lo + (hi - lo) / 2;
-		if (fn->funcs[mid].pc <= pc)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	if (pc < fn->funcs[lo].pc || pc - fn->funcs[lo].pc >= fn->funcs[lo].len ||
-	    fn->base + fn->funcs[lo].pc < g->vaddr)
-		return false; /* in no FDE, or one that starts in another segment */
-	*start = fn->base + fn->funcs[lo].pc - g->vaddr + g->off;
-	return true;
-}
-
-size_t unwind_funcs__count(const struct unwind_funcs *fn)
-{
-	return fn ? fn->nr : 0;
-}
-
-size_t unwind_funcs__bytes(const struct unwind_funcs *fn)
-{
-	return fn ? sizeof(*fn) + fn->nr * sizeof(*fn->funcs) : 0;
-}
-
-enum unwind_stop unwind_funcs__stopped(const struct unwind_funcs *fn)
-{
-	return fn ? fn->stopped : UNWIND_STOP_NONE;
-}
-
-void unwind_funcs__free(struct unwind_funcs *fn)
-{
-	if (!fn)
-		return;
-	free(fn->funcs);
-	free(fn);
-}

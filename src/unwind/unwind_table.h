@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "files/func_ranges.h"
 #include "unwind.h"
 
 struct budget;
@@ -126,27 +127,17 @@ void unwind_table__free(struct unwind_table *t);
 
 /*
  * Where each function of a file starts, for naming code no symbol covers
- * (usyms.c): an FDE's range is a function's, even in a stripped file.  Only
- * the first pass of a build (the FDEs of f's .eh_frame and .debug_frame,
- * sorted, overlaps dropped), with its budgets; no CFA program is run, and
- * nothing of the unwinder's tables is needed (--unwind fp names too).
- * 8 bytes a function.  NULL with errno: ENOENT (no FDE), ENOEXEC, ENOMEM,
- * ETIMEDOUT (o's budget expired or a signal came: no partial list, which
- * would name a function's tail after the last FDE listed).
+ * (unwind_funcs.c): an FDE's range is a function's, even in a stripped
+ * file.  The first pass of a build (the FDEs of f's .eh_frame and
+ * .debug_frame, sorted, overlaps dropped) within o's budgets (max_rows
+ * bounds the functions); its table is not built.  NULL with errno: ENOENT
+ * (no FDE), ENOEXEC, ENOMEM, ETIMEDOUT (o's budget expired or a signal
+ * came: no partial list, the caller reads it again later).  A list a
+ * budget stopped covers what it got to (func_ranges__stopped says which).
  */
-struct unwind_funcs;
-struct unwind_funcs *unwind_funcs__build(struct elf_file *f, const struct unwind_build_opts *o);
-/*
- * The file offset at which the function covering file offset off starts
- * (both in one executable segment), in *start; false when no FDE covers
- * off.
- */
-bool unwind_funcs__start(const struct unwind_funcs *fn, uint64_t off, uint64_t *start);
-size_t unwind_funcs__count(const struct unwind_funcs *fn);
-/* Heap bytes fn holds. */
-size_t unwind_funcs__bytes(const struct unwind_funcs *fn);
-/* What stopped the listing early (the list then ends there), or NONE. */
-enum unwind_stop unwind_funcs__stopped(const struct unwind_funcs *fn);
-void unwind_funcs__free(struct unwind_funcs *fn);
+struct func_ranges *unwind_funcs__build(struct elf_file *f, const struct unwind_build_opts *o);
+/* The same, as the func_ranges_reader symbols/ is given. */
+struct func_ranges *unwind_funcs__reader(struct elf_file *f, const struct budget *b,
+					 size_t max_cfi_bytes, size_t max_funcs);
 
 #endif

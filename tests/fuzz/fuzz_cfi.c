@@ -125,21 +125,21 @@ static void *image(const char *name, uint64_t vaddr, const uint8_t *cfi,
 /* f's functions' starts agree with t, built without a debug file. */
 static void check_funcs(struct elf_file *f, const struct unwind_table *t)
 {
-	struct unwind_funcs *fn = unwind_funcs__build(f, NULL);
+	struct func_ranges *fn = unwind_funcs__build(f, NULL);
 	const struct unwind_row *rows;
 	uint64_t start, off;
 	size_t nr;
 
-	if (t && fn && !unwind_table__stats(t)->stopped && !unwind_funcs__stopped(fn) &&
-	    unwind_funcs__count(fn) != unwind_table__stats(t)->fdes)
+	if (t && fn && !unwind_table__stats(t)->stopped && !func_ranges__stopped(fn) &&
+	    func_ranges__count(fn) != unwind_table__stats(t)->fdes)
 		abort();
 	rows = unwind_table__rows(t, &nr);
 	for (size_t i = 0; i < nr && i < 4096; i++) {
 		off = unwind_table__base(t) + rows[i].pc;
-		if (unwind_funcs__start(fn, off, &start) && start > off)
+		if (func_ranges__start(fn, off, &start) && start > off)
 			abort();
 	}
-	unwind_funcs__free(fn);
+	func_ranges__free(fn);
 }
 
 /* 'e', 'd', 'h': CFI bytes in an image made for them. */

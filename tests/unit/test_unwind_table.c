@@ -1100,14 +1100,14 @@ TEST(edges_and_refusals)
 	}
 }
 
-/* ---- Functions' starts, for naming (unwind_funcs) */
+/* ---- Functions' starts, for naming (unwind_funcs.c) */
 
 /* f's functions (its own CFI only), NULL with a line saying why. */
-static struct unwind_funcs *funcs_of(const char *path, const struct unwind_build_opts *o)
+static struct func_ranges *funcs_of(const char *path, const struct unwind_build_opts *o)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct elf_file *f = fd >= 0 ? elf_file__open_fd(fd) : NULL;
-	struct unwind_funcs *fn = f ? unwind_funcs__build(f, o) : NULL;
+	struct func_ranges *fn = f ? unwind_funcs__build(f, o) : NULL;
 	int e = errno;
 
 	if (!fn)
@@ -1127,7 +1127,7 @@ static struct unwind_funcs *funcs_of(const char *path, const struct unwind_build
  */
 static void funcs_match(const char *path)
 {
-	struct unwind_funcs *fn = funcs_of(path, NULL);
+	struct func_ranges *fn = funcs_of(path, NULL);
 	unsigned long lo, hi, prev_hi = 0;
 	size_t n = 0, bad = 0, gaps = 0;
 	uint64_t start;
@@ -1137,7 +1137,7 @@ static void funcs_match(const char *path)
 	snprintf(cmd, sizeof(cmd), "readelf --debug-dump=frames '%s'", path);
 	if (!fn || !(p = popen(cmd, "r"))) {
 		CHECK(false);
-		unwind_funcs__free(fn);
+		func_ranges__free(fn);
 		return;
 	}
 	while (fgets(line, sizeof(line), p)) {
@@ -1146,19 +1146,19 @@ static void funcs_match(const char *path)
 		if (!pc || sscanf(pc, "pc=%lx..%lx", &lo, &hi) != 2 || lo == hi)
 			continue;
 		n++;
-		bad += !unwind_funcs__start(fn, lo, &start) || start != lo;
-		bad += !unwind_funcs__start(fn, hi - 1, &start) || start != lo;
+		bad += !func_ranges__start(fn, lo, &start) || start != lo;
+		bad += !func_ranges__start(fn, hi - 1, &start) || start != lo;
 		if (prev_hi && prev_hi < lo) /* a gap before this one */
-			gaps += !unwind_funcs__start(fn, prev_hi, &start);
+			gaps += !func_ranges__start(fn, prev_hi, &start);
 		prev_hi = hi;
 	}
 	pclose(p);
 	printf("  %s: %zu functions, %zu FDEs checked, %zu gaps unnamed, %zu wrong\n", path,
-	       unwind_funcs__count(fn), n, gaps, bad);
-	CHECK(n > 100 && n == unwind_funcs__count(fn));
+	       func_ranges__count(fn), n, gaps, bad);
+	CHECK(n > 100 && n == func_ranges__count(fn));
 	CHECK(!bad);
 	CHECK(gaps > 0);
-	unwind_funcs__free(fn);
+	func_ranges__free(fn);
 }
 
 TEST(funcs_match_readelf)
@@ -1178,7 +1178,7 @@ TEST(funcs_bounded)
 	struct unwind_build_opts rows = { .max_rows = 1000 };
 	struct budget over = { .until = 1e-9 };
 	struct unwind_build_opts late = { .budget = &over };
-	struct unwind_funcs *fn;
+	struct func_ranges *fn;
 	uint64_t start;
 
 	if (sh("'%s/../tools/hostile_cfi' -c 1 -f 64 -l 16 -H hdr.so && "
@@ -1187,27 +1187,27 @@ TEST(funcs_bounded)
 	       workloads, workloads, workloads))
 		return;
 	if ((fn = funcs_of(T("hdr.so"), NULL))) {
-		CHECK(unwind_funcs__count(fn) == 64);
-		CHECK(unwind_funcs__start(fn, 0x1000 + 16 * 5 + 7, &start) && start == 0x1000 + 16 * 5);
-		CHECK(!unwind_funcs__start(fn, 0x1000 + 16 * 64, &start));
+		CHECK(func_ranges__count(fn) == 64);
+		CHECK(func_ranges__start(fn, 0x1000 + 16 * 5 + 7, &start) && start == 0x1000 + 16 * 5);
+		CHECK(!func_ranges__start(fn, 0x1000 + 16 * 64, &start));
 	}
-	unwind_funcs__free(fn);
+	func_ranges__free(fn);
 	if ((fn = funcs_of(T("many.so"), &rows))) {
-		CHECK(unwind_funcs__count(fn) < 1000);
-		CHECK(unwind_funcs__stopped(fn) == UNWIND_STOP_ROWS);
-		CHECK(unwind_funcs__start(fn, 0x1000 + 4 * 10 + 3, &start) && start == 0x1000 + 40);
-		CHECK(!unwind_funcs__start(fn, 0x1000 + 4 * 5000, &start));
-		CHECK(unwind_funcs__bytes(fn) < 1000 * 8 + 4096);
+		CHECK(func_ranges__count(fn) < 1000);
+		CHECK(func_ranges__stopped(fn) == (int)UNWIND_STOP_ROWS);
+		CHECK(func_ranges__start(fn, 0x1000 + 4 * 10 + 3, &start) && start == 0x1000 + 40);
+		CHECK(!func_ranges__start(fn, 0x1000 + 4 * 5000, &start));
+		CHECK(func_ranges__bytes(fn) < 1000 * 8 + 4096);
 	}
-	unwind_funcs__free(fn);
+	func_ranges__free(fn);
 	errno = 0;
 	CHECK(!funcs_of(T("many.so"), &late) && errno == ETIMEDOUT);
 	if ((fn = funcs_of(T("cies.so"), NULL))) {
-		CHECK(unwind_funcs__stopped(fn) == UNWIND_STOP_WORK);
-		CHECK(unwind_funcs__count(fn) < 10000);
+		CHECK(func_ranges__stopped(fn) == (int)UNWIND_STOP_WORK);
+		CHECK(func_ranges__count(fn) < 10000);
 	}
-	unwind_funcs__free(fn);
-	CHECK(!unwind_funcs__start(NULL, 0, &start) && !unwind_funcs__bytes(NULL));
+	func_ranges__free(fn);
+	CHECK(!func_ranges__start(NULL, 0, &start) && !func_ranges__bytes(NULL));
 }
 
 int main(int argc, char **argv)
