@@ -29,6 +29,8 @@ struct interval {
 	unsigned failed;       /* intervals that could not be written */
 	uint64_t unwritten;    /* their samples, lost */
 	uint64_t unnamed[USYMS_MISS__MAX]; /* of every interval, for the summary */
+	struct unsym_summary unsym;        /* likewise, and the samples named */
+	uint64_t named;
 	unsigned removed;      /* old profiles pruned */
 };
 
@@ -127,6 +129,10 @@ static int write_interval(const struct continuous_opts *o, const struct finish_o
 	rc = finish__write(fo, &src, ks, s->us, &out, 1, &w->res);
 	for (int m = 0; w->res.named && m < USYMS_MISS__MAX; m++)
 		iv->unnamed[m] += w->res.unnamed[m];
+	if (w->res.named) {
+		unsym_summary__merge(&iv->unsym, &w->res.unsym);
+		iv->named += w->res.samples;
+	}
 	if (!rc) {
 		profile_dir__add(o->dir, &w->to);
 		return 0;
@@ -223,6 +229,7 @@ int continuous__run(const struct continuous_opts *o, const struct finish_opts *f
 	}
 	capture__counters_total(s->cap, c);
 	finish__summary(fo, s->cap, c, iv.unwritten, iv.unnamed, s->us);
+	finish__unsymbolized_hint(&iv.unsym, iv.named);
 	if (iv.failed)
 		warn("%u of %u intervals could not be written: their %" PRIu64 " samples are lost",
 		     iv.failed, iv.failed + iv.nr, iv.unwritten);

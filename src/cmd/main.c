@@ -29,6 +29,7 @@
 #include "session/finish.h"
 #include "session/sampler.h"
 #include "session/targets.h"
+#include "unwind/unwind_table.h"
 
 /* What the post-capture stage needs of the command line; after the
  * capture (it fills env's duration and main binary). */
@@ -126,6 +127,7 @@ static int cmd_replay(struct env *env, const char *path)
 
 	if (us) {
 		usyms__set_demangle(us, !env->no_demangle);
+		usyms__set_func_reader(us, unwind_funcs__reader);
 		env->captured_ns = recording__captured_ns(rec);
 		snprintf(env->main_binary, sizeof(env->main_binary), "%s",
 			 recording__main_binary(rec));
@@ -416,6 +418,7 @@ static int capture_once(struct env *env, struct sampler *s, struct targets *t,
 	capture__counters(s->cap, c);
 	finish__summary(&fo, s->cap, c, 0, res.unnamed, s->us);
 	finish__python_summary(c, &res.py, s->py);
+	finish__unsymbolized_hint(&res.unsym, res.samples);
 	return rc;
 }
 

@@ -116,6 +116,7 @@ static struct fold *fold_all(const struct finish_opts *o, const struct sample_so
 		ctx->waker_stacks = fo.wakers;
 		e = src->for_each(src->arg, fold_sample, ctx);
 		memcpy(res->unnamed, fold__unnamed(f), sizeof(res->unnamed));
+		fold__unsymbolized(f, &res->unsym);
 		fold__py_stats(f, &res->py);
 	}
 	free(ctx);
@@ -281,6 +282,44 @@ static void kernel_filter_summary(const struct finish_opts *o, struct capture *c
 		: o->kernel_mode ? "--kernel-mode" : "--kernel-threads",
 		o->kernel_mode && o->kernel_threads ? "taken in user mode, or of user tasks"
 		: o->kernel_mode ? "taken in user mode" : "of user tasks");
+}
+
+/* How to get the distribution's debug symbols for the file at path into
+ * buf: Debian's libc is libc6-dbg's, other packages' are in their -dbgsym
+ * packages. */
+static void debug_package_hint(const char *path, char *buf, size_t len)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+	if (!strncmp(base, "libc.so", 7) || !strncmp(base, "ld-linux", 8) ||
+	    !strncmp(base, "libm.so", 7))
+		snprintf(buf, len, "Debian: apt install libc6-dbg");
+	else
+		snprintf(buf, len, "Debian: apt install PKG-dbgsym from the debug archive, PKG "
+			 "from `dpkg -S %s`", base);
+}
+
+void finish__unsymbolized_hint(const struct unsym_summary *u, uint64_t samples)
+{
+	char where[160], pkg[320];
+
+	if (!u || !samples || u->samples * 100 < samples * FINISH_UNSYM_PERCENT)
+		return;
+	for (size_t i = 0; i < u->nr; i++) {
+		const struct unsym_file *f = &u->top[i];
+
+		if (i && f->samples * 100 < samples * FINISH_UNSYM_PERCENT / 2)
+			break; /* the few that matter */
+		if (strlen(f->build_id) > 2)
+			snprintf(where, sizeof(where), ", or a debug file at /usr/lib/debug/.build-id/"
+				 "%.2s/%s.debug", f->build_id, f->build_id + 2);
+		else
+			where[0] = '\0';
+		debug_package_hint(f->path, pkg, sizeof(pkg));
+		warn("note: %.0f%% of samples have frames in %s without symbols (named "
+		     "[file+0xSTART], where their function starts): for names, install its debug "
+		     "symbols (%s)%s", 100.0 * f->samples / samples, f->path, pkg, where);
+	}
 }
 
 /* --off-cpu: "smolder: N off-CPU waits, M lost (...)", as the samples'. */

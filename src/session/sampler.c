@@ -8,6 +8,7 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "session/sampler.h"
+#include "unwind/unwind_table.h"
 
 /*
  * A process image had its first sample, or its mappings changed: its maps
@@ -132,6 +133,7 @@ int sampler__open(struct sampler *s, const struct sampler_opts *opts)
 	/* unwind tables as soon as maps are read */
 	usyms__set_maps_hook(s->us, on_maps, s);
 	usyms__set_demangle(s->us, opts->demangle);
+	usyms__set_func_reader(s->us, unwind_funcs__reader);
 	info("sampling %zu cpus at %" PRIu64 " %s", o.nr_cpus,
 	     o.freq ? o.freq : o.period, o.freq ? "Hz" : "ns period");
 	return 0;
