@@ -303,6 +303,7 @@ static int parse_option(int c, const char *arg, struct env *env)
 			return -1;
 		}
 		env->nr_cpus = n;
+		env->cpus_given = true;
 		return 0;
 	}
 	case 'F': return parse_u64(arg, "frequency", 1, max_sample_rate(), &env->freq);
@@ -536,6 +537,7 @@ static int check_system(struct env *env)
 	if (!env->nr_cpus) {
 		memcpy(env->cpus, online, n * sizeof(*online));
 		env->nr_cpus = n;
+		env->cpus_given = true;
 		return 0;
 	}
 	for (size_t i = 0; i < env->nr_cpus; i++) {
