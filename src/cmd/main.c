@@ -85,6 +85,9 @@ static void fill_host(struct capture_info *ci)
 			*c = '_';
 }
 
+/* When smolder started (monotonic), for continuous mode's late start. */
+static double launched;
+
 /* What the post-capture stage needs of the command line; after the
  * capture (it fills env's duration, start, losses and main binary). */
 static struct finish_opts finish_opts_of(const struct env *env)
@@ -150,6 +153,8 @@ static struct continuous_opts continuous_opts_of(const struct env *env)
 		.format = env->format,
 		.keep = env->keep,
 		.max_bytes = env->max_bytes,
+		.launched = launched,
+		.opened = clock__now(),
 	};
 }
 
@@ -499,6 +504,7 @@ int main(int argc, char **argv)
 	struct env env;
 	int rc;
 
+	launched = clock__now();
 	rc = cli__parse(argc, argv, &env);
 	if (rc < 0)
 		rc = commands[env.cmd](&env);
