@@ -77,6 +77,8 @@ struct env {
 	size_t nr_inputs;
 	bool normalize;         /* diff -n */
 	bool strict;            /* flamegraph, diff --strict: a line that is not a stack is an error */
+	const char *from_arg, *to_arg; /* flamegraph --from, --to: as given, */
+	uint64_t from_ns, to_ns;       /* and read (ns since the epoch; 0: not given) */
 	bool continuous;        /* --continuous */
 	double interval;        /* --interval, seconds */
 	const char *output_dir; /* --output-dir */

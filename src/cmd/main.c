@@ -376,6 +376,8 @@ static void stage_opts(const struct env *env, pid_t command, struct stage_opts *
 			.outputs = env->outputs,
 			.nr_outputs = env->nr_outputs,
 			.render = &env->render,
+			.from_ns = env->from_ns,
+			.to_ns = env->to_ns,
 		},
 		.command_pid = command,
 	};
