@@ -712,14 +712,15 @@ static int parse_range(struct env *env)
 	else if (env->to_arg && intervals__parse_time(env->to_arg, now, env->from_ns, &env->to_ns))
 		bad = env->to_arg, opt = "--to";
 	if (bad) {
-		err("%s: cannot read the time '%s' (give HH:MM[:SS], YYYY-MM-DDTHH:MM[:SS], Z after"
-		    " it for UTC, or an age like -10m)", opt, bad);
+		err("cannot read the time '%s' of %s (give HH:MM[:SS], YYYY-MM-DDTHH:MM[:SS], Z"
+		    " after it for UTC, or an age like -10m)", bad, opt);
 		return -1;
 	}
 	if (env->to_arg && env->to_ns <= env->from_ns) {
 		format__utc(env->from_ns, true, false, a, sizeof(a));
 		format__utc(env->to_ns, true, false, b, sizeof(b));
-		err("--to %s is not after --from %s (give the range in order)", b, a);
+		err("the range ends before it starts: --to %s is not after --from %s (give them"
+		    " in order)", b, a);
 		return -1;
 	}
 	return 0;

@@ -137,7 +137,7 @@ int convert__flamegraph(const struct convert_opts *o)
 		return 1;
 	}
 	if ((o->from_ns || o->to_ns) && !dir) {
-		err("--from and --to pick the intervals of one directory (give continuous mode's "
+		err("a time range picks the intervals of one directory (give continuous mode's "
 		    "--output-dir, not files)");
 		rc = 2;
 	} else if (dir) {
