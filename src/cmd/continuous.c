@@ -38,6 +38,8 @@ struct interval {
 	struct timespec end;
 	double work_s;         /* the last end_interval's work after its rotation */
 	double naming_s;       /* of which naming, folding and writing the file */
+	struct unwind_maps_stats at_open; /* unwind tables built before sampling */
+	bool have_tables;
 	unsigned nr;           /* intervals written */
 	unsigned failed;       /* intervals that could not be written */
 	uint64_t unwritten;    /* their samples, lost */
@@ -87,7 +89,7 @@ struct written {
  * lasted longer than --interval (the one before took longer than an
  * interval to name and write).
  */
-static void lateness(const struct continuous_opts *o, struct sampler *s, const struct interval *iv,
+static void lateness(const struct continuous_opts *o, const struct interval *iv,
 		     char *why, size_t len)
 {
 	double length = iv->end_mono - iv->start_mono, late = iv->start_mono - o->launched;
@@ -96,11 +98,13 @@ static void lateness(const struct continuous_opts *o, struct sampler *s, const s
 	size_t at = 0;
 
 	why[0] = '\0';
-	if (!iv->nr && !iv->failed && o->launched > 0 && late > 1) {
+	if (!iv->nr && !iv->failed && o->launched > 0 && late > 2) {
+		ut = iv->at_open;
 		at = snprintf(why, len, "; first interval began %.1f s after launch: starting the"
-			      " capture took %.1f s", late, o->opened - o->launched);
-		if (capture__unwind_stats(s->cap, &ut) && ut.build_ms > 100 && at < len)
-			at += snprintf(why + at, len - at, ", building unwind tables for %zu"
+			      " capture (loading the BPF programs, reading the processes' maps) took"
+			      " %.1f s", late, o->opened - o->launched);
+		if (iv->have_tables && ut.build_ms > 100 && at < len)
+			at += snprintf(why + at, len - at, ", of which building unwind tables for %zu"
 				       " processes %.1f s", ut.processes, ut.build_ms / 1000);
 	}
 	if ((iv->nr || iv->failed) && length > o->interval + slack && at < len)
@@ -120,7 +124,7 @@ static void print_status(const struct continuous_opts *o, struct sampler *s,
 	char tables[96] = "", offcpu[96] = "", removed[48] = "", late[256];
 	struct tm tm;
 
-	lateness(o, s, iv, late, sizeof(late));
+	lateness(o, iv, late, sizeof(late));
 	if (log_verbosity < 1 || (log_verbosity < 2 && !isatty(STDERR_FILENO))) {
 		if (*late)
 			warn("%s", late + 2);
@@ -255,6 +259,20 @@ static void next_interval(struct interval *iv)
 	iv->start_mono = iv->end_mono;
 }
 
+/* The first interval begins when sampling did (o->opened): what was
+ * sampled while kernel symbols were read is its own. */
+static void first_interval(const struct continuous_opts *o, struct sampler *s,
+			   struct interval *iv)
+{
+	double now = clock__now(), since = o->opened > 0 && o->opened < now ? now - o->opened : 0;
+	uint64_t real = clock__realtime_ns() - (uint64_t)(since * 1e9);
+
+	iv->start.tv_sec = (time_t)(real / 1000000000);
+	iv->start.tv_nsec = (long)(real % 1000000000);
+	iv->start_mono = now - since;
+	iv->have_tables = capture__unwind_stats(s->cap, &iv->at_open);
+}
+
 /* SIGINT, SIGTERM and SIGHUP end the run, writing the last interval. */
 static bool ends_run(int sig)
 {
@@ -272,8 +290,7 @@ int continuous__run(const struct continuous_opts *o, const struct finish_opts *f
 
 	info("writing a profile every %g s to %s", o->interval, o->output_dir);
 	prune(o, &iv); /* beyond the limits, of earlier runs */
-	clock_gettime(CLOCK_REALTIME, &iv.start);
-	iv.start_mono = clock__now();
+	first_interval(o, s, &iv);
 	while (!rc && !ends_run(sig)) {
 		double until = iv.start_mono + o->interval;
 
