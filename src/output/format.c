@@ -132,3 +132,12 @@ void format__describe(const struct profile *p, char *buf, size_t len)
 	else if (ci->source && !p->time_weighted && !p->diff)
 		put(buf, len, &at, "%s%.0f samples", at ? ": " : "", profile__total(p));
 }
+
+void format__subtitle(const struct profile *p, const struct render_opts *o, char *buf,
+		      size_t len)
+{
+	if (o && o->subtitle && *o->subtitle)
+		snprintf(buf, len, "%s", o->subtitle);
+	else
+		format__describe(p, buf, len);
+}

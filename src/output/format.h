@@ -79,6 +79,10 @@ static inline double format__count(const struct profile *p, const struct pstack 
  * pprof's comment.
  */
 void format__describe(const struct profile *p, char *buf, size_t len);
+/* --subtitle when given, else format__describe: the one line every output
+ * shows under its title. */
+void format__subtitle(const struct profile *p, const struct render_opts *o, char *buf,
+		      size_t len);
 /* ns since the epoch as "2026-11-28 10:02:00.123Z" (with_date false:
  * "10:02:00.123Z"; ms false: no ".123"). */
 void format__utc(uint64_t ns, bool with_date, bool ms, char *buf, size_t len);

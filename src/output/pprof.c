@@ -98,7 +98,7 @@ struct comms {
 
 struct pprof_writer {
 	FILE *out;
-	char described[512]; /* what the profile shows: a comment (format__describe) */
+	char described[512]; /* what the profile shows: a comment (format__subtitle) */
 	z_stream z;
 	struct pb top;       /* top-level fields not yet compressed */
 	struct pb msg, line; /* embedded messages being built */
@@ -769,7 +769,7 @@ int pprof__write(FILE *out, const struct profile *p, const struct render_opts *o
 	/* windowBits 15 + 16: a gzip wrapper, which pprof expects on disk.
 	 * Level 1, as Go's runtime/pprof writes: on 100,000 stacks it takes
 	 * half the time of the default level for a file 1% bigger. */
-	format__describe(p, w.described, sizeof(w.described));
+	format__subtitle(p, o, w.described, sizeof(w.described));
 	if (deflateInit2(&w.z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8,
 			 Z_DEFAULT_STRATEGY) != Z_OK)
 		return -ENOMEM;

@@ -24,33 +24,88 @@ hdr() { head -n 1 "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 # name_ms FILE: the start its name says, in ms since the epoch.
 name_ms() { basename "$1" | sed -E 's/^smolder-(....)(..)(..)T(..)(..)(..)\.(...)Z.*/\1-\2-\3T\4:\5:\6.\7Z/' | { read -r t; ms_of "$t"; }; }
 
-start_wl cpu_split 30 || exit 1
-W=$WL_PID
-D=$TMP/d
-"$SMOLDER" --continuous --interval 1 --output-dir "$D" -F 99 -p "$W" >"$TMP/c.out" 2>"$TMP/c.err" &
-S=$!
-sleep 6.5
-kill -TERM "$S"
-wait "$S"
-check cont_exit_0 equals "$?" 0
-mapfile -t F < <(ls "$D"/smolder-*.folded)
-check cont_files within "${#F[@]}" 6 8
-bad=
-for ((i = 0; i < ${#F[@]}; i++)); do
-	f=${F[$i]}
-	s=$(ms_of "$(hdr "$f" start)") e=$(ms_of "$(hdr "$f" end)")
-	[ "$s" = "$(name_ms "$f")" ] || bad+=" $(basename "$f"): start $s is not its name's;"
-	[ "$(hdr "$f" rate)" = 99Hz ] || bad+=" $(basename "$f"): rate $(hdr "$f" rate);"
-	[ "$(hdr "$f" host)" = "$(uname -n)" ] || bad+=" $(basename "$f"): host $(hdr "$f" host);"
-	[ "$(hdr "$f" samples)" = "$(total "$f")" ] || bad+=" $(basename "$f"): samples $(hdr "$f" samples), total $(total "$f");"
-	if ((i + 1 < ${#F[@]})); then
-		# whole intervals: as long as --interval, within the wait's wake-up
-		within "$((e - s))" 990 1100 >/dev/null || bad+=" $(basename "$f"): $((e - s)) ms long;"
+# cont_run DIR N ARGS...: continuous mode with 1 s intervals on the
+# workload until DIR holds N files, however long starting takes on a busy
+# machine; then SIGTERM.  Sets RC.
+cont_run() {
+	local dir=$1 n=$2 i
+	shift 2
+	"$SMOLDER" --continuous --interval 1 --output-dir "$dir" -F 99 -p "$W" "$@" \
+		>"$TMP/c.out" 2>"$TMP/c.err" &
+	S=$!
+	for ((i = 0; i < 600; i++)); do
+		[ "$(ls "$dir" 2>/dev/null | grep -c '^smolder-')" -ge "$n" ] && break
+		sleep 0.1
+	done
+	sleep 0.5
+	kill -TERM "$S"
+	wait "$S"
+	RC=$?
+}
+# headers FILES...: what in the files' headers disagrees with their names,
+# -F, the host, their totals and each other ("" when nothing); lengths
+# only for the intervals between the first (which also holds the reading
+# of kernel symbols) and the last (cut by SIGTERM).
+headers() {
+	local f s e i bad= F=("$@")
+	for ((i = 0; i < ${#F[@]}; i++)); do
+		f=${F[$i]}
+		s=$(ms_of "$(hdr "$f" start)") e=$(ms_of "$(hdr "$f" end)")
+		[ "$s" = "$(name_ms "$f")" ] || bad+=" $(basename "$f"): start $s is not its name's;"
+		[ "$(hdr "$f" rate)" = 99Hz ] || bad+=" $(basename "$f"): rate $(hdr "$f" rate);"
+		[ "$(hdr "$f" host)" = "$(uname -n)" ] || bad+=" $(basename "$f"): host $(hdr "$f" host);"
+		[ "$(hdr "$f" samples)" = "$(total "$f")" ] || bad+=" $(basename "$f"): samples $(hdr "$f" samples), total $(total "$f");"
+		((i + 1 < ${#F[@]})) || continue
+		# intervals meet: one ends where the next begins
 		[ "$e" = "$(ms_of "$(hdr "${F[$((i + 1))]}" start)")" ] || bad+=" $(basename "$f"): ends at $e, the next starts later;"
-	fi
+		# and none stretches: as long as --interval, within the wait's wake-up
+		((i == 0)) || within "$((e - s))" 990 1100 >/dev/null || bad+=" $(basename "$f"): $((e - s)) ms long;"
+	done
+	echo "$bad"
+}
+
+start_wl cpu_split 300 || exit 1
+W=$WL_PID
+# a timing bound: retaken (at most three runs) rather than loosened
+for try in 1 2 3; do
+	D=$TMP/d$try
+	cont_run "$D" 6
+	mapfile -t F < <(ls "$D"/smolder-*.folded)
+	bad=$(headers "${F[@]}")
+	[ -z "$bad" ] && break
+	echo "# run $try: $bad"
 done
+check cont_exit_0 equals "$RC" 0
+check cont_files within "${#F[@]}" 6 9
 check cont_headers_agree equals "$bad" ""
 check cont_header_first_line_only equals "$(grep -c '^# smolder-interval ' "${F[@]}" | awk -F: '{ t += $2 } END { print t }')" "${#F[@]}"
+
+# --- pprof and speedscope intervals: time_nanos and duration_nanos (pprof's
+# Time and Duration) are the interval's start, its name's, and its length,
+# up to the next one's name ---
+if command -v go >/dev/null; then
+	cont_run "$TMP/pb" 3 --format pprof
+	mapfile -t PB < <(ls "$TMP/pb"/smolder-*.pb.gz)
+	bad=
+	for ((i = 0; i + 1 < ${#PB[@]}; i++)); do
+		f=${PB[$i]}
+		go tool pprof -symbolize=none -raw "$f" >"$TMP/pb.raw" 2>"$TMP/pb.err"
+		t=$(sed -n 's/^Time: \([0-9-]*\) \([0-9:.]*\) .*/\1T\2Z/p' "$TMP/pb.raw")
+		[ "$(ms_of "$t")" = "$(name_ms "$f")" ] || bad+=" $(basename "$f"): Time $t;"
+		d=$(sed -n 's/^Duration: //p' "$TMP/pb.raw")
+		want=$(($(name_ms "${PB[$((i + 1))]}") - $(name_ms "$f")))
+		within "$(awk -v d="$d" 'BEGIN { printf "%d", d * 1000 }')" $((want - 10)) $((want + 10)) >/dev/null ||
+			bad+=" $(basename "$f"): Duration $d for $want ms;"
+	done
+	check pprof_interval_time_and_duration equals "$bad" ""
+else
+	fail pprof_interval_time_and_duration "go not found (scripts/deps.sh installs golang-go)"
+fi
+cont_run "$TMP/ss" 2 --format speedscope
+f=$(ls "$TMP/ss"/smolder-*.speedscope.json | head -n 1)
+name=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["name"])' "$f")
+start=$(basename "$f" | sed -E 's/^smolder-(....)(..)(..)T(..)(..)(..)\.(...)Z.*/\1-\2-\3 \4:\5:\6.\7Z/')
+check speedscope_interval_name some_line <(echo "$name") "^smolder \(-p $W, $(re_escape "$start") to [0-9:.]+Z \([0-9.]+ s\) at 99 Hz on $(re_escape "$(uname -n)") "
 
 # --- a range of intervals 2..4 (of 1..N), by the ISO times of their headers ---
 from=$(hdr "${F[1]}" start) to=$(hdr "${F[3]}" end)
@@ -65,7 +120,7 @@ check range_stacks_are_its_intervals equals "$("$PY" "$STACKS" folded "$TMP/r1.g
 sub=$(sed -n 's/.*<text id="subtitle"[^>]*>\([^<]*\)<.*/\1/p' "$TMP/r1.svg")
 echo "# subtitle: $sub"
 span="$(echo "$from" | tr T ' ') to $(echo "$to" | sed 's/.*T//')"
-check range_subtitle_names_span some_line <(echo "$sub") "^3 intervals of $(re_escape "$D"), $(re_escape "$span") \(3\.0 s\) at 99 Hz on $(re_escape "$(uname -n)"): $want samples, 0 lost$"
+check range_subtitle_names_span some_line <(echo "$sub") "^3 intervals of $(re_escape "$D"), $(re_escape "$span") \($(awk -v a="$(ms_of "$from")" -v b="$(ms_of "$to")" 'BEGIN { printf "%.1f", (b - a) / 1000 }') s\) at 99 Hz on $(re_escape "$(uname -n)"): $want samples, 0 lost$"
 check range_folded_header equals "$(hdr "$TMP/r1.folded" start) $(hdr "$TMP/r1.folded" end) $(hdr "$TMP/r1.folded" samples)" "$from $to $want"
 
 # --- the same range as a user types it: HH:MM:SS local time, the nearest
