@@ -107,10 +107,16 @@ static void lateness(const struct continuous_opts *o, const struct interval *iv,
 			at += snprintf(why + at, len - at, ", of which building unwind tables for %zu"
 				       " processes %.1f s", ut.processes, ut.build_ms / 1000);
 	}
-	if ((iv->nr || iv->failed) && length > o->interval + slack && at < len)
+	if (!(iv->nr || iv->failed) || length <= o->interval + slack || at >= len)
+		return;
+	if (iv->work_s > o->interval)
 		snprintf(why + at, len - at, "; interval %.1f s for %g s: the one before took %.1f s"
-			 " to write (naming and writing %.1f s)", length, o->interval, iv->work_s,
-			 iv->naming_s);
+			 " to write (naming and writing the file %.1f s)", length, o->interval,
+			 iv->work_s, iv->naming_s);
+	else
+		snprintf(why + at, len - at, "; interval %.1f s for %g s: the wait for its end"
+			 " returned %.1f s late (a busy machine, or reading new processes' maps)", length, o->interval,
+			 length - o->interval);
 }
 
 /* One line per interval, on a terminal (or with -vv anywhere); an interval

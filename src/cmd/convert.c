@@ -90,13 +90,14 @@ static const char *inputs_name(char *const *paths, size_t nr, char *buf, size_t 
 	return buf;
 }
 
-/* The intervals of directory dir in the range, merged into p. */
-static int read_intervals(const struct convert_opts *o, const char *dir, struct profile *p)
+/* The intervals of directory dir in the range, merged into p, which is
+ * said to be source (it must outlive p). */
+static int read_intervals(const struct convert_opts *o, const char *dir, struct profile *p,
+			  char *source, size_t len)
 {
 	struct folded_skips skips = { 0 };
 	struct intervals iv;
 	char said[512], name[4200];
-	static char source[4200];
 	int rc = intervals__pick(&iv, dir, o->from_ns, o->to_ns ? o->to_ns : UINT64_MAX);
 
 	for (size_t i = 0; !rc && i < iv.nr; i++) {
@@ -106,8 +107,7 @@ static int read_intervals(const struct convert_opts *o, const char *dir, struct 
 		rc = in ? read_input(name, in, p, o->strict ? NULL : &skips) : 1;
 	}
 	if (!rc) {
-		snprintf(source, sizeof(source), "%zu interval%s of %s", iv.nr, iv.nr == 1 ? "" : "s",
-			 dir);
+		snprintf(source, len, "%zu interval%s of %s", iv.nr, iv.nr == 1 ? "" : "s", dir);
 		intervals__describe(&iv, source, &p->info);
 		info("%zu of %zu intervals of %s picked", iv.nr, iv.seen, dir);
 		folded_skips__describe(&skips, p->diff, said, sizeof(said));
@@ -129,7 +129,7 @@ int convert__flamegraph(const struct convert_opts *o)
 {
 	struct profile *p = profile__new();
 	bool dir = o->nr_inputs == 1 && is_dir(o->inputs[0]);
-	static char source[4200];
+	char source[4200]; /* what p says it shows: lives as long as p */
 	int rc;
 
 	if (!p) {
@@ -141,7 +141,7 @@ int convert__flamegraph(const struct convert_opts *o)
 		    "--output-dir, not files)");
 		rc = 2;
 	} else if (dir) {
-		rc = read_intervals(o, o->inputs[0], p);
+		rc = read_intervals(o, o->inputs[0], p, source, sizeof(source));
 	} else {
 		rc = read_inputs(o, o->inputs, o->nr_inputs, p);
 		p->info.source = inputs_name(o->inputs, o->nr_inputs, source, sizeof(source));
