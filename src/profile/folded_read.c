@@ -234,6 +234,18 @@ bool folded_read__header(const char *line, size_t len, struct folded_header *h)
 	return true;
 }
 
+/* smolder's header, which is never a stack: a line that ends in a count
+ * or holds a ';' is one, whatever it starts with. */
+static bool is_header(const char *line, size_t len)
+{
+	struct folded_header h;
+	size_t n = len;
+	double count;
+
+	return !memchr(line, ';', len) && !trailing_count(line, &n, &count) &&
+	       folded_read__header(line, len, &h);
+}
+
 /* A comment, when skipping: '#' first and no frame separator, as the
  * "# key: value" lines of Python profilers ("# interval: 100" would
  * otherwise be a stack of one frame). */
@@ -268,8 +280,7 @@ int folded_read__skip(FILE *in, const char *name, struct profile *p, struct fold
 			n--;
 		if (!n)
 			continue;
-		if (lineno == 1 && (size_t)n > strlen(FOLDED_HEADER) &&
-		    !memcmp(line, FOLDED_HEADER, strlen(FOLDED_HEADER)))
+		if (lineno == 1 && is_header(line, n))
 			continue; /* smolder's header: not a stack, and not a stray line */
 		if (skips && is_comment(line, n))
 			e = NOT_STACK;

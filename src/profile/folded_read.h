@@ -21,7 +21,8 @@
  * with "# smolder-interval start=2026-11-28T10:02:00.123Z
  * end=2026-11-28T10:03:00.125Z host=web1 samples=1140 lost=0 rate=19Hz",
  * which says what the file holds.  Both readers skip it silently as the
- * first line of an input (elsewhere it is a comment like any other);
+ * first line of an input (elsewhere it is a comment like any other); a
+ * line that ends in a count or holds a ';' is a stack, never the header;
  * flamegraph.pl skips it as a line without a count ("Ignored 1 lines with
  * invalid format"), so it never ends in " DIGITS".
  *
