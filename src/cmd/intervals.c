@@ -218,6 +218,7 @@ static int by_start(const void *a, const void *b)
 struct owners {
 	uid_t dir, self;
 	size_t skipped;
+	size_t not_files;     /* names of ours that are FIFOs, symlinks, ... */
 	char first[72];
 	uid_t first_uid;
 };
@@ -231,8 +232,12 @@ static int consider(struct intervals *iv, struct owners *ow, const char *name, u
 	uint64_t middle;
 	int fd;
 
-	if (!interval_name(name) || (fd = open_regular(iv->dfd, name, &st)) < 0)
+	if (!interval_name(name))
 		return 0;
+	if ((fd = open_regular(iv->dfd, name, &st)) < 0) {
+		ow->not_files++;
+		return 0;
+	}
 	if (st.st_uid != ow->dir && st.st_uid != ow->self) {
 		if (!ow->skipped++) {
 			snprintf(ow->first, sizeof(ow->first), "%s", name);
@@ -316,6 +321,10 @@ int intervals__pick(struct intervals *iv, const char *dir, uint64_t from, uint64
 		warn("left out %zu file%s of other users in %s (first: %s, uid %u): anyone may have"
 		     " put them there", ow.skipped, ow.skipped == 1 ? "" : "s", dir, ow.first,
 		     (unsigned)ow.first_uid);
+	if (ow.not_files)
+		warn("left out %zu name%s in %s that %s not a regular file (a FIFO, a symlink, a"
+		     " directory)", ow.not_files, ow.not_files == 1 ? "" : "s", dir,
+		     ow.not_files == 1 ? "is" : "are");
 	if (!iv->nr)
 		return no_interval(iv, from, to);
 	qsort(iv->files, iv->nr, sizeof(*iv->files), by_start);

@@ -20,7 +20,8 @@
  * The directory may be shared: only regular files named smolder-*.folded
  * or .txt are read, never through a symlink, never a FIFO or a device,
  * and files of users other than the directory's owner (or smolder's) are
- * left out and said: anyone could have planted them.  At most
+ * left out and said (as are names that are not regular files): anyone
+ * could have planted them.  At most
  * INTERVALS_MAX files are considered.
  */
 #ifndef SMOLDER_INTERVALS_H

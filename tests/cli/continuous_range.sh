@@ -166,3 +166,4 @@ check shared_exit_0 equals "$RC" 0
 check shared_quick within "$((($(date +%s%N) - t0) / 1000000))" 0 2000
 check shared_only_ours equals "$(total "$TMP/sh.folded")" "$(($(total "${F[1]}") + $(total "${F[2]}")))"
 check shared_says_left_out some_line "$TMP/sh.err" "left out 1 file of other users"
+check shared_says_not_files some_line "$TMP/sh.err" "left out 2 names in .* that are not a regular file"
