@@ -234,6 +234,16 @@ bool capture__unwind_stats(struct capture *c, struct unwind_maps_stats *out)
 	return true;
 }
 
+/* Whether -p names smolder's own process: then it is profiled like any
+ * other; else the BPF programs leave it out. */
+static bool named_self(const struct capture_opts *o)
+{
+	for (size_t i = 0; i < o->nr_tgids; i++)
+		if (o->tgids[i] == (uint32_t)getpid())
+			return true;
+	return false;
+}
+
 static int configure(struct smolder_bpf *skel, const struct capture_opts *o, int *shard_template)
 {
 	struct smolder_bpf__rodata *ro = skel->rodata;
@@ -247,8 +257,11 @@ static int configure(struct smolder_bpf *skel, const struct capture_opts *o, int
 	ro->user_stacks = o->user_stacks;
 	ro->per_cpu = o->per_cpu;
 	ro->filter_tgid = o->nr_tgids > 0;
+	ro->self_tgid = named_self(o) ? 0 : (uint32_t)getpid();
 	ro->filter_tid = o->nr_tids > 0;
 	ro->idle_mode = o->idle_mode;
+	ro->kernel_mode_only = o->kernel_mode;
+	ro->kernel_threads_only = o->kernel_threads;
 	ro->pidns_inum = inum;
 	ro->thread_size = probe__thread_size();
 	ro->python_frames = o->python_frames && o->user_stacks;
@@ -625,6 +638,11 @@ static int bank_counters(struct capture *c, unsigned int b, uint64_t *out, bool 
 	}
 	free(vals);
 	return e;
+}
+
+uint64_t capture__kernel_filtered(struct capture *c)
+{
+	return __atomic_load_n(&c->skel->bss->kernel_filtered, __ATOMIC_RELAXED);
 }
 
 void capture__counters(struct capture *c, uint64_t *out)

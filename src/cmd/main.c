@@ -22,6 +22,7 @@
 #include <sys/utsname.h>
 #include "cmd/cli.h"
 #include "lib/clock.h"
+#include "lib/cpus.h"
 #include "cmd/continuous.h"
 #include "cmd/convert.h"
 #include "lib/log.h"
@@ -137,6 +138,8 @@ static struct finish_opts finish_opts_of(const struct env *env)
 		.count_entries = env->count_entries,
 		.offcpu_entries = env->offcpu_entries,
 		.continuous = env->continuous,
+		.kernel_mode = env->kernel_mode,
+		.kernel_threads = env->kernel_threads,
 	};
 
 	fill_host(&fo.info);
@@ -313,6 +316,31 @@ static void block_stop_signals(const struct env *env, sigset_t *sigs)
 	sigprocmask(SIG_BLOCK, sigs, NULL);
 }
 
+/*
+ * Whether a COMMAND's standard output must go to smolder's standard
+ * error: when a profile goes to standard output, where the command's own
+ * output would land in it (perf record and perf stat keep them apart
+ * too).
+ */
+static bool command_out_to_err(const struct env *env)
+{
+	if (!env->command)
+		return false;
+	for (size_t i = 0; i < env->nr_outputs; i++)
+		if (!env->outputs[i].path || !strcmp(env->outputs[i].path, "-"))
+			return true;
+	return false;
+}
+
+/* Once the command runs (a command that cannot run gets its one error
+ * line alone), when standard output is not the terminal. */
+static void say_command_out(const struct env *env)
+{
+	if (command_out_to_err(env) && !isatty(STDOUT_FILENO))
+		warn("the command's output goes to standard error, out of the profile on standard"
+		     " output (-o FILE leaves it on standard output)");
+}
+
 /* The options of every stage, from the command line. */
 struct stage_opts {
 	struct sampler_opts sampler;
@@ -336,6 +364,8 @@ static void stage_opts(const struct env *env, pid_t command, struct stage_opts *
 			/* the idle breakdown is per CPU whatever the view */
 			.per_cpu = env->per_cpu || env->idle == IDLE_ONLY,
 			.idle_mode = env->idle,
+			.kernel_mode = env->kernel_mode,
+			.kernel_threads = env->kernel_threads,
 			.irq_frames = env->irq_frames,
 			.kworker_frames = env->kworker,
 			.tgids = env->tgids,
@@ -387,6 +417,35 @@ static void stage_opts(const struct env *env, pid_t command, struct stage_opts *
 	}
 }
 
+/* --idle-only: the kernel's count of each CPU's idle time (MAX_CPUS ms),
+ * to tell at the end why a CPU had no idle sample; else NULL. */
+static double *idle_count(const struct env *env)
+{
+	double *ms = env->idle == IDLE_ONLY ? calloc(MAX_CPUS, sizeof(*ms)) : NULL;
+
+	if (ms && cpus__idle_ms(ms, MAX_CPUS)) {
+		free(ms);
+		return NULL;
+	}
+	return ms;
+}
+
+/* The idle time counted since idle_count(env) gave start, into start; NULL
+ * (start freed) when it cannot be read. */
+static double *idle_since(const struct env *env, double *start)
+{
+	double *now = start ? idle_count(env) : NULL;
+
+	for (int cpu = 0; now && cpu < MAX_CPUS; cpu++)
+		start[cpu] = now[cpu] - start[cpu];
+	if (!now) {
+		free(start);
+		start = NULL;
+	}
+	free(now);
+	return start;
+}
+
 /*
  * One capture, until the duration ends, a signal arrives or the targets
  * are gone; then what it counted is named, written and summed up.  *sig:
@@ -399,7 +458,7 @@ static int capture_once(struct env *env, struct sampler *s, struct targets *t,
 	struct finish_opts fo;
 	struct sample_source src;
 	uint64_t c[CNT__MAX];
-	double started;
+	double started, *idle;
 	int rc;
 
 	start_line(env, t ? targets__command_pid(t) : 0);
@@ -409,6 +468,7 @@ static int capture_once(struct env *env, struct sampler *s, struct targets *t,
 		targets__main_binary(t, env->main_binary, sizeof(env->main_binary),
 				     env->main_build_id, sizeof(env->main_build_id));
 	}
+	idle = idle_count(env);
 	started = clock__now();
 	env->started_ns = clock__realtime_ns();
 	*sig = sampler__wait(s, sigs, env->duration > 0 ? started + env->duration : 0);
@@ -416,14 +476,17 @@ static int capture_once(struct env *env, struct sampler *s, struct targets *t,
 	env->captured_ns = (uint64_t)((clock__now() - started) * 1e9);
 	capture__counters(s->cap, c);
 	env->lost = c[CNT_STACK_MAP_FULL] + c[CNT_COUNT_MAP_FULL];
+	idle = idle_since(env, idle);
 	if (getenv("SMOLDER_RECORD"))
 		recording__save(getenv("SMOLDER_RECORD"), s->cap, env->captured_ns,
 				env->main_binary, env->main_build_id);
 
 	fo = finish_opts_of(env);
 	fo.fold.py = s->py;
+	fo.idle_ms = idle;
 	src = finish__capture_source(s->cap);
 	rc = finish_capture(&fo, s, &src, s->us, &res);
+	free(idle);
 	capture__counters(s->cap, c);
 	finish__summary(&fo, s->cap, c, 0, res.unnamed, s->us);
 	finish__python_summary(c, &res.py, s->py);
@@ -449,7 +512,8 @@ static int cmd_capture(struct env *env)
 		return cmd_replay(env, getenv("SMOLDER_REPLAY"));
 	block_stop_signals(env, &sigs);
 	if (!env->continuous && (env->command || env->nr_tgids)) {
-		t = targets__new(env->tgids, env->nr_tgids, env->command);
+		t = targets__new(env->tgids, env->nr_tgids, env->command,
+				 command_out_to_err(env));
 		if (!t)
 			return 1;
 	}
@@ -468,6 +532,7 @@ static int cmd_capture(struct env *env)
 	} else if (t && targets__go(t)) {
 		rc = 127;
 	} else {
+		say_command_out(env);
 		rc = capture_once(env, &s, t, &sigs, &sig);
 	}
 	sampler__close(&s);

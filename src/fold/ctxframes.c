@@ -46,6 +46,11 @@ bool ctxframes__is_softirq_loop(const char *func)
 	return !strcmp(func, "handle_softirqs") || !strcmp(func, "__do_softirq");
 }
 
+bool ctxframes__is_timer_wakeup(const char *func)
+{
+	return !strcmp(func, "hrtimer_wakeup") || !strcmp(func, "process_timeout");
+}
+
 bool ctxframes__irq(uint32_t ctx, bool in_softirq_loop, char *buf, size_t len)
 {
 	uint32_t vec = ctx - CTX_SOFTIRQ;

@@ -33,6 +33,9 @@ bool ctxframes__group_thread(const char *comm, char *buf, size_t len);
 bool ctxframes__irq(uint32_t ctx, bool in_softirq_loop, char *buf, size_t len);
 /* True for the kernel's softirq loop: handle_softirqs, __do_softirq. */
 bool ctxframes__is_softirq_loop(const char *func);
+/* True for a timer's expiry waking a sleeper: hrtimer_wakeup (nanosleep,
+ * timed futex and poll waits), process_timeout (schedule_timeout). */
+bool ctxframes__is_timer_wakeup(const char *func);
 
 /* "queued-by:dd-1234", "queued-by:[softirq:TIMER]", "queued-by:[unknown]";
  * with group, a kernel thread queuer is its group name without a PID. */

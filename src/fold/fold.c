@@ -25,7 +25,8 @@
 #define NAME_MAX_LEN 1024
 /* The most frames a sample names: cpu_N, the process, [idle:...], [irq],
  * three work item frames; user frames, "-", kernel frames; [off-cpu:S],
- * woken-by:COMM (or woken-by-irq...) and the waker's kernel frames. */
+ * woken-by:COMM (or woken-by-irq...) and the waker's kernel frames, or
+ * woken-by-timer alone. */
 #define FOLD_MAX_FRAMES (7 + PYFRAMES_MAX + 1 + SMOLDER_MAX_DEPTH + 2 + SMOLDER_MAX_DEPTH)
 
 struct fold {
@@ -500,6 +501,18 @@ static int interrupt_entry(struct fold *f, const struct stack_trace *wst, bool *
 	return -1;
 }
 
+/* Whether a timer's expiry did the wakeup: its interrupt's frames are the
+ * same on every sleep, so the waker is the timer, one frame. */
+static bool timer_wakeup(struct fold *f, const struct stack_trace *wst)
+{
+	const char *name;
+
+	for (uint32_t i = 0; wst && i < wst->nr; i++)
+		if ((name = kernel_sym(f, wst, i)) && ctxframes__is_timer_wakeup(name))
+			return true;
+	return false;
+}
+
 /*
  * The waker's frame: "woken-by:COMM" for a task, and for what is no task
  * "woken-by-irq", "woken-by-softirq" or "woken-by-unknown", which no COMM
@@ -540,6 +553,12 @@ static int add_offcpu(struct fold *f, const struct sample_key *key,
 	(*n)++;
 	if (!f->o.wakers || !key->work)
 		return 0;
+	if (timer_wakeup(f, wst)) {
+		if (push_frame(f, "woken-by-timer", ""))
+			return -ENOMEM;
+		(*n)++;
+		return 0;
+	}
 	from = waker_frame(f, key, wst, name, sizeof(name));
 	if (push_frame(f, name, ""))
 		return -ENOMEM;

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* CPU list parsing and the online CPU set (see cpus.h). */
+/* CPU list parsing, the online CPU set and /proc/stat's idle time (see
+ * cpus.h). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "lib/cpus.h"
 
 static int read_cpu_number(const char **p)
@@ -65,4 +67,24 @@ int cpus__online(int *cpus, size_t max)
 	fclose(f);
 	buf[len] = 0;
 	return cpus__parse_list(buf, cpus, max);
+}
+
+int cpus__idle_ms(double *ms, size_t max)
+{
+	FILE *f = fopen("/proc/stat", "re");
+	long tick = sysconf(_SC_CLK_TCK);
+	unsigned long long user, nice, sys, idle, iowait;
+	char line[512];
+	unsigned cpu;
+
+	if (!f)
+		return -1;
+	if (tick <= 0)
+		tick = 100;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "cpu%u %llu %llu %llu %llu %llu", &cpu, &user, &nice, &sys, &idle,
+			   &iowait) == 6 && cpu < max)
+			ms[cpu] = (double)(idle + iowait) * 1000 / tick;
+	fclose(f);
+	return 0;
 }

@@ -234,6 +234,15 @@ static bool ends_with(const char *s, size_t len, const char *suffix)
 	return len >= n && !memcmp(s + len - n, suffix, n);
 }
 
+/* "[off-cpu:S]", "[off-cpu:D]": where a stack stops running and waits
+ * (fold.c's add_offcpu). */
+static bool is_wait_marker(const char *s, size_t len)
+{
+	static const char prefix[] = "[off-cpu:";
+
+	return len > sizeof(prefix) && !memcmp(s, prefix, sizeof(prefix) - 1) && s[len - 1] == ']';
+}
+
 static void measure(struct flame *f, const struct flame_frame *fr)
 {
 	double delta = fr->count - fr->before;
@@ -284,6 +293,8 @@ static int open_frame(struct builder *b, uint32_t id)
 		o->flags |= FLAME_JIT;
 	if (ends_with(name, len, "_[py]"))
 		o->flags |= FLAME_PYTHON;
+	if (is_wait_marker(name, len) || (!b->f->reverse && (pflags & FLAME_WAITING)))
+		o->flags |= FLAME_WAITING;
 	if (len == 1 && name[0] == '-')
 		o->flags |= FLAME_DELIM;
 	/* Reversed stacks put kernel frames below the "-", not above. */

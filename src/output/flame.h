@@ -32,6 +32,8 @@ enum flame_flags {
 	FLAME_ABOVE_DELIM = 8, /* above a "-" (so FLAME_KERNEL too); not
 				  with reverse, where "above" is unknown */
 	FLAME_PYTHON = 16, /* name ends in "_[py]" */
+	FLAME_WAITING = 32, /* an off-CPU wait: "[off-cpu:...]" and, not with
+			       reverse, the frames above it (the waker's) */
 };
 
 struct flame_frame {

@@ -286,8 +286,86 @@
 		});
 	}
 
+	/*
+	 * A graph taller than the window opens scrolled to where the samples
+	 * are: a thin deep tower makes the page tall, and the wide frames,
+	 * which rise from the root, would be below the first screen of a
+	 * flame graph (root at the bottom).  The view puts frame f (the root,
+	 * or a link's zoomed frame) and the rows next to the root on screen:
+	 * root at the bottom, f's row at the window's bottom; an icicle graph
+	 * (root at the top) keeps f's row at the top.  The title and the
+	 * controls stay on screen (floatBands).
+	 */
+	function reveal(f) {
+		var root = frames[frames.length - 1], h = window.innerHeight;
+		var height = parseFloat(svg.getAttribute("height")), top;
+
+		if (!f || !root || !h || height <= h)
+			return;
+		if (root.y > height / 2) /* a flame graph: the root is at the bottom */
+			top = f.y - root.y + height - h;
+		else
+			top = f.y - root.y;
+		window.scrollTo(0, Math.max(0, top));
+	}
+
+	/*
+	 * On a page taller than the window the controls and the title (the
+	 * top band) and the hovered frame's details (the bottom band) stay on
+	 * screen as it scrolls: each band moves into a group drawn over the
+	 * frames, on its own background, and follows the view.
+	 */
+	function floatBands() {
+		var height = parseFloat(svg.getAttribute("height"));
+		var width = parseFloat(svg.getAttribute("width"));
+		var stops = document.querySelectorAll("#background stop");
+		var texts = Array.prototype.filter.call(svg.children, function (el) {
+			return el.tagName === "text";
+		});
+		var band = function (fill, atTop) {
+			var g = document.createElementNS(SVGNS, "g"), r = document.createElementNS(SVGNS, "rect");
+			var mine = texts.filter(function (t) {
+				return (parseFloat(t.getAttribute("y")) < height / 2) === atTop;
+			});
+			var ys = mine.map(function (t) { return parseFloat(t.getAttribute("y")); });
+			var y0 = atTop ? 0 : Math.min.apply(null, ys) - FONT - 4;
+			var y1 = atTop ? Math.max.apply(null, ys) + 6 : height;
+
+			if (!mine.length)
+				return null;
+			r.setAttribute("x", "0");
+			r.setAttribute("y", y0.toFixed(1));
+			r.setAttribute("width", width.toFixed(1));
+			r.setAttribute("height", (y1 - y0).toFixed(1));
+			r.setAttribute("fill", fill);
+			g.appendChild(r);
+			mine.forEach(function (t) { g.appendChild(t); });
+			svg.appendChild(g);
+			return g;
+		};
+		var head, foot, follow;
+
+		if (!window.innerHeight || height <= window.innerHeight || stops.length < 2)
+			return;
+		head = band(stops[0].getAttribute("stop-color"), true);
+		foot = band(stops[1].getAttribute("stop-color"), false);
+		follow = function () {
+			var y = window.scrollY;
+
+			if (head)
+				head.setAttribute("transform", "translate(0," + Math.max(0, y).toFixed(0) + ")");
+			if (foot)
+				foot.setAttribute("transform", "translate(0," +
+						  Math.min(0, y + window.innerHeight - height).toFixed(0) + ")");
+		};
+		window.addEventListener("scroll", follow);
+		window.addEventListener("resize", follow);
+		follow();
+	}
+
 	load();
 	listen();
+	floatBands();
 	window.smolder = {
 		zoom: zoom, unzoom: unzoom, search: search, resetSearch: resetSearch,
 		ignoreCase: ignoreCase, frames: frames,
@@ -301,4 +379,5 @@
 		zoom(at);
 	if (params.get("s"))
 		search(params.get("s"));
+	reveal(at || frames[frames.length - 1]);
 })();

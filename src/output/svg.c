@@ -52,6 +52,16 @@ static const struct palette palettes[] = {
 	{ "aqua", { 50, 165, 165 }, { 60, 55, 55 }, { 0, 0, 0 } },
 	{ "orange", { 190, 90, 0 }, { 65, 65, 0 }, { 0, 0, 0 } },
 };
+/*
+ * Off-CPU waits ("[off-cpu:*]" and the frames above it): a sky blue of
+ * their own, as flamegraph.pl's off-CPU graphs are blue, so that running
+ * and waiting part at a glance whatever the palette.  Red and green move
+ * together (green is always red + 70), which no palette above makes:
+ * "blue", "io" and the kernel's blue have red = green, aqua green = blue.
+ */
+static const struct palette waiting_palette = { "waiting", { 70, 140, 210 }, { 40, 40, 40 },
+						 { 0, 0, 1 } };
+
 enum { PAL_HOT, PAL_MEM, PAL_IO, PAL_RED, PAL_GREEN, PAL_BLUE, PAL_YELLOW,
        PAL_PURPLE, PAL_AQUA, PAL_ORANGE };
 
@@ -335,6 +345,8 @@ static void frame_color(const struct svg *g, const struct flame_frame *fr, int r
 {
 	if (g->diff)
 		diff_color(g, fr, rgb);
+	else if (fr->flags & FLAME_WAITING)
+		pal_color(&waiting_palette, fr, rgb);
 	else if (!g->pal)
 		kernel_color(fr, rgb);
 	else

@@ -236,7 +236,8 @@ static void loss_hints(const struct finish_opts *o, const uint64_t *c)
 	else
 		warn("the count map was full for %" PRIu64 " samples (it holds %u sample keys, one "
 		     "per process, thread and stack): raise --stack-storage-size, which sizes it too "
-		     "(3/8 as many keys, at least 1024)", c[CNT_COUNT_MAP_FULL], o->count_entries);
+		     "(%s, at least 1024), or lower -F", c[CNT_COUNT_MAP_FULL], o->count_entries,
+		     o->count_entries == o->stack_entries ? "as many keys" : "3/8 as many keys");
 }
 
 /*
@@ -268,6 +269,20 @@ static void naming_losses(const uint64_t *unnamed, const struct usyms *us)
 		info("symbols: %" PRIu64 " files too big to read, %" PRIu64 " reads out of time, "
 		     "%" PRIu64 " perf maps read in part", st.files_too_big, st.files_late,
 		     st.jit_maps_cut);
+}
+
+/* --kernel-mode, --kernel-threads: what they left out, on request, so
+ * apart from what was lost. */
+static void kernel_filter_summary(const struct finish_opts *o, struct capture *cap)
+{
+	if (!o->kernel_mode && !o->kernel_threads)
+		return;
+	fprintf(stderr, "smolder: %" PRIu64 " samples left out by %s (%s)\n",
+		capture__kernel_filtered(cap),
+		o->kernel_mode && o->kernel_threads ? "--kernel-mode and --kernel-threads"
+		: o->kernel_mode ? "--kernel-mode" : "--kernel-threads",
+		o->kernel_mode && o->kernel_threads ? "taken in user mode, or of user tasks"
+		: o->kernel_mode ? "taken in user mode" : "of user tasks");
 }
 
 /* --off-cpu: "smolder: N off-CPU waits, M lost (...)", as the samples'. */
@@ -305,6 +320,7 @@ void finish__summary(const struct finish_opts *o, struct capture *cap, const uin
 		", count map full %" PRIu64 "%s)\n", c[CNT_SAMPLES], lost + unwritten,
 		c[CNT_STACK_MAP_FULL], c[CNT_COUNT_MAP_FULL], more);
 	loss_hints(o, c);
+	kernel_filter_summary(o, cap);
 	offcpu_summary(o, c);
 	naming_losses(unnamed, us);
 	info("%" PRIu64 " idle-loop samples left out, %" PRIu64 " kernel and %" PRIu64
@@ -362,6 +378,32 @@ static void idle_row_unknown(const char *label, char *none, size_t len)
 	snprintf(none + n, len - n, "%s%s", n ? "," : "", label);
 }
 
+/*
+ * Why CPUs (the list none, n of them) had no idle sample, in one line, by
+ * the kernel's own count of their idle time during the capture (counted
+ * ms, or < 0 when unknown; /proc/stat counts in 10 ms ticks): busy all
+ * along, idle for less than a sampling period, or idle where the sampling
+ * timer did not fire (a CPU halted in tickless idle, as some VMs' are);
+ * and what to run instead.
+ */
+static void explain_unknown(const char *none, size_t n, double counted, double ms_per_sample)
+{
+	const char *its = n > 1 ? "their" : "its";
+
+	if (counted < 0)
+		fprintf(stderr, "smolder: no idle samples on cpu %s (-): busy all along, or idle without the sampling timer firing (tickless idle); %s idle time is not known: `mpstat -P ALL 1` shows it\n",
+			none, its);
+	else if (counted < 10.0 * n)
+		fprintf(stderr, "smolder: cpu %s had no idle time (%.0f ms by the kernel's count, /proc/stat): busy all along; run without --idle-only to see what kept %s busy\n",
+			none, counted, n > 1 ? "them" : "it");
+	else if (counted < ms_per_sample * n)
+		fprintf(stderr, "smolder: cpu %s idled %.0f ms by the kernel's count (/proc/stat), less than a sampling period (%.0f ms): raise -F or capture longer for %s idle paths\n",
+			none, counted, ms_per_sample, its);
+	else
+		fprintf(stderr, "smolder: cpu %s idled %.0f ms by the kernel's count (/proc/stat) but no sample landed in %s idle loop: the sampling timer did not fire while idle (tickless idle, as on some VMs), so %s idle time by path is not known; `mpstat -P ALL 1` shows %s idle time\n",
+			none, counted, its, its, its);
+}
+
 static bool sampled_cpu(const struct finish_opts *o, int cpu)
 {
 	for (size_t i = 0; i < o->nr_cpus; i++)
@@ -378,6 +420,8 @@ static void idle_table(const struct finish_opts *o, const struct fold *f)
 	double ms = o->sample_ns / 1e6;
 	uint64_t all[IDLE_PATH__MAX] = { 0 }, any;
 	char driver[64], label[16], none[256] = "";
+	double counted = 0;
+	size_t nr_none = 0;
 
 	/* --idle-only without a single idle sample still says so, CPU by CPU */
 	static const uint64_t no_samples[(size_t)MAX_CPUS * IDLE_PATH__MAX];
@@ -400,17 +444,18 @@ static void idle_table(const struct finish_opts *o, const struct fold *f)
 			all[p] += row[p];
 		}
 		snprintf(label, sizeof(label), "%d", cpu);
-		if (any)
+		if (any) {
 			idle_row(label, row, ms);
-		else if (sampled_cpu(o, cpu))
+		} else if (sampled_cpu(o, cpu)) {
 			idle_row_unknown(label, none, sizeof(none));
+			nr_none++;
+			if (o->idle_ms)
+				counted += o->idle_ms[cpu];
+		}
 	}
 	idle_row("all", all, ms);
-	/* no sample is not no idle time: a CPU halted in tickless idle may
-	 * get no timer interrupt, and so no sample, for the whole capture */
 	if (none[0])
-		fprintf(stderr, "smolder: no idle samples on cpu %s (-): busy all along, or idle without the sampling timer firing (tickless idle); %s idle time is not known\n",
-			none, strchr(none, ',') ? "their" : "its");
+		explain_unknown(none, nr_none, o->idle_ms ? counted : -1, ms);
 }
 
 void finish__python_summary(const uint64_t *c, const struct fold_py_stats *f,

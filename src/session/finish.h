@@ -31,11 +31,15 @@ struct finish_opts {
 	bool idle_table;             /* --idle-only: the idle table after writing */
 	const int *cpus;             /* the CPUs sampled, for the idle table */
 	size_t nr_cpus;
+	const double *idle_ms;       /* the idle table: each CPU's idle ms during
+				      * the capture by the kernel's count
+				      * (cpus__idle_ms; MAX_CPUS), or NULL */
 	/* For the summary's advice on losses: */
 	uint32_t stack_entries;      /* --stack-storage-size */
 	uint32_t count_entries;      /* sample keys the count map holds */
 	uint32_t offcpu_entries;     /* --off-cpu: waits the pending map holds */
 	bool continuous;             /* the count map holds one interval */
+	bool kernel_mode, kernel_threads; /* the filters, said with what they left out */
 };
 
 /* Where counted samples are read from: a capture (finish__capture_source),

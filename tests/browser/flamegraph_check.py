@@ -11,8 +11,10 @@ it prints "error=..." and exits 1.
 
 usage: flamegraph_check.py --driver URL --svg FILE [--regex RE
                            --zoom NAME --sibling NAME --screenshot PNG]
+                           [--first-screen --window WxH]
 Without --regex it only loads the page (for hostile names: did any code
-of theirs run?).
+of theirs run?).  --first-screen reports what a window of WxH shows at
+load: where the widest tower's frames are on the screen.
 """
 import argparse
 import base64
@@ -20,6 +22,7 @@ import json
 import pathlib
 import struct
 import sys
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -230,6 +233,46 @@ def check_url_state(s, zoom, sibling, regex, svg_url):
     out("reset_url_keys", ",".join(sorted(urllib.parse.parse_qs(urllib.parse.urlparse(url).query))))
 
 
+# The widest tower: from the root, the widest child at each level up to
+# its top; where its root and top frames are in the window, in CSS pixels
+# (0 is the window's top edge), and the window's and page's heights.
+FIRST_SCREEN = """
+var fs = window.smolder.frames, root = fs[fs.length - 1], top = root;
+document.getElementById("details").textContent = root.title; /* as a hover writes it */
+for (;;) {
+  var kids = fs.filter(function (f) { return f.parent === top; });
+  if (!kids.length) break;
+  top = kids.sort(function (a, b) { return b.count - a.count; })[0];
+}
+function box(el) { var r = el.getBoundingClientRect(); return [r.top, r.bottom]; }
+function span(f) { return box(f.rect); }
+return { root: span(root), top: span(top), top_name: top.name, window: window.innerHeight,
+         title: box(document.getElementById("title")),
+         search: box(document.getElementById("search")),
+         details: box(document.getElementById("details")),
+         page: parseFloat(document.documentElement.getAttribute("height")),
+         depth: Math.max.apply(null, fs.map(function (f) { return f.depth; })) };
+"""
+
+
+def check_first_screen(s, svg_url):
+    s.get(svg_url)
+    v = s.script(FIRST_SCREEN)
+    out("window_height", v["window"])
+    out("page_height", v["page"])
+    out("max_depth", v["depth"])
+    out("tower_top_name", v["top_name"])
+    for key in ("root", "top", "title", "search", "details"):
+        out(key + "_span", "%.0f %.0f" % tuple(v[key]))
+    # scrolled to the top by hand: the controls and the details line are
+    # still on screen (the scroll handler runs on the next frame)
+    s.script("window.scrollTo(0, 0);")
+    time.sleep(0.5)
+    v = s.script(FIRST_SCREEN)
+    for key in ("root", "title", "search", "details"):
+        out("scrolled_" + key + "_span", "%.0f %.0f" % tuple(v[key]))
+
+
 def png_size(data):
     """(width, height) from a PNG's IHDR, or (0, 0) if it is not one."""
     if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
@@ -254,12 +297,18 @@ def main():
     ap.add_argument("--zoom")
     ap.add_argument("--sibling")
     ap.add_argument("--screenshot")
+    ap.add_argument("--first-screen", action="store_true")
+    ap.add_argument("--window", default="1400,1200")
     a = ap.parse_args()
     svg = pathlib.Path(a.svg).resolve()
     url = svg.as_uri()
     s = None
     try:
-        s = Session(a.driver, CHROME_ARGS)
+        args = [x for x in CHROME_ARGS if not x.startswith("--window-size=")]
+        s = Session(a.driver, args + ["--window-size=" + a.window.replace("x", ",")])
+        if a.first_screen:
+            check_first_screen(s, url)
+            return 0
         check_load(s, url)
         if not a.regex:
             return 0

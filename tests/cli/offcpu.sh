@@ -52,9 +52,9 @@ check offcpu_wakers_pipe_share within "$(thread_share "$W" ';wait_pipe;.*woken-b
 check offcpu_wakers_pipe_writer_writes some_line "$W" 'woken-by:pipe_writer;.*pipe_write'
 
 # --- --wakers: a thread named "[irq]" (any task may name itself so) is a
-# task waker, woken-by:[irq]; the real interrupts that end doze's sleeps are
-# woken-by-irq, which no task name can make.  With -U too, where no kernel
-# frame shows which is which: the waker's stack still tells an interrupt ---
+# task waker, woken-by:[irq]; the timer interrupts that end doze's sleeps
+# are woken-by-timer, which no task name can make.  With -U too, where no
+# kernel frame shows which is which: the waker's stack still tells a timer ---
 start_wl offcpu_split named '[irq]' 60 || exit 1
 N=$WL_PID
 sleep 0.5
@@ -64,12 +64,12 @@ for u in "" -U; do
 	F=$TMP/named$x.out
 	check "offcpu_wakers_named_irq${x}_exit_0" equals "$RC" 0
 	check "offcpu_wakers_named_irq${x}_is_a_task" within "$(thread_share "$F" ';wait_pipe;.*\[off-cpu:S\];woken-by:\[irq\]( |;)')" 15 23
-	# doze's wakeups are the timer interrupt's (the share of its woken time:
-	# a sleep going on at the end has no waker yet)
+	# doze's wakeups are the timer's (the share of its woken time: a sleep
+	# going on at the end has no waker yet)
 	doze=$(thread_share "$F" ';doze;.*\[off-cpu:S\];woken-by')
-	irq=$(thread_share "$F" ';doze;.*\[off-cpu:S\];woken-by-(irq|softirq)( |;)')
+	irq=$(thread_share "$F" ';doze;.*\[off-cpu:S\];woken-by-timer( |;)')
 	check "offcpu_wakers_real_irq${x}_is_an_interrupt" within "$(awk -v a="$irq" -v b="$doze" 'BEGIN { print b ? 100 * a / b : 0 }')" 95 100
-	check "offcpu_wakers_named_irq${x}_not_an_interrupt" no_line "$F" ';wait_pipe;.*woken-by-(irq|softirq)'
+	check "offcpu_wakers_named_irq${x}_not_an_interrupt" no_line "$F" ';wait_pipe;.*woken-by-(irq|softirq|timer)'
 	check "offcpu_wakers_real_irq${x}_not_a_task" no_line "$F" ';doze;.*woken-by:\[irq\]'
 done
 kill "$N" 2>/dev/null

@@ -10,7 +10,8 @@
 # and a screenshot is a PNG.  The zoomed frame, the search and the "ic"
 # (case-insensitive) toggle are kept in the URL (x, y, s, i): the link
 # opened anew shows the same view.  Hostile frame names load as text: no alert,
-# no script of theirs.
+# no script of theirs.  A page taller than the window (thin_tower's deep,
+# thin recursion) opens with the widest tower on its first screen.
 source "$(dirname "$0")/../lib.sh"
 
 PY=/usr/bin/python3
@@ -137,3 +138,40 @@ browser_checks browser_capture "$TMP/cap.svg"
 m=$(obs browser_capture matched)
 m=${m#Matched: }
 check browser_capture_burn_a_share within "${m%\%}" 65 85
+
+# ---- the first screen shows the widest tower ----
+# thin_tower: 98.5% of its CPU time in a shallow path, 1.5% at the top of
+# a recursion deeper than the 127 frames a stack keeps.  The thin tower
+# makes the page over twice as tall as a 1400x900 window; at load, the
+# widest tower (from the root up its widest children) must be on screen,
+# root and top, as a user opening the file sees it.
+run_sm tower -F 499 -o "$TMP/tower.svg" -- "$WL/thin_tower" 3
+check browser_first_screen_capture equals "$RC" 0
+timeout 120 "$PY" "$CHECKER" --driver "http://127.0.0.1:$PORT" --svg "$TMP/tower.svg" \
+	--first-screen --window 1400x900 >"$TMP/first.obs" 2>&1
+check browser_first_screen_webdriver equals "$(obs first error)" ""
+wh=$(obs first window_height)
+echo "first screen: window $wh px, page $(obs first page_height) px, depth $(obs first max_depth)," \
+	"root at $(obs first root_span), top ($(obs first tower_top_name)) at $(obs first top_span)"
+check browser_first_screen_tall_page within "$(obs first page_height)" "$((2 * ${wh:-900}))" 100000
+check browser_first_screen_deep_tower within "$(obs first max_depth)" 125 200
+# the widest tower rises through wide_path; the thin one is climb's
+not_climb() { [[ ! $1 =~ ^(climb|tower_leaf)$ ]] || { echo "the widest tower ends in $1"; return 1; }; }
+check browser_first_screen_tower_is_wide_path not_climb "$(obs first tower_top_name)"
+# on_screen "TOP BOTTOM": the span lies in the window.
+on_screen() {
+	local top=${1% *} bottom=${1#* }
+	within "$top" 0 "$wh" >/dev/null && within "$bottom" 0 "$wh" >/dev/null && return 0
+	echo "spans $1, the window 0 $wh"
+	return 1
+}
+check browser_first_screen_root_shown on_screen "$(obs first root_span)"
+check browser_first_screen_top_shown on_screen "$(obs first top_span)"
+# the title, Search and the details line stay on screen, at load and
+# scrolled to the top by hand (where the root is not)
+check browser_first_screen_title_shown on_screen "$(obs first title_span)"
+check browser_first_screen_search_shown on_screen "$(obs first search_span)"
+check browser_first_screen_details_shown on_screen "$(obs first details_span)"
+check browser_scrolled_up_root_below equals "$(on_screen "$(obs first scrolled_root_span)" >/dev/null && echo shown || echo below)" below
+check browser_scrolled_up_search_shown on_screen "$(obs first scrolled_search_span)"
+check browser_scrolled_up_details_shown on_screen "$(obs first scrolled_details_span)"

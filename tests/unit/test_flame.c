@@ -308,6 +308,31 @@ TEST(kernel_and_jit_frames)
 	profile__free(p);
 }
 
+/* A wait and everything above it is waiting; its siblings and parents are
+ * not.  Reversed (leaf first), only the marker itself is known to be. */
+TEST(waiting_frames)
+{
+	const char *in[] = { "app;read;schedule;[off-cpu:S];woken-by-timer 3",
+			     "app;read;schedule;[off-cpu:D];woken-by:w;wake 2", "app;read;copy 1",
+			     NULL };
+	struct profile *p = prof(false, in);
+	struct lay *f = layout(p, NULL), *r;
+	struct render_opts rev = { .reverse = true };
+
+	CHECK(find(f, 4, "[off-cpu:S]", 0)->flags & FLAME_WAITING);
+	CHECK(find(f, 5, "woken-by-timer", 0)->flags & FLAME_WAITING);
+	CHECK(find(f, 6, "wake", 0)->flags & FLAME_WAITING);
+	CHECK(!(find(f, 3, "schedule", 0)->flags & FLAME_WAITING));
+	CHECK(!(find(f, 3, "copy", 0)->flags & FLAME_WAITING));
+	CHECK(!(find(f, 2, "read", 0)->flags & FLAME_WAITING));
+	lay_free(f);
+	r = layout(p, &rev);
+	CHECK(find(r, 2, "[off-cpu:S]", 0)->flags & FLAME_WAITING);
+	CHECK(!(find(r, 3, "schedule", 0)->flags & FLAME_WAITING));
+	lay_free(r);
+	profile__free(p);
+}
+
 /* The SVG of p as a string (caller frees). */
 static char *svg_of(struct profile *p, const struct render_opts *o, size_t *len)
 {
@@ -472,6 +497,7 @@ int main(void)
 	RUN(minwidth_prunes_narrow_frames);
 	RUN(diff_counts);
 	RUN(kernel_and_jit_frames);
+	RUN(waiting_frames);
 	RUN(hostile_names_are_escaped);
 	RUN(colors_by_name_and_delta);
 	RUN(titles_labels_and_options);

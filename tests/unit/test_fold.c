@@ -25,6 +25,7 @@ static const char kallsyms_fixture[] =
 	"ffffffff81000500 T asm_sysvec_apic_timer_interrupt\n"
 	"ffffffff81000600 T handle_softirqs\n"
 	"ffffffff81000700 T try_to_wake_up\n"
+	"ffffffff81000800 t hrtimer_wakeup\n"
 	"ffffffffc0000000 t ipt_do_table\t[ip_tables]\n";
 
 static struct ksyms *ks;
@@ -544,6 +545,41 @@ TEST(waker_markers_no_task_can_name)
 	}
 }
 
+/* A timer's wakeup is woken-by-timer, one frame, from an interrupt or a
+ * task (ksoftirqd running the timer), with or without kernel frames: the
+ * timer interrupt's chain is the same on every sleep. */
+TEST(waker_timer_one_frame)
+{
+	/* leaf first: try_to_wake_up <- hrtimer_wakeup <- the timer interrupt */
+	static const struct stack_trace irq = { .nr = 3, .ip = { 0xffffffff81000710,
+								  0xffffffff81000801,
+								  0xffffffff81000501 } };
+	static const struct stack_trace task = { .nr = 3, .ip = { 0xffffffff81000710,
+								   0xffffffff81000801,
+								   0xffffffff81000101 } };
+
+	for (int user_only = 0; user_only < 2; user_only++) {
+		struct fold_opts o = { .kernel = !user_only, .time_weighted = true,
+				       .sample_ns = 1000, .wakers = true,
+				       .waker_desc = fixture_waker };
+		struct fold *f = fold__new(&o, ks, us);
+		struct sample_key key = make_key(SAMPLE_OFFCPU_S);
+		const struct profile *out;
+
+		key.work = 3;
+		fold__add_woken(f, &key, 1000, NULL, NULL, &irq);
+		key.work = 1;
+		fold__add_woken(f, &key, 2000, NULL, NULL, &task);
+		out = fold__profile(f);
+		CHECK(out->nr == 1);
+		if (out->nr == 1) {
+			CHECK_STR(text_of(out, 0), "app;[off-cpu:S];woken-by-timer");
+			CHECK(out->stacks[0].count == 3);
+		}
+		fold__free(f);
+	}
+}
+
 /* A user thread keeps its name, however much it looks like a kernel one. */
 TEST(grouping_only_for_kernel_threads)
 {
@@ -599,6 +635,7 @@ int main(void)
 	RUN(ties_sort_by_folded_text);
 	RUN(context_frames_above_process);
 	RUN(waker_markers_no_task_can_name);
+	RUN(waker_timer_one_frame);
 	RUN(grouping_only_for_kernel_threads);
 	RUN(cpu_lists);
 	usyms__free(us);
