@@ -23,6 +23,8 @@
 #include "cmd/man.h"
 #include "lib/log.h"
 #include "cmd/profile_dir.h"
+#include "cmd/intervals.h"
+#include "lib/clock.h"
 
 enum {
 	OPT_IDLE_ONLY = 1000, OPT_STACK_STORAGE, OPT_PER_CPU, OPT_PER_PID,
@@ -33,6 +35,7 @@ enum {
 	OPT_BTF, OPT_UNWIND, OPT_UNWIND_MEMORY, OPT_STRICT, OPT_NO_INHERIT, OPT_CGROUPMAP,
 	OPT_MNTNSMAP, OPT_HASH_STORAGE, OPT_EBPF, OPT_HOTTEST_FIRST, OPT_OFF_CPU, OPT_WAKERS,
 	OPT_OFFCPU_SAMPLE, OPT_OFFCPU_MIN, OPT_OFFCPU_MAX, OPT_KERNEL_MODE, OPT_KERNEL_THREADS,
+	OPT_FROM, OPT_TO,
 };
 
 #define RENDER_OPTIONS                                                        \
@@ -103,6 +106,8 @@ static const struct option long_opts[] = {
 
 static const struct option flamegraph_opts[] = {
 	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
 	RENDER_OPTIONS,
 	{ 0 },
 };
@@ -306,6 +311,7 @@ static int parse_option(int c, const char *arg, struct env *env)
 			return -1;
 		}
 		env->nr_cpus = n;
+		env->cpus_given = true;
 		return 0;
 	}
 	case 'F': return parse_u64(arg, "frequency", 1, max_sample_rate(), &env->freq);
@@ -563,6 +569,7 @@ static int check_system(struct env *env)
 	if (!env->nr_cpus) {
 		memcpy(env->cpus, online, n * sizeof(*online));
 		env->nr_cpus = n;
+		env->cpus_given = true;
 		return 0;
 	}
 	for (size_t i = 0; i < env->nr_cpus; i++) {
@@ -704,6 +711,10 @@ static int parse_options(int argc, char **argv, struct env *env)
 			env->strict = true;
 			continue;
 		}
+		if (c == OPT_FROM || c == OPT_TO) {
+			*(c == OPT_FROM ? &env->from_arg : &env->to_arg) = optarg;
+			continue;
+		}
 		if ((env->cmd == CMD_CAPTURE ? parse_option : parse_render_option)(c, optarg, env))
 			return 2;
 	}
@@ -737,11 +748,40 @@ static int parse_capture(int argc, char **argv, struct env *env)
 	return -1;
 }
 
+/* --from and --to (intervals.h): --to's time of day is the first after
+ * --from's.  0, or -1 after printing why. */
+static int parse_range(struct env *env)
+{
+	uint64_t now = clock__realtime_ns();
+	const char *bad = NULL, *opt = NULL;
+	char a[40], b[40];
+
+	if (env->from_arg && intervals__parse_time(env->from_arg, now, 0, &env->from_ns))
+		bad = env->from_arg, opt = "--from";
+	else if (env->to_arg && intervals__parse_time(env->to_arg, now, env->from_ns, &env->to_ns))
+		bad = env->to_arg, opt = "--to";
+	if (bad) {
+		err("cannot read the time '%s' of %s (give HH:MM[:SS], YYYY-MM-DDTHH:MM[:SS], Z"
+		    " after it for UTC, or an age like -10m)", bad, opt);
+		return -1;
+	}
+	if (env->to_arg && env->to_ns <= env->from_ns) {
+		format__utc(env->from_ns, true, false, a, sizeof(a));
+		format__utc(env->to_ns, true, false, b, sizeof(b));
+		err("the range ends before it starts: --to %s is not after --from %s (give them"
+		    " in order)", b, a);
+		return -1;
+	}
+	return 0;
+}
+
 /* The rest of flamegraph's or diff's command line: the input files. */
 static int parse_inputs(int argc, char **argv, struct env *env)
 {
 	env->inputs = argv + optind;
 	env->nr_inputs = argc - optind;
+	if (parse_range(env))
+		return 2;
 	if (env->cmd == CMD_DIFF && env->nr_inputs != 2) {
 		err("diff needs two folded files, BEFORE and AFTER (see smolder diff --help)");
 		return 2;

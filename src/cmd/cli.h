@@ -72,6 +72,7 @@ struct env {
 	bool hottest_first; /* --hottest-first: the report's old order */
 	int cpus[MAX_CPUS]; /* -C, else all online */
 	size_t nr_cpus;
+	bool cpus_given;    /* -C */
 	uint32_t stack_entries; /* --stack-storage-size */
 	uint32_t count_entries; /* distinct sample keys kept (from the above) */
 	uint32_t offcpu_entries; /* --off-cpu waits pending at once (likewise) */
@@ -84,6 +85,8 @@ struct env {
 	size_t nr_inputs;
 	bool normalize;         /* diff -n */
 	bool strict;            /* flamegraph, diff --strict: a line that is not a stack is an error */
+	const char *from_arg, *to_arg; /* flamegraph --from, --to: as given, */
+	uint64_t from_ns, to_ns;       /* and read (ns since the epoch; 0: not given) */
 	bool continuous;        /* --continuous */
 	double interval;        /* --interval, seconds */
 	const char *output_dir; /* --output-dir */
@@ -97,6 +100,8 @@ struct env {
 				 * the one setting every stage reads */
 	/* Filled by the capture, for the exports: */
 	uint64_t captured_ns;    /* how long it sampled */
+	uint64_t started_ns;     /* when, ns since the epoch */
+	uint64_t lost;           /* samples it could not keep */
 	char main_binary[4096];  /* the command's or the one -p process's executable */
 	char main_build_id[81];  /* its GNU build id, hex; "" when none */
 };

@@ -19,6 +19,8 @@ struct continuous_opts {
 	enum out_format format; /* of every profile */
 	uint64_t keep;          /* --keep: profiles kept */
 	uint64_t max_bytes;     /* --max-size, 0: no limit */
+	double launched;        /* monotonic times: when smolder started, */
+	double opened;          /* and when sampling did (0: not known) */
 };
 
 /*

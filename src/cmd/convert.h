@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "output/emit.h"
 
 struct convert_opts {
@@ -15,6 +16,7 @@ struct convert_opts {
 	const struct out_spec *outputs; /* each with its format */
 	size_t nr_outputs;
 	const struct render_opts *render;
+	uint64_t from_ns, to_ns;        /* flamegraph --from, --to (0: not given) */
 };
 
 /* Each returns the exit code: 0, 2 for unusable input, 1 for other errors. */

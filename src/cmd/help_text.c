@@ -402,6 +402,7 @@ static const struct help_block quiet_block = {
 
 static const char *const flamegraph_synopsis[] = {
 	"smolder flamegraph [options] [FILE...]",
+	"smolder flamegraph [options] [--from TIME] [--to TIME] DIR",
 	NULL,
 };
 
@@ -428,6 +429,12 @@ static const struct help_option flamegraph_options[] = {
 	  .text = "svg, folded, speedscope or pprof" },
 	{ .long_name = "--strict",
 	  .text = "a line that is not a stack is an error (exit 2)" },
+	{ .long_name = "--from", .arg = "TIME",
+	  .text = "with a continuous-mode DIR: the intervals whose\n"
+		"middle is at or after TIME (HH:MM[:SS],\n"
+		"YYYY-MM-DDTHH:MM[:SS], Z for UTC, or -10m)" },
+	{ .long_name = "--to", .arg = "TIME",
+	  .text = "...and before TIME (default: now)" },
 	{ 0 },
 };
 
@@ -440,6 +447,7 @@ static const struct help_example flamegraph_examples[] = {
 	{ .command = "perf script | stackcollapse-perf.pl | smolder flamegraph -o perf.svg" },
 	{ .command = "perf script report stackcollapse | smolder flamegraph -o perf.svg" },
 	{ .command = "smolder flamegraph --colors kernel --title \"boot\" -o x.pb.gz x.folded" },
+	{ .command = "smolder flamegraph --from 10:02 --to 10:07 /var/lib/smolder -o hot.svg" },
 	{ 0 },
 };
 

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/resource.h>
+#include <sys/utsname.h>
 #include "cmd/cli.h"
 #include "lib/clock.h"
 #include "lib/cpus.h"
@@ -31,11 +32,69 @@
 #include "session/targets.h"
 #include "unwind/unwind_table.h"
 
+/* Appends ids as "1,2,3" (the first eight, then ",...") to buf[*at..len). */
+static size_t put_ids(char *buf, size_t len, size_t at, const uint32_t *ids, size_t nr)
+{
+	for (size_t i = 0; i < nr && i < 8 && at < len; i++)
+		at += snprintf(buf + at, len - at, "%s%u", i ? "," : "", ids[i]);
+	if (nr > 8 && at < len)
+		at += snprintf(buf + at, len - at, ",...");
+	return at;
+}
+
+/*
+ * What the capture sampled, as the command line said it, for the outputs
+ * (capture_info.targets): "-- make -j8", "-p 12,13", "--tid 14", "CPUs
+ * 0,2", "all CPUs"; " in cgroup PATH" after.
+ */
+static const char *scope_of(const struct env *env)
+{
+	static char buf[256];
+	size_t at = 0, len = sizeof(buf);
+
+	if (env->command) {
+		at = snprintf(buf, len, "--");
+		for (char **a = env->command; *a && at < len; a++)
+			at += snprintf(buf + at, len - at, " %s", *a);
+	} else if (env->nr_tgids) {
+		at = put_ids(buf, len, snprintf(buf, len, "-p "), env->tgids, env->nr_tgids);
+	} else if (env->nr_tids) {
+		at = put_ids(buf, len, snprintf(buf, len, "--tid "), env->tids, env->nr_tids);
+	} else if (env->cpus_given) {
+		at = snprintf(buf, len, "CPU%s ", env->nr_cpus > 1 ? "s" : "");
+		for (size_t i = 0; i < env->nr_cpus && at < len; i++)
+			at += snprintf(buf + at, len - at, "%s%d", i ? "," : "", env->cpus[i]);
+	} else {
+		at = snprintf(buf, len, "all CPUs");
+	}
+	if (env->cgroup_path && at < len)
+		snprintf(buf + at, len - at, " in cgroup %s", env->cgroup_path);
+	return buf;
+}
+
+/* The machine's name and kernel release, for the outputs; a name is one
+ * word there (folded_read.h's header), so spaces become '_'. */
+static void fill_host(struct capture_info *ci)
+{
+	struct utsname u;
+
+	if (uname(&u))
+		return;
+	snprintf(ci->host, sizeof(ci->host), "%s", u.nodename);
+	snprintf(ci->release, sizeof(ci->release), "%s", u.release);
+	for (char *c = ci->host; *c; c++)
+		if (*c <= ' ' || *c == 0x7f)
+			*c = '_';
+}
+
+/* When smolder started (monotonic), for continuous mode's late start. */
+static double launched;
+
 /* What the post-capture stage needs of the command line; after the
- * capture (it fills env's duration and main binary). */
+ * capture (it fills env's duration, start, losses and main binary). */
 static struct finish_opts finish_opts_of(const struct env *env)
 {
-	return (struct finish_opts){
+	struct finish_opts fo = {
 		.fold = {
 			.user = !env->kernel_only,
 			.kernel = !env->user_only,
@@ -64,6 +123,11 @@ static struct finish_opts finish_opts_of(const struct env *env)
 			.main_binary = *env->main_binary ? env->main_binary : NULL,
 			.main_build_id = *env->main_build_id ? env->main_build_id : NULL,
 			.kernel = !env->user_only,
+			.targets = scope_of(env),
+			.start_ns = env->started_ns,
+			.rate_hz = cli__rate_hz(env),
+			.counted = true,
+			.lost = env->lost,
 		},
 		/* with -U --wakers too: a waker's stack tells an interrupt */
 		.kernel_symbols = !env->user_only || env->wakers,
@@ -78,6 +142,9 @@ static struct finish_opts finish_opts_of(const struct env *env)
 		.kernel_mode = env->kernel_mode,
 		.kernel_threads = env->kernel_threads,
 	};
+
+	fill_host(&fo.info);
+	return fo;
 }
 
 static struct continuous_opts continuous_opts_of(const struct env *env)
@@ -90,6 +157,8 @@ static struct continuous_opts continuous_opts_of(const struct env *env)
 		.format = env->format,
 		.keep = env->keep,
 		.max_bytes = env->max_bytes,
+		.launched = launched,
+		.opened = clock__now(),
 	};
 }
 
@@ -339,6 +408,8 @@ static void stage_opts(const struct env *env, pid_t command, struct stage_opts *
 			.outputs = env->outputs,
 			.nr_outputs = env->nr_outputs,
 			.render = &env->render,
+			.from_ns = env->from_ns,
+			.to_ns = env->to_ns,
 		},
 		.command_pid = command,
 	};
@@ -401,9 +472,12 @@ static int capture_once(struct env *env, struct sampler *s, struct targets *t,
 	}
 	idle = idle_count(env);
 	started = clock__now();
+	env->started_ns = clock__realtime_ns();
 	*sig = sampler__wait(s, sigs, env->duration > 0 ? started + env->duration : 0);
 	capture__stop(s->cap);
 	env->captured_ns = (uint64_t)((clock__now() - started) * 1e9);
+	capture__counters(s->cap, c);
+	env->lost = c[CNT_STACK_MAP_FULL] + c[CNT_COUNT_MAP_FULL];
 	idle = idle_since(env, idle);
 	if (getenv("SMOLDER_RECORD"))
 		recording__save(getenv("SMOLDER_RECORD"), s->cap, env->captured_ns,
@@ -500,6 +574,7 @@ int main(int argc, char **argv)
 	struct env env;
 	int rc;
 
+	launched = clock__now();
 	rc = cli__parse(argc, argv, &env);
 	if (rc < 0)
 		rc = commands[env.cmd](&env);

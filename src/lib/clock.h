@@ -2,7 +2,8 @@
 /*
  * The monotonic clock every deadline, interval and age is measured on:
  * seconds for deadlines and durations, nanoseconds for ages compared with
- * integer limits.
+ * integer limits.  And the wall clock, for the times profiles say they
+ * were taken.
  */
 #ifndef SMOLDER_CLOCK_H
 #define SMOLDER_CLOCK_H
@@ -13,5 +14,7 @@
 double clock__now(void);
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t clock__now_ns(void);
+/* CLOCK_REALTIME in nanoseconds since the epoch. */
+uint64_t clock__realtime_ns(void);
 
 #endif

@@ -56,8 +56,25 @@ static void put_count(FILE *out, double v)
 /* A time-weighted profile's counts are whole microseconds (format.h); a
  * stack that rounds to none (under half of one) is left out, as pprof
  * leaves it out. */
+/* An interval of continuous mode (or a range of them) says which, in the
+ * header line folded_read.h describes; other profiles keep bcc's format. */
+static void put_header(FILE *out, const struct profile *p)
+{
+	const struct capture_info *ci = &p->info;
+	struct folded_header h = {
+		.start_ns = ci->start_ns, .end_ns = ci->start_ns + ci->duration_ns,
+		.samples = ci->samples, .lost = ci->lost, .rate_hz = ci->rate_hz,
+	};
+
+	if (!ci->interval || !ci->start_ns)
+		return;
+	snprintf(h.host, sizeof(h.host), "%s", ci->host);
+	folded_read__put_header(out, &h);
+}
+
 int folded__write(FILE *out, const struct profile *p)
 {
+	put_header(out, p);
 	for (size_t i = 0; i < p->nr; i++) {
 		const struct pstack *s = &p->stacks[i];
 		double count = format__count(p, s);

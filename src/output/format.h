@@ -71,6 +71,23 @@ static inline double format__count(const struct profile *p, const struct pstack 
 /* The unit of a time-weighted profile's counts, for the formats that name it. */
 #define FORMAT_TIME_UNIT "us"
 
+/*
+ * What the profile shows, in one line, from p->info (profile.h): "-- make
+ * -j8, 2026-11-28 10:02:00Z, 3.00 s at 49 Hz on web1 (Linux 6.1.0):
+ * 147 samples, 0 lost"; an interval's "... 10:02:00.123Z to
+ * 10:03:00.125Z (60.0 s) ..."; a folded file's "x.folded: 1234 samples".
+ * "" when nothing is known.  The SVG's subtitle, speedscope's name and
+ * pprof's comment.
+ */
+void format__describe(const struct profile *p, char *buf, size_t len);
+/* --subtitle when given, else format__describe: the one line every output
+ * shows under its title. */
+void format__subtitle(const struct profile *p, const struct render_opts *o, char *buf,
+		      size_t len);
+/* ns since the epoch as "2026-11-28 10:02:00.123Z" (with_date false:
+ * "10:02:00.123Z"; ms false: no ".123"). */
+void format__utc(uint64_t ns, bool with_date, bool ms, char *buf, size_t len);
+
 /* What a name asks for: .folded/.txt, .svg, .speedscope.json, .pb.gz,
  * .report, .summary; FMT_AUTO when the name says nothing. */
 enum out_format format__of_path(const char *path);

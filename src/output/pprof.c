@@ -84,7 +84,7 @@ enum {
  * first value's type is "samples", or "wall" in a time-weighted profile. */
 enum {
 	S_EMPTY, S_VALUE_TYPE, S_COUNT, S_CPU, S_NANOSECONDS, S_NAME, S_EXPORTER, S_PROCESS,
-	S_PID, S_THREAD, S_MAIN, S_BUILD_ID, S_KERNEL, S_FRAMES
+	S_PID, S_THREAD, S_MAIN, S_BUILD_ID, S_KERNEL, S_DESCRIBED, S_FRAMES
 };
 
 /* The process names and CPU numbers of labels: strings after the frame names. */
@@ -98,6 +98,7 @@ struct comms {
 
 struct pprof_writer {
 	FILE *out;
+	char described[512]; /* what the profile shows: a comment (format__subtitle) */
 	z_stream z;
 	struct pb top;       /* top-level fields not yet compressed */
 	struct pb msg, line; /* embedded messages being built */
@@ -278,13 +279,15 @@ static void pw_header(struct pprof_writer *w)
 	/* drop_frames is S_EMPTY, no regexp: pprof drops no frame (written
 	 * although zero, the default, to say so). */
 	pb__uint(&w->top, PROFILE_DROP_FRAMES, S_EMPTY);
-	/* The profile does not carry its start; the time of writing is the
-	 * nearest thing known here (informational only in pprof). */
+	/* When sampling began; for files that do not say, the time of
+	 * writing, the nearest thing known here (informational in pprof). */
 	clock_gettime(CLOCK_REALTIME, &ts);
-	pb__uint(&w->top, PROFILE_TIME_NANOS,
+	pb__uint(&w->top, PROFILE_TIME_NANOS, w->p->info.start_ns ? w->p->info.start_ns :
 		 (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec);
 	pb__uint(&w->top, PROFILE_COMMENT, S_NAME);
 	pb__uint(&w->top, PROFILE_COMMENT, S_EXPORTER);
+	if (*w->described)
+		pb__uint(&w->top, PROFILE_COMMENT, S_DESCRIBED);
 	if (w->p->info.duration_ns)
 		pb__uint(&w->top, PROFILE_DURATION_NANOS, w->p->info.duration_ns);
 	pw_mappings(w);
@@ -709,7 +712,7 @@ static int pw_strings(struct pprof_writer *w, const char *name)
 		[S_PID] = "pid", [S_THREAD] = "thread",
 		[S_MAIN] = w->p->info.main_binary ? w->p->info.main_binary : "",
 		[S_BUILD_ID] = w->p->info.main_build_id ? w->p->info.main_build_id : "",
-		[S_KERNEL] = "[kernel.kallsyms]",
+		[S_KERNEL] = "[kernel.kallsyms]", [S_DESCRIBED] = w->described,
 	};
 
 	for (int i = 0; i < S_FRAMES; i++)
@@ -766,6 +769,7 @@ int pprof__write(FILE *out, const struct profile *p, const struct render_opts *o
 	/* windowBits 15 + 16: a gzip wrapper, which pprof expects on disk.
 	 * Level 1, as Go's runtime/pprof writes: on 100,000 stacks it takes
 	 * half the time of the default level for a file 1% bigger. */
+	format__subtitle(p, o, w.described, sizeof(w.described));
 	if (deflateInit2(&w.z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8,
 			 Z_DEFAULT_STRATEGY) != Z_OK)
 		return -ENOMEM;

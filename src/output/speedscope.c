@@ -365,6 +365,18 @@ static void write_frames(FILE *f, const struct profile *p, const struct used_nam
 	fputs("]}}\n", f);
 }
 
+/* The file's name: the profile's, then what it shows (format__subtitle),
+ * which speedscope shows above the graph. */
+static void write_name(FILE *f, const struct profile *p, const struct render_opts *o,
+		       const char *name)
+{
+	char what[512], full[768];
+
+	format__subtitle(p, o, what, sizeof(what));
+	snprintf(full, sizeof(full), *what ? "%s (%s)" : "%s", name, what);
+	json_string(f, full, strlen(full));
+}
+
 int speedscope__write(FILE *out, const struct profile *p, const struct render_opts *o)
 {
 	const char *name = format__profile_name(o);
@@ -391,7 +403,7 @@ int speedscope__write(FILE *out, const struct profile *p, const struct render_op
 	errno = 0;
 	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
 	      "\"exporter\":\"smolder " SMOLDER_VERSION "\",\n\"name\":", out);
-	json_string(out, name, strlen(name));
+	write_name(out, p, o, name);
 	fputs(",\n\"activeProfileIndex\":0,\n", out);
 	write_profiles(out, p, order, g, ng, &u, name);
 	write_frames(out, p, &u, fs);

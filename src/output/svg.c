@@ -559,14 +559,15 @@ static void set_countname(char *dst, size_t size, const char *name, bool time_we
 
 int svg__write(FILE *out, const struct profile *p, const struct render_opts *o)
 {
-	char countname[128];
+	char countname[128], described[512];
 	int err;
 	struct obuf *ob = malloc(sizeof(*ob));
 	struct flame *f = ob ? flame__new(p, o) : NULL;
 	struct svg g = {
 		.out = ob, .f = f, .pal = find_palette(o ? o->colors : NULL),
 		.title = default_title(o, p->diff), .diff = p->diff,
-		.subtitle = o && o->subtitle && *o->subtitle ? o->subtitle : NULL,
+		/* --subtitle, else what the profile shows */
+		.subtitle = o && o->subtitle && *o->subtitle ? o->subtitle : described,
 		.width = o && o->width ? o->width : FLAME_DEFAULT_WIDTH,
 		.plot = flame__plot_width(o), .inverted = o && o->inverted,
 		.countname = countname, .whole = p->time_weighted,
@@ -578,6 +579,9 @@ int svg__write(FILE *out, const struct profile *p, const struct render_opts *o)
 	}
 	ob->out = out;
 	ob->len = 0;
+	format__describe(p, described, sizeof(described));
+	if (g.subtitle == described && !*described)
+		g.subtitle = NULL;
 	set_countname(countname, sizeof(countname), o ? o->countname : NULL, p->time_weighted);
 	g.scale = f->total > 0 ? g.plot / f->total : 0;
 	g.ypad1 = FONT_SIZE * 3 + (g.subtitle ? FONT_SIZE * 2 : 0);

@@ -5,10 +5,12 @@
  * field, so frame names keep their spaces.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "profile/folded_read.h"
 #include "lib/grow.h"
 #include "lib/log.h"
@@ -156,6 +158,94 @@ static void note_skip(struct folded_skips *s, const char *name, size_t lineno,
 	s->text[o] = '\0';
 }
 
+/* "2026-11-28T10:02:00.123Z" at s: ns since the epoch, 0 when it is not one. */
+static uint64_t parse_utc(const char *s)
+{
+	int ms = 0, n = 0;
+	struct tm tm = { 0 };
+	time_t t;
+
+	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+		   &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms, &n) != 7 || !n ||
+	    (s[n] && s[n] != ' ') || ms < 0 || tm.tm_year < 1970 || tm.tm_year > 9999)
+		return 0;
+	tm.tm_year -= 1900;
+	tm.tm_mon--;
+	t = timegm(&tm);
+	return t > 0 ? (uint64_t)t * 1000000000ULL + (uint64_t)ms * 1000000ULL : 0;
+}
+
+static void put_utc(FILE *out, const char *key, uint64_t ns)
+{
+	time_t t = (time_t)(ns / 1000000000);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	fprintf(out, " %s=%04d-%02d-%02dT%02d:%02d:%02d.%03uZ", key, tm.tm_year + 1900,
+		tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		(unsigned)(ns % 1000000000 / 1000000));
+}
+
+void folded_read__put_header(FILE *out, const struct folded_header *h)
+{
+	fwrite(FOLDED_HEADER, 1, strlen(FOLDED_HEADER) - 1, out); /* its space: put_utc's */
+	put_utc(out, "start", h->start_ns);
+	put_utc(out, "end", h->end_ns);
+	fprintf(out, " host=%s samples=%" PRIu64 " lost=%" PRIu64 " rate=%gHz\n",
+		*h->host ? h->host : "-", h->samples, h->lost, h->rate_hz);
+}
+
+/* The value of " key=" in line (NUL-terminated), or NULL. */
+static const char *field(const char *line, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const char *s = strchr(line, ' '); s; s = strchr(s + 1, ' '))
+		if (!strncmp(s + 1, key, n) && s[1 + n] == '=')
+			return s + 2 + n;
+	return NULL;
+}
+
+bool folded_read__header(const char *line, size_t len, struct folded_header *h)
+{
+	char buf[512];
+	const char *v;
+
+	*h = (struct folded_header){ 0 };
+	if (len >= sizeof(buf) || len < strlen(FOLDED_HEADER) ||
+	    memcmp(line, FOLDED_HEADER, strlen(FOLDED_HEADER)))
+		return false;
+	memcpy(buf, line, len);
+	buf[len] = '\0';
+	h->start_ns = (v = field(buf, "start")) ? parse_utc(v) : 0;
+	h->end_ns = (v = field(buf, "end")) ? parse_utc(v) : 0;
+	if (!h->start_ns || h->end_ns < h->start_ns)
+		return false;
+	if ((v = field(buf, "host")) && strcmp(v, "-"))
+		sscanf(v, "%64[^ ]", h->host);
+	if ((v = field(buf, "samples")))
+		h->samples = strtoull(v, NULL, 10);
+	if ((v = field(buf, "lost")))
+		h->lost = strtoull(v, NULL, 10);
+	if ((v = field(buf, "rate")))
+		h->rate_hz = strtod(v, NULL);
+	if (!(h->rate_hz >= 0 && h->rate_hz < 1e9))
+		h->rate_hz = 0;
+	return true;
+}
+
+/* smolder's header, which is never a stack: a line that ends in a count
+ * or holds a ';' is one, whatever it starts with. */
+static bool is_header(const char *line, size_t len)
+{
+	struct folded_header h;
+	size_t n = len;
+	double count;
+
+	return !memchr(line, ';', len) && !trailing_count(line, &n, &count) &&
+	       folded_read__header(line, len, &h);
+}
+
 /* A comment, when skipping: '#' first and no frame separator, as the
  * "# key: value" lines of Python profilers ("# interval: 100" would
  * otherwise be a stack of one frame). */
@@ -190,6 +280,8 @@ int folded_read__skip(FILE *in, const char *name, struct profile *p, struct fold
 			n--;
 		if (!n)
 			continue;
+		if (lineno == 1 && is_header(line, n))
+			continue; /* smolder's header: not a stack, and not a stray line */
 		if (skips && is_comment(line, n))
 			e = NOT_STACK;
 		else

@@ -17,6 +17,15 @@
  * strict: each is an error naming its line, and a "# key: 12" line is a
  * one-frame stack, as it always was.
  *
+ * smolder's own header: a continuous-mode interval's folded file starts
+ * with "# smolder-interval start=2026-11-28T10:02:00.123Z
+ * end=2026-11-28T10:03:00.125Z host=web1 samples=1140 lost=0 rate=19Hz",
+ * which says what the file holds.  Both readers skip it silently as the
+ * first line of an input (elsewhere it is a comment like any other); a
+ * line that ends in a count or holds a ';' is a stack, never the header;
+ * flamegraph.pl skips it as a line without a count ("Ignored 1 lines with
+ * invalid format"), so it never ends in " DIGITS".
+ *
  * Bounds, so that hostile or broken input costs little and whatever
  * smolder writes it reads back: a line is at most FOLDED_LINE_MAX bytes
  * (longer: strict, an error before the rest of it is read; skipping, the
@@ -30,13 +39,31 @@
 #ifndef SMOLDER_FOLDED_READ_H
 #define SMOLDER_FOLDED_READ_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "profile/profile.h"
 
 #define FOLDED_LINE_MAX (4u << 20) /* bytes: far more than a real stack needs */
 #define FOLDED_COUNT_MAX 1e18
 #define FOLDED_QUOTE_MAX 60        /* bytes of a skipped line quoted */
+
+#define FOLDED_HEADER "# smolder-interval "
+
+/* What smolder's header says (0 or "" where it does not). */
+struct folded_header {
+	uint64_t start_ns, end_ns; /* ns since the epoch */
+	char host[65];
+	uint64_t samples, lost;
+	double rate_hz;
+};
+
+/* Reads line[0..len) as smolder's header: true when it is one, with a
+ * start and an end that is not before it. */
+bool folded_read__header(const char *line, size_t len, struct folded_header *h);
+/* Writes it, newline included (h->host must hold no whitespace). */
+void folded_read__put_header(FILE *out, const struct folded_header *h);
 
 /* Lines that were not stacks, over one or more inputs: how many, and where
  * the first one was, with its start made printable for a quote ("\x01",

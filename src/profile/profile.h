@@ -55,12 +55,30 @@ static inline uint32_t stack_origin__kernel_from(const struct stack_origin *o)
 	return (uint32_t)o->n_head + o->n_user + o->n_delim;
 }
 
-/* What a capture knows of itself; zero for folded files. */
+/*
+ * What a profile says of where it came from: the session fills it for a
+ * capture (main.c, continuous.c; finish.c the counts), smolder flamegraph
+ * for files (the file names, or the intervals smolder's own folded files
+ * carry: folded_read.h); zero when unknown.  The outputs show it: the
+ * SVG's subtitle, speedscope's name, pprof's comments and times
+ * (format__describe).
+ */
 struct capture_info {
 	uint64_t duration_ns;       /* how long it sampled */
 	const char *main_binary;    /* the one process's executable, or NULL */
 	const char *main_build_id;  /* its GNU build id in hex, or NULL */
 	bool kernel;                /* kernel stacks were sampled */
+	const char *targets;        /* "-p 1234", "-- make -j8", "all CPUs"; or NULL */
+	const char *source;         /* files read: "x.folded", "5 intervals of DIR"; or NULL */
+	uint64_t start_ns;          /* when sampling began, ns since the epoch; 0 unknown */
+	double rate_hz;             /* samples per second per CPU; 0 unknown */
+	char host[65];              /* the machine's name ("" unknown) */
+	char release[65];           /* its kernel's release ("" unknown) */
+	bool counted;               /* samples and lost are known */
+	uint64_t samples;           /* CPU samples in the profile */
+	uint64_t lost;              /* samples the capture could not keep */
+	bool interval;              /* one interval of continuous mode (or a range
+				     * of them): start_ns + duration_ns ends it */
 };
 
 struct profile {

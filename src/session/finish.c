@@ -128,9 +128,10 @@ static struct fold *fold_all(const struct finish_opts *o, const struct sample_so
 	return f;
 }
 
-/* Writes p to each of outs, whatever failed before; 0, or -1. */
+/* Writes p to each of outs, whatever failed before; 0, or -1.  p says
+ * what it shows (o->info, and the samples read). */
 static int write_outputs(const struct finish_opts *o, struct profile *p,
-			 const struct out_spec *outs, size_t nr_outs)
+			 const struct out_spec *outs, size_t nr_outs, uint64_t samples)
 {
 	struct out_data d = { .prof = p, .render = o->render, .hottest_last = o->hottest_last };
 	int rc = 0;
@@ -140,6 +141,7 @@ static int write_outputs(const struct finish_opts *o, struct profile *p,
 	p->period_ns = (uint64_t)o->sample_ns;
 	p->time_weighted = o->fold.time_weighted;
 	p->info = o->info;
+	p->info.samples = samples;
 	for (size_t i = 0; i < nr_outs; i++)
 		if (emit__one(&outs[i], &d))
 			rc = -1;
@@ -166,7 +168,7 @@ int finish__write(const struct finish_opts *o, const struct sample_source *src,
 		err("out of memory");
 	} else {
 		res->stacks = p->nr;
-		rc = write_outputs(o, p, outs, nr_outs);
+		rc = write_outputs(o, p, outs, nr_outs, res->samples);
 	}
 	if (o->idle_table)
 		idle_table(o, f);

@@ -36,9 +36,10 @@ sys.exit(1 if why else 0)
 EOF
 }
 # json_name FILE: speedscope's profile name, or why it does not parse.
-# json_name FILE [capture]: the file's name, which its one profile has too
-# (a capture's profiles are its processes: only the file's name then).
+# json_name FILE [capture]: the file's name, "TITLE (SUBTITLE)", whose
+# TITLE its one profile has (a capture's profiles are its processes: only
+# the file's name then).
 json_name() {
-	"$PY" -c 'import json, sys; d = json.load(open(sys.argv[1], encoding="utf-8")); print((len(sys.argv) > 2 or d["name"] == d["profiles"][0]["name"]) and d["name"])' "$@" 2>&1
+	"$PY" -c 'import json, sys; d = json.load(open(sys.argv[1], encoding="utf-8")); print((len(sys.argv) > 2 or d["name"].startswith(d["profiles"][0]["name"] + " (")) and d["name"])' "$@" 2>&1
 }
 fixed_title=$("$PY" -c 'import sys; print(sys.argv[1].encode("utf-8", "surrogateescape").decode("utf-8", "replace"))' "$TITLE")

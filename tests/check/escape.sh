@@ -18,7 +18,7 @@ run_sm fg flamegraph --title "$TITLE" --subtitle "$SUB" --countname "$COUNT" \
 	-o "$TMP/fg.svg" -o "$TMP/fg.speedscope.json" -o "$TMP/fg.pb.gz" "$TMP/in.folded"
 check flamegraph_exit_0 equals "$RC" 0
 check flamegraph_svg_not_injected svg_ok "$TMP/fg.svg"
-check speedscope_parses_with_title equals "$(json_name "$TMP/fg.speedscope.json")" "$fixed_title"
+check speedscope_parses_with_title equals "$(json_name "$TMP/fg.speedscope.json")" "$fixed_title ($SUB)"
 go tool pprof -comments "$TMP/fg.pb.gz" >"$TMP/fg.comments" 2>"$TMP/fg.perr"
 check pprof_reads_with_title equals "$(head -n 1 "$TMP/fg.comments")" "$fixed_title"
 check pprof_valid_utf8 "$PY" -c 'import sys; open(sys.argv[1], "rb").read().decode("utf-8")' "$TMP/fg.comments"

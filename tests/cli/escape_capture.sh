@@ -9,4 +9,4 @@ run_sm cap -F 99 --title "$TITLE" --subtitle "$SUB" --countname "$COUNT" -o "$TM
 	-o "$TMP/cap.speedscope.json" 1
 check capture_exit_0 equals "$RC" 0
 check capture_svg_not_injected svg_ok "$TMP/cap.svg"
-check capture_speedscope_parses equals "$(json_name "$TMP/cap.speedscope.json" capture)" "$fixed_title"
+check capture_speedscope_parses equals "$(json_name "$TMP/cap.speedscope.json" capture)" "$fixed_title ($SUB)"
