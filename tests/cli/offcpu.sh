@@ -40,7 +40,7 @@ check offcpu_pipe_stack some_line "$F" '^offcpu_split;.*main;run_rounds;wait_pip
 check offcpu_marker_is_leaf no_line "$F" '\[off-cpu:[SD]\];'
 check offcpu_no_bpf_frames no_line "$F" 'bpf_prog_|bpf_trace_run'
 check offcpu_compute_runs no_line "$F" ';compute;[^ ]*\[off-cpu'
-check offcpu_summary some_line "$TMP/a.err" '^smolder: [0-9]+ off-CPU waits, 0 lost \(pending map full 0, count map full 0, stack map full 0\)$'
+check offcpu_summary some_line "$TMP/a.err" '^smolder: [0-9]+ off-CPU waits \([0-9.]+ s\), 0 lost \(pending map full 0, count map full 0, stack map full 0\)$'
 check offcpu_sample_summary some_line "$TMP/a.err" '^smolder: [0-9]+ samples, [0-9]+ lost'
 
 # --- --wakers: the pipe wait names its writer ---

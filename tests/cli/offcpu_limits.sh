@@ -61,7 +61,7 @@ sleep 2
 run_sm full --off-cpu --hash-storage-size 1024 -f -F 49 -p "$P" 2
 check offcpu_full_exit_0 equals "$RC" 0
 check offcpu_full_ends_on_time within "$ELAPSED" 1 12
-check offcpu_full_counted some_line "$TMP/full.err" '^smolder: [0-9]+ off-CPU waits, [1-9][0-9]* lost \(pending map full [1-9][0-9]*, '
+check offcpu_full_counted some_line "$TMP/full.err" '^smolder: [0-9]+ off-CPU waits \([0-9.]+ s\), [1-9][0-9]* lost \(pending map full [1-9][0-9]*, '
 check offcpu_full_hint some_line "$TMP/full.err" 'map of pending waits was full .*holds 1024 threads.*--hash-storage-size'
 # what was kept is still right: at most 1024 threads' worth of time
 check offcpu_full_bounded within "$(comm_total "$TMP/full.out" sleeper)" 1 "$((1024 * 2100000))"
