@@ -455,6 +455,15 @@ static __always_inline bool waiting_in_scope(struct task_struct *task, struct sa
 	return true;
 }
 
+/* The loader's own child that waits to exec -- COMMAND (it runs once the
+ * capture started): its wait is the loader's, not the command's. */
+static __always_inline bool held_command(struct task_struct *task)
+{
+	return (BPF_CORE_READ(task, flags) & PF_FORKNOEXEC) &&
+	       BPF_CORE_READ(task, real_parent, tgid) ==
+		       BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), tgid);
+}
+
 SEC("iter/task")
 int offcpu_waiting(struct bpf_iter__task *ctx)
 {
@@ -467,7 +476,7 @@ int offcpu_waiting(struct bpf_iter__task *ctx)
 	struct bank b;
 	long e;
 
-	if (!task || (BPF_CORE_READ(task, flags) & PF_KTHREAD))
+	if (!task || (BPF_CORE_READ(task, flags) & PF_KTHREAD) || held_command(task))
 		return 0;
 	state = task_state(task);
 	waiting = !BPF_CORE_READ(task, on_cpu) &&
