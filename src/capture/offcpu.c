@@ -259,7 +259,9 @@ int offcpu__attach(struct offcpu *o, int live_stacks)
 		.mappings_fd = bpf_map__fd(skel->maps.unwind_mappings),
 		.shard_bits = skel->rodata->unwind_shard_bits,
 		.max_shards = bpf_map__max_entries(skel->maps.unwind_shards),
-		.image_events = skel->rodata->image_events,
+		/* the walk's frame pointers are strict only where tables
+		 * are expected (--unwind dwarf), as in the kernel */
+		.image_events = skel->rodata->image_events && skel->rodata->dwarf_unwind,
 	};
 	double t0 = clock__now();
 	size_t n = 0;
