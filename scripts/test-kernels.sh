@@ -32,7 +32,9 @@
 # /sys/kernel/btf hidden, no capabilities, CAP_BPF+CAP_PERFMON against
 # kernel.perf_event_paranoid=3 (Debian's kernels leave perf events to
 # CAP_SYS_ADMIN there) and =2, RLIMIT_MEMLOCK 0 and 64 KiB without
-# CAP_SYS_RESOURCE, kernel.perf_event_max_stack=16; the DWARF unwinder on
+# CAP_SYS_RESOURCE, kernel.perf_event_max_stack=16; a hang (issue 24:
+# fifo_wait blocked in a FIFO read for the whole capture shows ~3 s under
+# main;wait_for_input, or -v says the kernel cannot); the DWARF unwinder on
 # a frameless gcc build (its leaf, signal and JIT modes: no wrong caller,
 # exact stacks, tests/unwind_classify.awk) and from a system call's saved
 # user registers (syscall_heavy); and the kernel context
