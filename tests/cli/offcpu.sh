@@ -116,11 +116,11 @@ check offcpu_d_state some_line "$TMP/d.out" '^offcpu_split;.*main;[^ ]*vfork;[^ 
 kill "$V" 2>/dev/null
 
 # --- without --off-cpu, no off-CPU program is loaded (others' may be) ---
-before=$(bpftool prog show 2>/dev/null | grep -cE 'name (on_switch|on_waking)')
+before=$(bpftool prog show 2>/dev/null | grep -cE 'name (on_switch|on_waking|offcpu_waiting)')
 "$SMOLDER" -F 49 2 >/dev/null 2>&1 &
 S=$!
 sleep 1.2
-progs=$(bpftool prog show 2>/dev/null | grep -cE 'name (on_switch|on_waking)')
+progs=$(bpftool prog show 2>/dev/null | grep -cE 'name (on_switch|on_waking|offcpu_waiting)')
 wait "$S"
 check offcpu_not_loaded_without_option equals "$((progs - before))" 0
 
