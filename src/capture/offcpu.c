@@ -37,6 +37,9 @@
 #include "smolder.skel.h"
 
 #define WAKER_ENTRIES 16384
+/* The most the user stacks of the tasks found waiting may delay the start
+ * (a process's thousands of sleeping threads): the rest keep kernel frames. */
+#define WAITING_WALK_SECONDS 0.1
 
 struct carried {
 	struct sample_key key;
@@ -164,7 +167,7 @@ static int run_waiting(struct offcpu *o, bool record)
 		e = -errno;
 	while (fd >= 0 && (n = read(fd, &w, sizeof(w))) > 0) {
 		if (n != sizeof(w))
-			continue; /* a seq_file never splits a record */
+			break; /* never: each run writes one record, each read takes one */
 		if (GROW(o->found, o->cap_found, o->nr_found + 1, 64)) {
 			e = -ENOMEM;
 			break;
@@ -221,8 +224,8 @@ static uint64_t store_stack(struct offcpu *o, int fd, const struct stack_trace *
 
 /*
  * The user stack of a task found waiting, walked here (the kernel cannot),
- * into its pending record: unless the task ran since, and the record is no
- * longer the one the iterator wrote (same start), or it gives a stack.
+ * into its pending record while that is still the one the iterator wrote
+ * (same start): a task that ran since has a record of its own.
  */
 static void walk_waiting(struct offcpu *o, const struct task_walk_maps *m, int stacks,
 			 const struct offcpu_waiting *w)
@@ -264,7 +267,7 @@ int offcpu__attach(struct offcpu *o, int live_stacks)
 		.image_events = skel->rodata->image_events && skel->rodata->dwarf_unwind,
 	};
 	double t0 = clock__now();
-	size_t n = 0;
+	size_t n = 0, i;
 	int e;
 
 	/* the waking program first: no wait may end unnamed for want of it */
@@ -288,10 +291,14 @@ int offcpu__attach(struct offcpu *o, int live_stacks)
 		     log__errstr(-e));
 		return 0;
 	}
-	for (size_t i = 0; i < o->nr_found; i++)
+	for (i = 0; i < o->nr_found && clock__now() - t0 < WAITING_WALK_SECONDS; i++)
 		walk_waiting(o, &m, live_stacks, &o->found[i]);
+	task_walk__end();
 	info("off-CPU: %zu threads in scope were waiting when the capture began (found and "
 	     "walked in %.1f ms)", o->nr_found, (clock__now() - t0) * 1000);
+	if (i < o->nr_found)
+		info("off-CPU: the user stacks of %zu of them were not walked (%.2f s spent): "
+		     "their waits have kernel frames only", o->nr_found - i, WAITING_WALK_SECONDS);
 	return 0;
 }
 

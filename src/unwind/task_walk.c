@@ -4,14 +4,17 @@
  * own code (see task_walk.h): bpf/unwind.bpf.h compiled here, as
  * tests/replay/walk.c compiles it, with the two helpers it calls answered
  * from the live kernel maps (bpf syscalls) and from the task's memory
- * (process_vm_readv).  A lookup's value lives in a small ring of buffers:
- * the walk reads a value before its next-but-several lookup.  Not
+ * (process_vm_readv); the shards of rows are mapped, as the loader writes
+ * them, and stay so until task_walk__end.  A lookup's value lives in a
+ * small ring of buffers: the walk reads a value before its next-but-several
+ * lookup.  Not
  * thread-safe: the walk's per-CPU state is a static slot here.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
@@ -50,11 +53,10 @@ static const struct task_walk_maps *cur;
 static pid_t cur_pid;
 static struct unwind_scratch scratch_slot;
 static char shard_handle[MAX_SHARDS];
-static int shard_fd[MAX_SHARDS]; /* + 1: 0 is "not opened" */
+static void *shard_map[MAX_SHARDS]; /* NULL: not mapped yet */
 static union {
 	struct unwind_mapping m;
 	struct unwind_file f;
-	__u64 slot;
 } ring[RING];
 static unsigned int ring_next;
 
@@ -63,23 +65,30 @@ static void *value_buf(void)
 	return &ring[ring_next++ % RING];
 }
 
+/* Slot idx of a shard, read through its mapping (the loader writes rows
+ * through one too): no system call per row. */
 static void *shard_lookup(__u32 shard, __u32 idx)
 {
-	void *v = value_buf();
+	size_t bytes = (size_t)8 << (unwind_shard_bits & 31);
+	void *v;
 	__u32 id;
 	int fd;
 
 	if (idx >> (unwind_shard_bits & 31))
 		return NULL;
-	if (!shard_fd[shard]) {
+	if (!shard_map[shard]) {
 		if (bpf_map_lookup_elem(cur->shards_fd, &shard, &id))
 			return NULL;
 		fd = bpf_map_get_fd_by_id(id);
 		if (fd < 0)
 			return NULL;
-		shard_fd[shard] = fd + 1;
+		v = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
+		close(fd);
+		if (v == MAP_FAILED)
+			return NULL;
+		shard_map[shard] = v;
 	}
-	return bpf_map_lookup_elem(shard_fd[shard] - 1, &idx, v) ? NULL : v;
+	return (__u64 *)shard_map[shard] + idx;
 }
 
 static void *task_walk_lookup(void *map, const void *key)
@@ -112,13 +121,14 @@ static long task_walk_read_user(void *dst, __u32 size, const void *src)
 	return -EFAULT;
 }
 
-static void close_shards(void)
+void task_walk__end(void)
 {
 	for (size_t i = 0; i < MAX_SHARDS; i++)
-		if (shard_fd[i]) {
-			close(shard_fd[i] - 1);
-			shard_fd[i] = 0;
+		if (shard_map[i]) {
+			munmap(shard_map[i], (size_t)8 << (unwind_shard_bits & 31));
+			shard_map[i] = NULL;
 		}
+	cur = NULL;
 }
 
 uint32_t task_walk__stack(const struct task_walk_maps *m, const struct task_walk_regs *r,
@@ -128,6 +138,8 @@ uint32_t task_walk__stack(const struct task_walk_maps *m, const struct task_walk
 	__u32 zero = 0;
 
 	memset(out, 0, sizeof(*out));
+	if (cur != m)
+		task_walk__end(); /* the shards of other maps */
 	cur = m;
 	cur_pid = r->tgid;
 	unwind_shard_bits = m->shard_bits;
@@ -138,6 +150,5 @@ uint32_t task_walk__stack(const struct task_walk_maps *m, const struct task_walk
 	s->bp = r->bp;
 	unwind_walk(zero);
 	*out = s->trace;
-	close_shards();
 	return s->reasons | (s->complete ? TASK_WALK_COMPLETE : 0);
 }

@@ -34,8 +34,11 @@ struct task_walk_regs {
  * frame; the other bits are bpf/unwind.bpf.h's enum unwind_reason. */
 #define TASK_WALK_COMPLETE (1u << 31)
 
-/* Walks r's stack into out (leaf first; nr 0 when nothing could be read). */
+/* Walks r's stack into out (leaf first; nr 0 when nothing could be read).
+ * The shards it opened stay open for the next walk over the same m. */
 uint32_t task_walk__stack(const struct task_walk_maps *m, const struct task_walk_regs *r,
 			  struct stack_trace *out);
+/* Closes the shards the walks opened. */
+void task_walk__end(void);
 
 #endif

@@ -8,8 +8,10 @@
 # stack (the tables were loaded before sampling began) and counts up to the
 # end.  The same for Debian's python3.11 blocked in os.read (Python frames
 # for the wait that began during the capture; the one found waiting has its
-# native frames only).
+# native frames only).  Hostile: 3000 threads of a process run as nobody,
+# all found waiting at the start, keep the capture bounded.
 source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/_hostile.sh"
 
 PY=/usr/bin/python3.11
 # part FOLDED ERE: microseconds on stacks matching ERE.
@@ -109,3 +111,15 @@ if [ -x "$PY" ]; then
 else
 	fail offcpu_hang_py_present "$PY missing (Debian 12's python3.11; every machine has it)"
 fi
+
+# ---- hostile: 3000 threads of nobody's, waiting when the capture starts ----
+chmod 755 "$TMP"
+start_cmd offcpu_split setpriv --reuid=nobody --regid=nogroup --clear-groups \
+	"$WL/offcpu_split" sleepers 3000 60 || exit 1
+H=$WL_PID
+for i in $(seq 250); do [ "$(ls "/proc/$H/task" 2>/dev/null | wc -l)" -gt 3000 ] && break; sleep 0.02; done
+timed_sm many -v -p "$H" --off-cpu -f 2
+bounded offcpu_hang_many_waiting 2
+check offcpu_hang_many_waiting_found some_line "$TMP/many.err" '^smolder: off-CPU: [0-9]{3,} threads in scope were waiting when the capture began'
+grep -E 'waiting when the capture began|not walked' "$TMP/many.err" | sed 's/^/# /'
+kill "$H" 2>/dev/null
