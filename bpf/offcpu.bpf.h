@@ -436,13 +436,15 @@ static __always_inline void waiting_regs(struct task_struct *task, struct offcpu
  * writes the records. */
 __u32 offcpu_waiting_record = 0;
 
-/* The iterator's scope: the sampler's filters, but those of the cgroups. */
+/* The iterator's scope: offcpu_leave's filters, but those of the cgroups. */
 static __always_inline bool waiting_in_scope(struct task_struct *task, struct sample_key *key)
 {
 	__u64 ns;
 
 	if (!waiting_ids(task, key))
 		return false; /* not in our PID namespace: never in -p's scope either */
+	if (self_tgid && key->tgid == self_tgid)
+		return false; /* smolder's own threads, as offcpu_leave leaves them */
 	if (filter_tgid && !bpf_map_lookup_elem(&tgids, &key->tgid))
 		return false;
 	if (filter_tid && !bpf_map_lookup_elem(&tids, &key->pid))
