@@ -115,7 +115,11 @@ static bool waiting_found(const struct offcpu_opts *o, bool btf)
 		info("with --cgroup or --cgroupmap, %s", lost);
 		return false;
 	}
-	if (!btf || !have_task_iter()) {
+	if (!btf) { /* said already: no BTF tracing programs */
+		info("without BTF tracing programs %s too", lost);
+		return false;
+	}
+	if (!have_task_iter()) {
 		info("this kernel has no BPF task iterator with bpf_get_task_stack (Linux 5.9): %s",
 		     lost);
 		return false;

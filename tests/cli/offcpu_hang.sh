@@ -112,6 +112,18 @@ else
 	fail offcpu_hang_py_present "$PY missing (Debian 12's python3.11; every machine has it)"
 fi
 
+# ---- --cgroup: the iterator cannot tell a task's cgroup; -v says so once ----
+CG2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+if [ -n "$CG2" ] && mkdir "$CG2/smolder-hang.$$" 2>/dev/null; then
+	at_exit "rmdir '$CG2/smolder-hang.$$'"
+	run_sm cg -v --off-cpu --cgroup "$CG2/smolder-hang.$$" -f 1
+	check offcpu_hang_cgroup_exit_0 equals "$RC" 0
+	check offcpu_hang_cgroup_said_once equals \
+		"$(grep -c '^smolder: with --cgroup or --cgroupmap, a task waiting when the capture begins is seen only once it runs again$' "$TMP/cg.err")" 1
+else
+	fail offcpu_hang_cgroup "no cgroup2 mount to make a cgroup in"
+fi
+
 # ---- hostile: 3000 threads of nobody's, waiting when the capture starts ----
 chmod 755 "$TMP"
 start_cmd offcpu_split setpriv --reuid=nobody --regid=nogroup --clear-groups \
