@@ -488,8 +488,9 @@ int offcpu_waiting(struct bpf_iter__task *ctx)
 		return 0;
 	user = user_stacks && key->tgid && BPF_CORE_READ(task, mm);
 	if (!offcpu_waiting_record) {
-		/* named targets all, else those whose stacks the next run walks */
-		if (user && (waiting || filter_tgid || filter_tid))
+		/* the targets -p or a COMMAND named: a whole machine's images
+		 * would hold the start up for seconds */
+		if (user && (filter_tgid || filter_tid))
 			image_gen(&b, task, key->tgid);
 		return 0;
 	}
