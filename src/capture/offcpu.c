@@ -270,7 +270,7 @@ int offcpu__attach(struct offcpu *o, int live_stacks)
 		 * are expected (--unwind dwarf), as in the kernel */
 		.image_events = skel->rodata->image_events && skel->rodata->dwarf_unwind,
 	};
-	double t0 = clock__now();
+	double t0 = clock__now(), t1;
 	size_t n = 0, i;
 	int e;
 
@@ -295,11 +295,12 @@ int offcpu__attach(struct offcpu *o, int live_stacks)
 		     log__errstr(-e));
 		return 0;
 	}
-	for (i = 0; i < o->nr_found && clock__now() - t0 < WAITING_WALK_SECONDS; i++)
+	t1 = clock__now();
+	for (i = 0; i < o->nr_found && clock__now() - t1 < WAITING_WALK_SECONDS; i++)
 		walk_waiting(o, &m, live_stacks, &o->found[i]);
 	task_walk__end();
-	info("off-CPU: %zu threads in scope were waiting when the capture began (found and "
-	     "walked in %.1f ms)", o->nr_found, (clock__now() - t0) * 1000);
+	info("off-CPU: %zu threads in scope were waiting when the capture began (found in %.1f "
+	     "ms, walked in %.1f ms)", o->nr_found, (t1 - t0) * 1000, (clock__now() - t1) * 1000);
 	if (i < o->nr_found)
 		info("off-CPU: the user stacks of %zu of them were not walked (%.2f s spent): "
 		     "their waits have kernel frames only", o->nr_found - i, WAITING_WALK_SECONDS);
