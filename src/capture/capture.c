@@ -547,7 +547,9 @@ int capture__settle(struct capture *c, double until)
 
 int capture__start(struct capture *c)
 {
-	if (offcpu__attach(c->offcpu, c->stacks_fd[c->live]) || attach_events(c, &c->opts))
+	/* the off-CPU side last: the tasks it finds waiting count from the
+	 * capture's start, not from before the perf events' attach */
+	if (attach_events(c, &c->opts) || offcpu__attach(c->offcpu, c->stacks_fd[c->live]))
 		return -1;
 	return 0;
 }
