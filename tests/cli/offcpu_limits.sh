@@ -29,16 +29,23 @@ check offcpu_max_counted some_line "$TMP/max.err" 'and [1-9][0-9]* over the maxi
 kill "$P" 2>/dev/null
 
 # --- a wait cut by the capture's end counts only if it reached the minimum
-# by then: a process that execs `sleep 30` 1.5 s in, under two captures of
-# 3 s side by side (attached well before the exec), is cut about 2 s into
-# that sleep; one capture's minimum is 1.2 s, the other's 3 s ---
-sh -c 'sleep 1.5; exec sleep 30' &
+# by then: a process that execs `sleep 30` once told (1.5 s after two
+# captures of 4 s side by side began sampling) is cut about 2 s into that
+# sleep; one capture's minimum is 1.2 s, the other's 3 s.  (Its wait for
+# the word, from the captures' start, is under 3 s and named "sh".) ---
+mkfifo "$TMP/go"
+sh -c "read x <'$TMP/go'; exec sleep 30" &
 P=$!
-"$SMOLDER" --off-cpu --off-cpu-min-us 1200000 -f -F 99 -p "$P" 3 >"$TMP/cut_low.out" 2>"$TMP/cut_low.err" &
+"$SMOLDER" -v --off-cpu --off-cpu-min-us 1200000 -f -F 99 -p "$P" 4 >"$TMP/cut_low.out" 2>"$TMP/cut_low.err" &
 low=$!
-run_sm cut_high --off-cpu --off-cpu-min-us 3000000 -f -F 99 -p "$P" 3
-wait "$low"
-check offcpu_cut_reached_min_counted within "$(awk '/^sleep;.*\[off-cpu:S\] [0-9]+$/ { t += $NF } END { print t + 0 }' "$TMP/cut_low.out")" 1200000 3100000
+"$SMOLDER" -v --off-cpu --off-cpu-min-us 3000000 -f -F 99 -p "$P" 4 >"$TMP/cut_high.out" 2>"$TMP/cut_high.err" &
+high=$!
+wait_for "$TMP/cut_low.err" '^smolder: sampling' 10 >/dev/null
+wait_for "$TMP/cut_high.err" '^smolder: sampling' 10 >/dev/null
+sleep 1.5
+echo go >"$TMP/go"
+wait "$low" "$high"
+check offcpu_cut_reached_min_counted within "$(awk '/^sleep;.*nanosleep.*\[off-cpu:S\] [0-9]+$/ { t += $NF } END { print t + 0 }' "$TMP/cut_low.out")" 1200000 3100000
 check offcpu_cut_under_min_left_out no_line "$TMP/cut_high.out" '\[off-cpu'
 kill "$P" 2>/dev/null
 
