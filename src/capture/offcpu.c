@@ -255,6 +255,27 @@ static void walk_waiting(struct offcpu *o, const struct task_walk_maps *m, int s
 	bpf_map_update_elem(pending, &w->tid, &rec, BPF_EXIST);
 }
 
+/*
+ * The waits found count from here, where the capture starts, not from the
+ * iterator's run before the walks (a slow machine's walks would add their
+ * time to every hang); those that ended meanwhile were counted already.
+ */
+static void restart_found(struct offcpu *o)
+{
+	int pending = bpf_map__fd(o->skel->maps.offcpu_pending);
+	uint64_t now = now_ns();
+	struct offcpu_start rec;
+
+	for (size_t i = 0; i < o->nr_found; i++) {
+		const struct offcpu_waiting *w = &o->found[i];
+
+		if (bpf_map_lookup_elem(pending, &w->tid, &rec) || rec.start != w->start)
+			continue;
+		rec.start = now;
+		bpf_map_update_elem(pending, &w->tid, &rec, BPF_EXIST);
+	}
+}
+
 int offcpu__attach(struct offcpu *o, int live_stacks)
 {
 	struct smolder_bpf *skel = o->skel;
@@ -299,6 +320,7 @@ int offcpu__attach(struct offcpu *o, int live_stacks)
 	for (i = 0; i < o->nr_found && clock__now() - t1 < WAITING_WALK_SECONDS; i++)
 		walk_waiting(o, &m, live_stacks, &o->found[i]);
 	task_walk__end();
+	restart_found(o);
 	info("off-CPU: %zu threads in scope were waiting when the capture began (found in %.1f "
 	     "ms, walked in %.1f ms)", o->nr_found, (t1 - t0) * 1000, (clock__now() - t1) * 1000);
 	if (i < o->nr_found)
