@@ -120,6 +120,7 @@ static void settle(struct sampler *s)
 	while ((next = preload__run(s->pending, &b)) && next <= clock__now() &&
 	       !budget__expired(&b))
 		;
+	usyms__set_budget(s->us, NULL); /* b is ours */
 	preload__stats(s->pending, &st);
 	if (!st.done)
 		return;
@@ -129,7 +130,6 @@ static void settle(struct sampler *s)
 		     SAMPLER_SETTLE_SECONDS);
 	debug("%" PRIu64 " process images read before sampling, in %.0f ms", st.done,
 	      (clock__now() - t0) * 1000);
-	usyms__set_budget(s->us, NULL);
 }
 
 static bool image_current(pid_t pid, uint32_t gen, void *arg)
