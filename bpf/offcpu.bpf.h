@@ -99,23 +99,28 @@ offcpu_unwound(const struct bank *b, struct task_struct *task, struct sample_key
 	return &s->trace;
 }
 
-/* Walks and stores prev's stacks; their ids and flags go into key. */
+/* Walks and stores prev's stacks; their ids and flags go into key.  A
+ * kernel thread (--kernel-threads) has only its kernel stack. */
 static __always_inline void offcpu_stacks(void *ctx, const struct bank *b,
-					  struct task_struct *prev, struct sample_key *key)
+					  struct task_struct *prev, bool kthread,
+					  struct sample_key *key)
 {
 	const struct stack_trace *k = NULL, *u = NULL;
+	bool user = user_stacks && !kthread;
 	bool lost = false;
 
 	if (kernel_stacks)
 		k = walk_stack(ctx, SCRATCH_SWITCH_KERNEL, 0, &key->flags, SAMPLE_KSTACK_ERR);
-	if (user_stacks && dwarf_unwind)
+	if (kthread)
+		key->flags |= SAMPLE_KTHREAD;
+	if (user && dwarf_unwind)
 		u = offcpu_unwound(b, prev, key);
-	else if (user_stacks)
+	else if (user)
 		u = walk_stack(ctx, SCRATCH_SWITCH_USER, BPF_F_USER_STACK, &key->flags,
 			       SAMPLE_USTACK_ERR);
 	if (!dwarf_unwind && u && key->tgid)
 		key->gen = image_gen(b, prev, key->tgid);
-	if (user_stacks)
+	if (user)
 		key->pystack = walk_python(b, prev, key, PY_SLOT_SWITCH);
 	if (k) {
 		key->kstack = hash_stack(k);
@@ -153,6 +158,7 @@ static __always_inline void offcpu_leave(void *ctx, bool preempt, struct task_st
 	struct offcpu_start rec = {};
 	struct sample_key *key = &rec.key;
 	__u32 state, tid;
+	bool kthread;
 	struct bank b;
 
 	/* preempted: still runnable, whatever state it was setting */
@@ -161,7 +167,9 @@ static __always_inline void offcpu_leave(void *ctx, bool preempt, struct task_st
 	state = task_state(prev);
 	if (!(state & (TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE)))
 		return;
-	if (BPF_CORE_READ(prev, flags) & PF_KTHREAD)
+	/* user tasks' waits, or with --kernel-threads kernel threads' only */
+	kthread = BPF_CORE_READ(prev, flags) & PF_KTHREAD;
+	if (kthread != kernel_threads_only)
 		return;
 	if (offcpu_sample > 1 && bpf_get_prandom_u32() % offcpu_sample)
 		return;
@@ -183,7 +191,7 @@ static __always_inline void offcpu_leave(void *ctx, bool preempt, struct task_st
 	if (per_cpu)
 		key->cpu = bpf_get_smp_processor_id(); /* the CPU it left */
 	bpf_get_current_comm(&key->comm, sizeof(key->comm));
-	offcpu_stacks(ctx, &b, prev, key);
+	offcpu_stacks(ctx, &b, prev, kthread, key);
 	tid = BPF_CORE_READ(prev, pid);
 	rec.start = bpf_ktime_get_ns();
 	if (bpf_map_update_elem(&offcpu_pending, &tid, &rec, BPF_ANY))

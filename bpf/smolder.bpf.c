@@ -34,6 +34,10 @@ const volatile bool filter_cgroup = false;   /* --cgroup: cgroup_filter[0] and b
 const volatile bool filter_cgroupmap = false; /* --cgroupmap: cgroup ids in cgroupset */
 const volatile bool filter_mntns = false;    /* --mntnsmap: mount namespaces in mntnsset */
 const volatile __u32 idle_mode = IDLE_EXCLUDE;
+/* --kernel-mode: only samples taken in kernel mode; --kernel-threads: only
+ * kernel threads' (the idle task is one); the rest are counted, not kept */
+const volatile bool kernel_mode_only = false;
+const volatile bool kernel_threads_only = false;
 const volatile __u32 pidns_inum = 0xeffffffcU; /* our PID namespace */
 /* smolder's own process, in our PID namespace: left out of samples and
  * waits, or its reading of the maps would be a tower of every profile
@@ -56,6 +60,13 @@ const volatile bool python_frames = false; /* CPython frames (python.bpf.h) */
  * waits until no run that read the old value is still going.
  */
 __u32 live_bank = 0;
+
+/*
+ * Samples in scope that --kernel-mode or --kernel-threads left out: left
+ * out on request, so not lost, and not in the "counters" map, whose layout
+ * recordings (session/recording.c) keep.  The loader reads it at the end.
+ */
+__u64 kernel_filtered = 0;
 
 /*
  * Outer maps with one count map and one stack map per bank.  The inner maps
@@ -641,7 +652,7 @@ static __always_inline bool in_cgroups(struct task_struct *task);
  * filters that do not depend on the sample. */
 static __always_inline bool exec_profiled(struct task_struct *task, __u32 tgid)
 {
-	if (!tgid || idle_mode == IDLE_ONLY)
+	if (!tgid || idle_mode == IDLE_ONLY || kernel_threads_only)
 		return false;
 	if (filter_tgid && !bpf_map_lookup_elem(&tgids, &tgid))
 		return false;
@@ -820,6 +831,21 @@ static __always_inline bool in_cgroups(struct task_struct *task)
 
 #include "offcpu.bpf.h"
 
+/*
+ * --kernel-mode and --kernel-threads: whether the sample is kept.  Checked
+ * before any stack is walked, so a sample left out costs a counter.  The
+ * idle task is a kernel thread whatever its flags say (they did not always
+ * carry PF_KTHREAD).
+ */
+static __always_inline bool kernel_filter_keeps(bool in_kernel, bool idle_task, __u32 task_flags)
+{
+	if (kernel_mode_only && !in_kernel)
+		return false;
+	if (kernel_threads_only && !idle_task && !(task_flags & PF_KTHREAD))
+		return false;
+	return true;
+}
+
 SEC("perf_event")
 int do_sample(struct bpf_perf_event_data *ctx)
 {
@@ -851,6 +877,10 @@ int do_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	if (!in_cgroups(task))
 		return 0;
+	if (!kernel_filter_keeps(in_kernel, idle_task, task_flags)) {
+		__sync_fetch_and_add(&kernel_filtered, 1);
+		return 0;
+	}
 	if (!classify(&b, &key, idle_task, forced_idle, irq_stack))
 		return 0;
 

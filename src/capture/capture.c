@@ -261,6 +261,8 @@ static int configure(struct smolder_bpf *skel, const struct capture_opts *o, int
 	ro->self_tgid = named_self(o) ? 0 : (uint32_t)getpid();
 	ro->filter_tid = o->nr_tids > 0;
 	ro->idle_mode = o->idle_mode;
+	ro->kernel_mode_only = o->kernel_mode;
+	ro->kernel_threads_only = o->kernel_threads;
 	ro->pidns_inum = inum;
 	ro->thread_size = probe__thread_size();
 	ro->python_frames = o->python_frames && o->user_stacks;
@@ -667,6 +669,11 @@ static int bank_counters(struct capture *c, unsigned int b, uint64_t *out, bool 
 	}
 	free(vals);
 	return e;
+}
+
+uint64_t capture__kernel_filtered(struct capture *c)
+{
+	return __atomic_load_n(&c->skel->bss->kernel_filtered, __ATOMIC_RELAXED);
 }
 
 void capture__counters(struct capture *c, uint64_t *out)

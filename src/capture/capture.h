@@ -41,6 +41,8 @@ struct capture_opts {
 	bool irq_frames;     /* sample_key.ctx: interrupt context (--irq-frames) */
 	bool kworker_frames; /* sample_key.work: work items (--kworker) */
 	enum idle_mode idle_mode;
+	bool kernel_mode;    /* --kernel-mode: samples taken in kernel mode only */
+	bool kernel_threads; /* --kernel-threads: kernel threads' samples only */
 	const uint32_t *tgids; /* -p, in our PID namespace */
 	size_t nr_tgids;
 	const uint32_t *tids; /* -L */
@@ -115,6 +117,9 @@ int capture__live_stack(struct capture *c, uint64_t id, struct stack_trace *out)
 int capture__work_desc(struct capture *c, uint64_t id, struct work_desc *out);
 /* The waker that an off-CPU sample_key.work names; -ENOENT if unknown. */
 int capture__waker_desc(struct capture *c, uint64_t id, struct waker_desc *out);
+/* Samples in scope that --kernel-mode or --kernel-threads left out, in
+ * the whole run so far. */
+uint64_t capture__kernel_filtered(struct capture *c);
 /* Sums the per-CPU drop and sample counters into out[CNT__MAX]. */
 void capture__counters(struct capture *c, uint64_t *out);
 /*

@@ -6,7 +6,8 @@
  * bank, so its default follows the samples an interval can take (rate x
  * interval x CPUs, plus a quarter), from 1024 up to the one-shot default:
  * at 19 Hz, 60 s and 2 CPUs, 2,850 stacks instead of 32,768, in each of
- * its two banks.  --off-cpu's map of pending waits holds as many threads
+ * its two banks.  A COMMAND at its default rate (499 Hz) keeps as many
+ * keys as stacks, 3 MiB more.  --off-cpu's map of pending waits holds as many threads
  * as the count map holds keys, at least 8192 unless --hash-storage-size
  * sets both.
  */
@@ -57,7 +58,11 @@ void map_sizes__choose(struct map_sizes *m)
 		if (m->continuous && want < DEFAULT_STACK_ENTRIES)
 			m->stack_entries = want < 1024 ? 1024 : (uint32_t)want;
 	}
-	m->count_entries = m->stack_entries / 8 * 3;
+	/* keys, not stacks, run out first under a build's many short
+	 * processes (each key is a process and thread): a make -j2 of
+	 * smolder at 999 Hz filled 12,288 keys, half its samples lost,
+	 * with 32,768 stacks not full */
+	m->count_entries = m->key_per_stack ? m->stack_entries : m->stack_entries / 8 * 3;
 	if (m->continuous)
 		m->count_entries = want > 65536 ? 65536 : (uint32_t)want;
 	if (m->count_entries < 1024)

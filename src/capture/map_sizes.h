@@ -21,6 +21,8 @@ struct map_sizes {
 	uint32_t count_entries; /* set: distinct sample keys kept */
 	uint32_t offcpu_entries; /* set: --off-cpu waits pending at once */
 	bool continuous;        /* a bank per interval, SMOLDER_BANKS of them */
+	bool key_per_stack;     /* a COMMAND at its default rate: as many sample
+				 * keys as stacks, not 3/8 as many */
 	double hz;              /* samples per second per CPU */
 	double interval;        /* continuous: seconds an interval lasts */
 	size_t nr_cpus;         /* CPUs sampled */

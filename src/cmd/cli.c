@@ -32,7 +32,7 @@ enum {
 	OPT_OUTPUT_DIR, OPT_KEEP, OPT_MAX_SIZE, OPT_GROUP_THREADS, OPT_KWORKER, OPT_IRQ_FRAMES,
 	OPT_BTF, OPT_UNWIND, OPT_UNWIND_MEMORY, OPT_STRICT, OPT_NO_INHERIT, OPT_CGROUPMAP,
 	OPT_MNTNSMAP, OPT_HASH_STORAGE, OPT_EBPF, OPT_HOTTEST_FIRST, OPT_OFF_CPU, OPT_WAKERS,
-	OPT_OFFCPU_SAMPLE, OPT_OFFCPU_MIN, OPT_OFFCPU_MAX,
+	OPT_OFFCPU_SAMPLE, OPT_OFFCPU_MIN, OPT_OFFCPU_MAX, OPT_KERNEL_MODE, OPT_KERNEL_THREADS,
 };
 
 #define RENDER_OPTIONS                                                        \
@@ -61,6 +61,8 @@ static const struct option long_opts[] = {
 	{ "idle-only", no_argument, NULL, OPT_IDLE_ONLY },
 	{ "user-stacks-only", no_argument, NULL, 'U' },
 	{ "kernel-stacks-only", no_argument, NULL, 'K' },
+	{ "kernel-mode", no_argument, NULL, OPT_KERNEL_MODE },
+	{ "kernel-threads", no_argument, NULL, OPT_KERNEL_THREADS },
 	{ "stack-storage-size", required_argument, NULL, OPT_STACK_STORAGE },
 	{ "continuous", no_argument, NULL, OPT_CONTINUOUS },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
@@ -252,10 +254,11 @@ static int parse_render_option(int c, const char *arg, struct env *env)
 	case 'o': return add_output(arg, env);
 	case OPT_FORMAT:
 		if (!format__parse(arg, &env->format) &&
-		    (env->cmd == CMD_CAPTURE || env->format != FMT_REPORT))
+		    (env->cmd == CMD_CAPTURE ||
+		     (env->format != FMT_REPORT && env->format != FMT_SUMMARY)))
 			return 0;
 		err("unknown format '%s' (expected %sfolded, svg, speedscope or pprof)", arg,
-		    env->cmd == CMD_CAPTURE ? "report, " : "");
+		    env->cmd == CMD_CAPTURE ? "report, summary, " : "");
 		return -1;
 	case OPT_TITLE: r->title = arg; return 0;
 	case OPT_SUBTITLE: r->subtitle = arg; return 0;
@@ -335,6 +338,8 @@ static int parse_option(int c, const char *arg, struct env *env)
 	case OPT_IDLE_ONLY: env->idle = IDLE_ONLY; return 0;
 	case 'U': env->user_only = true; return 0;
 	case 'K': env->kernel_only = true; return 0;
+	case OPT_KERNEL_MODE: env->kernel_mode = true; return 0;
+	case OPT_KERNEL_THREADS: env->kernel_threads = true; return 0;
 	case 'f': env->folded = true; return 0;
 	case 'd': env->delimited = true; return 0;
 	case 'a': env->annotate = true; return 0;
@@ -402,6 +407,10 @@ static int check_conflicts(const struct env *env)
 		err("--no-inherit is for a COMMAND (smolder --no-inherit -- COMMAND...)");
 	else if (env->user_only && env->kernel_only)
 		err("-U and -K exclude each other (drop one)");
+	else if (env->user_only && env->kernel_threads)
+		err("options -U and --kernel-threads exclude each other (kernel threads have no user stacks: drop -U)");
+	else if (env->command && env->kernel_threads)
+		err("a COMMAND and --kernel-threads exclude each other (a command is no kernel thread: drop one)");
 	else if (env->freq && env->period)
 		err("-F and -c exclude each other (give a frequency or a period)");
 	else if (env->per_pid && env->per_thread)
@@ -430,6 +439,7 @@ static void size_maps(struct env *env)
 		.stack_entries = env->stack_entries,
 		.hash_entries = env->hash_entries,
 		.continuous = env->continuous,
+		.key_per_stack = env->command && env->default_rate,
 		.hz = cli__rate_hz(env),
 		.interval = env->interval,
 		.nr_cpus = env->nr_cpus,
@@ -507,6 +517,25 @@ static int open_cgroup(struct env *env)
 	return 0;
 }
 
+/*
+ * A capture's -o whose suffix names no format (x.png, out.html) is a
+ * usage error: it used to get the readable report.  Names without a
+ * suffix (devices, FIFOs, "out") get the default; --format names it.
+ */
+static int check_output_names(const struct env *env)
+{
+	for (size_t i = 0; !env->format && i < env->nr_outputs; i++) {
+		const char *path = env->outputs[i].path;
+
+		if (path && format__has_suffix(path) && format__of_path(path) == FMT_AUTO) {
+			err("cannot write %s: unknown output format (use " FORMAT_SUFFIXES
+			    ", or --format)", path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* PIDs must exist and CPUs be online: exit 1 otherwise. */
 static int check_system(struct env *env)
 {
@@ -526,8 +555,6 @@ static int check_system(struct env *env)
 		}
 	}
 	if (env->cgroup_path && open_cgroup(env))
-		return 1;
-	if (check_outputs(env))
 		return 1;
 	if (n < 0) {
 		err("cannot read /sys/devices/system/cpu/online (mount sysfs)");
@@ -551,6 +578,20 @@ static int check_system(struct env *env)
 	return 0;
 }
 
+/* What the capture needs of the system, then its outputs: after the
+ * checks of the system, so that a bad PID is said whatever -o is.  The
+ * exit code, or 0. */
+static int check_capture(struct env *env)
+{
+	int rc = check_system(env);
+
+	if (rc)
+		return rc;
+	if (check_output_names(env))
+		return 2;
+	return check_outputs(env) ? 1 : 0;
+}
+
 /*
  * Each output's format: --format, else what its name says, else the
  * command's default: a capture's report (folded with -f), a drawing
@@ -567,7 +608,9 @@ static void resolve_formats(struct env *env)
 		struct out_spec *o = &env->outputs[i];
 
 		o->fmt = env->format ? env->format : format__of_path(o->path);
-		if (o->fmt == FMT_AUTO)
+		/* folded files carry no origins to report: other names draw */
+		if (o->fmt == FMT_AUTO || (env->cmd != CMD_CAPTURE &&
+					   (o->fmt == FMT_REPORT || o->fmt == FMT_SUMMARY)))
 			o->fmt = dflt;
 	}
 }
@@ -670,6 +713,8 @@ static int parse_options(int argc, char **argv, struct env *env)
 /* The rest of a capture's command line: [duration]. */
 static int parse_capture(int argc, char **argv, struct env *env)
 {
+	int rc;
+
 	if (optind < argc && parse_seconds(argv[optind++], "duration", &env->duration))
 		return 2;
 	if (optind < argc) {
@@ -680,11 +725,14 @@ static int parse_capture(int argc, char **argv, struct env *env)
 		return 2;
 	if (env->continuous && setup_continuous(env))
 		return 1;
-	if (!env->freq && !env->period)
-		env->freq = DEFAULT_FREQ;
+	if (!env->freq && !env->period) {
+		env->freq = env->command ? DEFAULT_COMMAND_FREQ : DEFAULT_FREQ;
+		env->default_rate = true;
+	}
 	resolve_formats(env);
-	if (check_system(env))
-		return 1;
+	rc = check_capture(env);
+	if (rc)
+		return rc;
 	size_maps(env);
 	return -1;
 }

@@ -16,6 +16,11 @@
 #include "smolder.h"
 
 #define DEFAULT_FREQ 49
+/* -- COMMAND without -F or -c: a command of a third of a second gets over
+ * 100 samples (perf records at 4000 Hz, but writes them all out; here
+ * they are counted in the kernel's maps, which hold a make -j2 of a
+ * minute at this rate: see map_sizes.h) */
+#define DEFAULT_COMMAND_FREQ 499
 #define DEFAULT_CONTINUOUS_FREQ 19 /* the fleet profilers' rate */
 #define DEFAULT_INTERVAL 60
 #define DEFAULT_KEEP 1440          /* a day of 1-minute profiles */
@@ -32,10 +37,13 @@ struct profile_dir;
 struct env {
 	enum command cmd;
 	uint64_t freq;     /* -F */
+	bool default_rate; /* neither -F nor -c: freq is the default */
 	uint64_t period;   /* -c, ns */
 	double duration;   /* seconds, 0 = until SIGINT/SIGTERM */
 	bool user_only;    /* -U */
 	bool kernel_only;  /* -K */
+	bool kernel_mode;  /* --kernel-mode */
+	bool kernel_threads; /* --kernel-threads */
 	bool delimited;    /* -d */
 	bool annotate;     /* -a */
 	bool folded;       /* -f */

@@ -45,7 +45,9 @@ static const struct help_option sample_options[] = {
 		"cannot run; 1 when smolder failed and the\n"
 		"command succeeded).  A signal or the duration\n"
 		"that ends the capture first is passed on to it\n"
-		"(the duration as SIGTERM)" },
+		"(the duration as SIGTERM).  When the profile\n"
+		"goes to standard output, the command's\n"
+		"standard output goes to standard error" },
 	{ .long_name = "--no-inherit",
 	  .text = "with a COMMAND: not the processes it starts" },
 	{ .short_name = "-G", .long_name = "--cgroup", .arg = "PATH",
@@ -61,7 +63,9 @@ static const struct help_option sample_options[] = {
 	{ .short_name = "-C", .long_name = "--cpu", .arg = "CPU[,CPU...]",
 	  .text = "only these CPUs (ranges like 0-3 work)" },
 	{ .short_name = "-F", .long_name = "--frequency", .arg = "HZ",
-	  .text = "samples per second per CPU (default 49)" },
+	  .text = "samples per second per CPU (default 49; 499\n"
+		"with a COMMAND, so that a short one gets a\n"
+		"profile: 150 samples in 0.3 s)" },
 	{ .short_name = "-c", .long_name = "--count", .arg = "NS",
 	  .text = "a sample every NS nanoseconds of CPU time on a\n"
 		"CPU (bcc's -c counts events of its perf event,\n"
@@ -92,7 +96,17 @@ static const struct help_option sample_options[] = {
 		"evicted first, one that does not fit is\n"
 		"counted and falls back to frame pointers" },
 	{ .short_name = "-K", .long_name = "--kernel-stacks-only",
-	  .text = "no user frames" },
+	  .text = "no user frames (every sample kept, as bcc's)" },
+	{ .long_name = "--kernel-mode",
+	  .text = "only samples taken in kernel mode (system\n"
+		"calls, faults, interrupts, kernel threads);\n"
+		"the rest are left out in the kernel, counted\n"
+		"apart from losses.  --off-cpu's waits stay" },
+	{ .long_name = "--kernel-threads",
+	  .text = "only kernel threads' samples (kworker,\n"
+		"ksoftirqd, kswapd...; the idle task with -I);\n"
+		"with --off-cpu, kernel threads' waits instead\n"
+		"of user tasks'" },
 	{ .long_name = "--stack-storage-size", .arg = "N",
 	  .text = "distinct stacks kept in the kernel (default\n"
 		"32768 stacks of up to 32 frames, 15 MiB of\n"
@@ -146,20 +160,22 @@ static const struct help_option write_options[] = {
 	  .text = "write to FILE instead of standard output; the\n"
 		"name picks the format: .folded or .txt folded,\n"
 		".svg flame graph, .speedscope.json speedscope,\n"
-		".pb.gz pprof; other names: the report, or\n"
-		"folded with -f.  Give -o up to 8 times to\n"
-		"write several formats of one capture; one\n"
-		"that fails does not stop the others.  A file\n"
-		"is replaced whole (a temporary file, then a\n"
-		"rename; a symlink's target is written); a\n"
-		"character device, terminal or FIFO is written\n"
-		"in place (a FIFO needs its reader); - is\n"
-		"standard output.  Block devices, and symlinks\n"
-		"of another user in a sticky directory such as\n"
-		"/tmp, are refused" },
+		".pb.gz pprof, .report the report, .summary\n"
+		"samples by process and kernel context; a name\n"
+		"without a suffix: the report, or folded with\n"
+		"-f; another suffix is an error.  Give -o up\n"
+		"to 8 times to write several formats of one\n"
+		"capture; one that fails does not stop the\n"
+		"others.  A file is replaced whole (a temporary\n"
+		"file, then a rename; a symlink's target is\n"
+		"written); a character device, terminal or\n"
+		"FIFO is written in place (a FIFO needs its\n"
+		"reader); - is standard output.  Block devices,\n"
+		"and symlinks of another user in a sticky\n"
+		"directory such as /tmp, are refused" },
 	{ .long_name = "--format", .arg = "FORMAT",
-	  .text = "report, folded, svg, speedscope or pprof,\n"
-		"whatever the names say" },
+	  .text = "report, summary, folded, svg, speedscope or\n"
+		"pprof, whatever the names say" },
 	{ 0 },
 };
 
@@ -344,6 +360,9 @@ static const struct help_example capture_examples[] = {
 	{ "smolder -K --kworker --irq-frames --group-threads -o kern.svg 10",
 	  "who queued the kworkers' work, and\n"
 	  "interrupt work as its own frames" },
+	{ "smolder -K --kernel-mode --irq-frames --format summary 10",
+	  "kernel time by process and interrupt\n"
+	  "context, hottest first" },
 	{ "smolder --off-cpu --wakers -p 181 -o wall.svg 10",
 	  "running and waiting time of one\n"
 	  "process, and who woke it" },

@@ -29,6 +29,7 @@
 #include "session/finish.h"
 #include "session/sampler.h"
 #include "session/targets.h"
+#include "unwind/unwind_table.h"
 
 /* What the post-capture stage needs of the command line; after the
  * capture (it fills env's duration and main binary). */
@@ -74,6 +75,8 @@ static struct finish_opts finish_opts_of(const struct env *env)
 		.count_entries = env->count_entries,
 		.offcpu_entries = env->offcpu_entries,
 		.continuous = env->continuous,
+		.kernel_mode = env->kernel_mode,
+		.kernel_threads = env->kernel_threads,
 	};
 }
 
@@ -124,6 +127,7 @@ static int cmd_replay(struct env *env, const char *path)
 
 	if (us) {
 		usyms__set_demangle(us, !env->no_demangle);
+		usyms__set_func_reader(us, unwind_funcs__reader);
 		env->captured_ns = recording__captured_ns(rec);
 		snprintf(env->main_binary, sizeof(env->main_binary), "%s",
 			 recording__main_binary(rec));
@@ -245,6 +249,31 @@ static void block_stop_signals(const struct env *env, sigset_t *sigs)
 	sigprocmask(SIG_BLOCK, sigs, NULL);
 }
 
+/*
+ * Whether a COMMAND's standard output must go to smolder's standard
+ * error: when a profile goes to standard output, where the command's own
+ * output would land in it (perf record and perf stat keep them apart
+ * too).
+ */
+static bool command_out_to_err(const struct env *env)
+{
+	if (!env->command)
+		return false;
+	for (size_t i = 0; i < env->nr_outputs; i++)
+		if (!env->outputs[i].path || !strcmp(env->outputs[i].path, "-"))
+			return true;
+	return false;
+}
+
+/* Once the command runs (a command that cannot run gets its one error
+ * line alone), when standard output is not the terminal. */
+static void say_command_out(const struct env *env)
+{
+	if (command_out_to_err(env) && !isatty(STDOUT_FILENO))
+		warn("the command's output goes to standard error, out of the profile on standard"
+		     " output (-o FILE leaves it on standard output)");
+}
+
 /* The options of every stage, from the command line. */
 struct stage_opts {
 	struct sampler_opts sampler;
@@ -268,6 +297,8 @@ static void stage_opts(const struct env *env, pid_t command, struct stage_opts *
 			/* the idle breakdown is per CPU whatever the view */
 			.per_cpu = env->per_cpu || env->idle == IDLE_ONLY,
 			.idle_mode = env->idle,
+			.kernel_mode = env->kernel_mode,
+			.kernel_threads = env->kernel_threads,
 			.irq_frames = env->irq_frames,
 			.kworker_frames = env->kworker,
 			.tgids = env->tgids,
@@ -387,6 +418,7 @@ static int capture_once(struct env *env, struct sampler *s, struct targets *t,
 	capture__counters(s->cap, c);
 	finish__summary(&fo, s->cap, c, 0, res.unnamed, s->us, res.offcpu_ns);
 	finish__python_summary(c, &res.py, s->py);
+	finish__unsymbolized_hint(&res.unsym, res.samples);
 	return rc;
 }
 
@@ -409,7 +441,8 @@ static int cmd_capture(struct env *env)
 		return cmd_replay(env, getenv("SMOLDER_REPLAY"));
 	block_stop_signals(env, &sigs);
 	if (!env->continuous && (env->command || env->nr_tgids)) {
-		t = targets__new(env->tgids, env->nr_tgids, env->command);
+		t = targets__new(env->tgids, env->nr_tgids, env->command,
+				 command_out_to_err(env));
 		if (!t)
 			return 1;
 	}
@@ -428,6 +461,7 @@ static int cmd_capture(struct env *env)
 	} else if (t && targets__go(t)) {
 		rc = 127;
 	} else {
+		say_command_out(env);
 		rc = capture_once(env, &s, t, &sigs, &sig);
 	}
 	sampler__close(&s);

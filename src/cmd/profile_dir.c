@@ -44,6 +44,7 @@ const char *profile_dir__ext(enum out_format fmt)
 	case FMT_SPEEDSCOPE: return ".speedscope.json";
 	case FMT_PPROF: return ".pb.gz";
 	case FMT_REPORT: return ".report";
+	case FMT_SUMMARY: return ".summary";
 	default: return ".folded";
 	}
 }

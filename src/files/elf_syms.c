@@ -55,6 +55,7 @@ struct elf_syms {
 	size_t names_len; /* bytes of the names arena, for elf_syms__bytes */
 	struct seg *segs;
 	size_t nr_segs;
+	bool complete; /* a .symtab gave functions */
 };
 
 /* A candidate symbol before the merge of the tables. */
@@ -426,6 +427,7 @@ static int load_symbols(struct elf_file *f, struct elf_file *dbg, struct elf_sym
 		if (!ret && c.nr == before)
 			ret = -ENOENT;
 	}
+	es->complete = c.nr > 0;
 	if (!ret)
 		ret = collect_type(&c, f, SHT_DYNSYM);
 	if (!ret)
@@ -563,6 +565,11 @@ const char *elf_syms__map_offset(const struct elf_syms *es, uint64_t off,
 size_t elf_syms__count(const struct elf_syms *es)
 {
 	return es ? es->nr : 0;
+}
+
+bool elf_syms__complete(const struct elf_syms *es)
+{
+	return es && es->complete;
 }
 
 size_t elf_syms__bytes(const struct elf_syms *es)

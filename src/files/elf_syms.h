@@ -47,6 +47,10 @@ struct elf_syms *elf_syms__open_mem(const void *image, size_t size);
 const char *elf_syms__map_offset(const struct elf_syms *es, uint64_t off,
 				 uint64_t *sym_off, uint64_t *vaddr);
 size_t elf_syms__count(const struct elf_syms *es);
+/* Whether a full symbol table (.symtab, the file's or its debug file's, with
+ * its local functions) gave functions: then every function has a name, and
+ * its FDEs need not be read to name the rest.  False for NULL. */
+bool elf_syms__complete(const struct elf_syms *es);
 /* Heap bytes es holds (tables and names), for cache budgets; 0 for NULL. */
 size_t elf_syms__bytes(const struct elf_syms *es);
 void elf_syms__free(struct elf_syms *es);

@@ -17,6 +17,7 @@
 #include "fold/ctxframes.h"
 #include "fold/fold.h"
 #include "fold/pyframes.h"
+#include "fold/unsym.h"
 #include "profile/frame_name.h"
 #include "lib/hash.h"
 #include "symbols/ksyms.h"
@@ -43,6 +44,7 @@ struct fold {
 	uint32_t nr_ids;
 	uint64_t *idle; /* [cpu * IDLE_PATH__MAX + path], allocated when needed */
 	uint64_t unnamed[USYMS_MISS__MAX];
+	struct unsym_tally *unsym; /* files whose code ran without symbols */
 	struct fold_py_stats py;
 	/* the sample being named: its Python frames, and its merged stack */
 	enum { PY_NONE, PY_WITH, PY_WITHOUT, PY_UNSUPPORTED } py_kind;
@@ -101,9 +103,10 @@ struct fold *fold__new(const struct fold_opts *opts, const struct ksyms *ksyms,
 	f->nslots = 1024;
 	f->slots = calloc(f->nslots, sizeof(*f->slots));
 	f->p = profile__new();
+	f->unsym = unsym_tally__new();
 	if (f->p)
 		f->p->addrs = paddrs__new();
-	if (!f->slots || !f->p || !f->p->addrs || profile__with_origins(f->p)) {
+	if (!f->slots || !f->p || !f->p->addrs || !f->unsym || profile__with_origins(f->p)) {
 		fold__free(f);
 		return NULL;
 	}
@@ -224,6 +227,7 @@ static int native_frame(struct fold *f, const struct sample_key *key,
 				  sizeof(name), &fr);
 	if (fr.miss != USYMS_NAMED)
 		*miss = fr.miss;
+	unsym_tally__frame(f->unsym, &fr);
 	frame_name__sanitize(name);
 	if (push_frame(f, name, fr.jit && f->o.annotate ? "_[j]" : "") || user_frame_at(f, &fr))
 		return -ENOMEM;
@@ -640,6 +644,7 @@ int fold__add_stacks(struct fold *f, const struct sample_key *key, uint64_t coun
 		return -ENOMEM;
 	f->sorted = false;
 	f->nr_ids = 0;
+	unsym_tally__end_sample(f->unsym, 0); /* one given up midway counts nothing */
 	if (add_head(f, key, &o.n_head, &o) || add_context(f, key, kst, &o.n_head, &idle))
 		return -ENOMEM;
 	f->py_kind = PY_NONE;
@@ -664,6 +669,7 @@ int fold__add_stacks(struct fold *f, const struct sample_key *key, uint64_t coun
 	f->p->stacks[i].count += weight;
 	if (paddrs__add_sample(f->p->addrs, (uint32_t)i, f->ids, f->at, f->nr_ids, weight))
 		return -ENOMEM;
+	unsym_tally__end_sample(f->unsym, offcpu ? 0 : count);
 	if (offcpu)
 		return 0; /* nanoseconds, not samples */
 	f->total += count;
@@ -702,6 +708,11 @@ const uint64_t *fold__unnamed(const struct fold *f)
 	return f->unnamed;
 }
 
+void fold__unsymbolized(const struct fold *f, struct unsym_summary *out)
+{
+	unsym_tally__summary(f->unsym, out);
+}
+
 void fold__py_stats(const struct fold *f, struct fold_py_stats *out)
 {
 	*out = f->py;
@@ -713,6 +724,7 @@ void fold__free(struct fold *f)
 		return;
 	free(f->idle);
 	free(f->slots);
+	unsym_tally__free(f->unsym);
 	profile__free(f->p);
 	free(f);
 }

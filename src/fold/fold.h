@@ -99,6 +99,9 @@ const uint64_t *fold__idle_paths(const struct fold *f);
 /* CPU samples added with an "[unknown]" user frame, by the reason of the
  * leaf-most one: USYMS_MISS__MAX counts (USYMS_NAMED stays 0). */
 const uint64_t *fold__unnamed(const struct fold *f);
+/* CPU samples with a user frame no symbol names, in all and by file. */
+struct unsym_summary;
+void fold__unsymbolized(const struct fold *f, struct unsym_summary *out);
 /* CPU samples of processes with CPython: with Python frames, without
  * (a thread outside Python, or frames not found), of a version whose frames
  * cannot be read, and with an unnamed Python frame by the reason of the

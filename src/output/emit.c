@@ -15,6 +15,7 @@
 #include "output/pprof.h"
 #include "output/report.h"
 #include "output/speedscope.h"
+#include "output/summary.h"
 #include "output/svg.h"
 
 static int write_format(FILE *out, const struct out_spec *o, const struct out_data *d)
@@ -30,6 +31,8 @@ static int write_format(FILE *out, const struct out_spec *o, const struct out_da
 		return speedscope__write(out, d->prof, d->render);
 	case FMT_PPROF:
 		return pprof__write(out, d->prof, d->render);
+	case FMT_SUMMARY:
+		return summary__write(out, d->prof);
 	default:
 		errno = EINVAL;
 		return -1;

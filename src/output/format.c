@@ -8,11 +8,12 @@ static const struct {
 	const char *name, *suffix, *suffix2;
 } formats[] = {
 	[FMT_AUTO] = { "auto", NULL, NULL },
-	[FMT_REPORT] = { "report", NULL, NULL },
+	[FMT_REPORT] = { "report", ".report", NULL },
 	[FMT_FOLDED] = { "folded", ".folded", ".txt" },
 	[FMT_SVG] = { "svg", ".svg", NULL },
 	[FMT_SPEEDSCOPE] = { "speedscope", ".speedscope.json", NULL },
 	[FMT_PPROF] = { "pprof", ".pb.gz", NULL },
+	[FMT_SUMMARY] = { "summary", ".summary", NULL },
 };
 
 static bool ends_with(const char *s, const char *suffix)
@@ -28,6 +29,17 @@ enum out_format format__of_path(const char *path)
 		if (ends_with(path, formats[i].suffix) || ends_with(path, formats[i].suffix2))
 			return i;
 	return FMT_AUTO;
+}
+
+bool format__has_suffix(const char *path)
+{
+	const char *base = path ? strrchr(path, '/') : NULL;
+	const char *dot;
+
+	base = base ? base + 1 : path;
+	dot = base ? strrchr(base, '.') : NULL;
+	/* ".profile" is a name, not a suffix; "out." has none */
+	return dot && dot > base && dot[1];
 }
 
 int format__parse(const char *name, enum out_format *out)

@@ -17,11 +17,12 @@
 
 enum out_format {
 	FMT_AUTO,       /* from the file name, else folded (-f) or report */
-	FMT_REPORT,     /* bcc profile's readable report */
+	FMT_REPORT,     /* bcc profile's readable report, .report */
 	FMT_FOLDED,     /* .folded, .txt */
 	FMT_SVG,        /* .svg */
 	FMT_SPEEDSCOPE, /* .speedscope.json */
 	FMT_PPROF,      /* .pb.gz */
+	FMT_SUMMARY,    /* .summary: samples by process and kernel context */
 };
 
 /* How pictures are drawn; zero values mean the defaults shown. */
@@ -70,10 +71,16 @@ static inline double format__count(const struct profile *p, const struct pstack 
 /* The unit of a time-weighted profile's counts, for the formats that name it. */
 #define FORMAT_TIME_UNIT "us"
 
-/* What a name asks for: .folded/.txt, .svg, .speedscope.json, .pb.gz;
- * FMT_AUTO when the name says nothing. */
+/* What a name asks for: .folded/.txt, .svg, .speedscope.json, .pb.gz,
+ * .report, .summary; FMT_AUTO when the name says nothing. */
 enum out_format format__of_path(const char *path);
-/* "folded", "report", "svg", "speedscope", "pprof": 0, or -1 if unknown. */
+/* Whether the file name has a suffix (out.png: yes; out, /dev/null,
+ * .profile: no), which format__of_path must then know. */
+bool format__has_suffix(const char *path);
+/* The suffixes format__of_path knows, for messages. */
+#define FORMAT_SUFFIXES ".folded, .txt, .svg, .speedscope.json, .pb.gz, .report or .summary"
+/* "folded", "report", "svg", "speedscope", "pprof", "summary": 0, or -1
+ * if unknown. */
 int format__parse(const char *name, enum out_format *out);
 const char *format__name(enum out_format fmt);
 

@@ -118,6 +118,7 @@ static struct fold *fold_all(const struct finish_opts *o, const struct sample_so
 		ctx->waker_stacks = fo.wakers;
 		e = src->for_each(src->arg, fold_sample, ctx);
 		memcpy(res->unnamed, fold__unnamed(f), sizeof(res->unnamed));
+		fold__unsymbolized(f, &res->unsym);
 		fold__py_stats(f, &res->py);
 	}
 	free(ctx);
@@ -236,7 +237,8 @@ static void loss_hints(const struct finish_opts *o, const uint64_t *c)
 	else
 		warn("the count map was full for %" PRIu64 " samples (it holds %u sample keys, one "
 		     "per process, thread and stack): raise --stack-storage-size, which sizes it too "
-		     "(3/8 as many keys, at least 1024)", c[CNT_COUNT_MAP_FULL], o->count_entries);
+		     "(%s, at least 1024), or lower -F", c[CNT_COUNT_MAP_FULL], o->count_entries,
+		     o->count_entries == o->stack_entries ? "as many keys" : "3/8 as many keys");
 }
 
 /*
@@ -268,6 +270,58 @@ static void naming_losses(const uint64_t *unnamed, const struct usyms *us)
 		info("symbols: %" PRIu64 " files too big to read, %" PRIu64 " reads out of time, "
 		     "%" PRIu64 " perf maps read in part", st.files_too_big, st.files_late,
 		     st.jit_maps_cut);
+}
+
+/* --kernel-mode, --kernel-threads: what they left out, on request, so
+ * apart from what was lost. */
+static void kernel_filter_summary(const struct finish_opts *o, struct capture *cap)
+{
+	if (!o->kernel_mode && !o->kernel_threads)
+		return;
+	fprintf(stderr, "smolder: %" PRIu64 " samples left out by %s (%s)\n",
+		capture__kernel_filtered(cap),
+		o->kernel_mode && o->kernel_threads ? "--kernel-mode and --kernel-threads"
+		: o->kernel_mode ? "--kernel-mode" : "--kernel-threads",
+		o->kernel_mode && o->kernel_threads ? "taken in user mode, or of user tasks"
+		: o->kernel_mode ? "taken in user mode" : "of user tasks");
+}
+
+/* How to get the distribution's debug symbols for the file at path into
+ * buf: Debian's libc is libc6-dbg's, other packages' are in their -dbgsym
+ * packages. */
+static void debug_package_hint(const char *path, char *buf, size_t len)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+	if (!strncmp(base, "libc.so", 7) || !strncmp(base, "ld-linux", 8) ||
+	    !strncmp(base, "libm.so", 7))
+		snprintf(buf, len, "Debian: apt install libc6-dbg");
+	else
+		snprintf(buf, len, "Debian: apt install PKG-dbgsym from the debug archive, PKG "
+			 "from `dpkg -S %s`", base);
+}
+
+void finish__unsymbolized_hint(const struct unsym_summary *u, uint64_t samples)
+{
+	char where[160], pkg[320];
+
+	if (!u || !samples || u->samples * 100 < samples * FINISH_UNSYM_PERCENT)
+		return;
+	for (size_t i = 0; i < u->nr; i++) {
+		const struct unsym_file *f = &u->top[i];
+
+		if (i && f->samples * 100 < samples * FINISH_UNSYM_PERCENT / 2)
+			break; /* the few that matter */
+		if (strlen(f->build_id) > 2)
+			snprintf(where, sizeof(where), ", or a debug file at /usr/lib/debug/.build-id/"
+				 "%.2s/%s.debug", f->build_id, f->build_id + 2);
+		else
+			where[0] = '\0';
+		debug_package_hint(f->path, pkg, sizeof(pkg));
+		warn("note: %.0f%% of samples have frames in %s without symbols (named "
+		     "[file+0xSTART], where their function starts): for names, install its debug "
+		     "symbols (%s)%s", 100.0 * f->samples / samples, f->path, pkg, where);
+	}
 }
 
 /* --off-cpu: "smolder: N off-CPU waits (T s), M lost (...)", as the
@@ -307,6 +361,7 @@ void finish__summary(const struct finish_opts *o, struct capture *cap, const uin
 		", count map full %" PRIu64 "%s)\n", c[CNT_SAMPLES], lost + unwritten,
 		c[CNT_STACK_MAP_FULL], c[CNT_COUNT_MAP_FULL], more);
 	loss_hints(o, c);
+	kernel_filter_summary(o, cap);
 	offcpu_summary(o, c, offcpu_ns);
 	naming_losses(unnamed, us);
 	info("%" PRIu64 " idle-loop samples left out, %" PRIu64 " kernel and %" PRIu64

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include "capture/capture.h"
 #include "fold/fold.h"
+#include "fold/unsym.h"
 #include "symbols/ksyms.h"
 #include "output/emit.h"
 #include "profile/profile.h"
@@ -39,6 +40,7 @@ struct finish_opts {
 	uint32_t count_entries;      /* sample keys the count map holds */
 	uint32_t offcpu_entries;     /* --off-cpu: waits the pending map holds */
 	bool continuous;             /* the count map holds one interval */
+	bool kernel_mode, kernel_threads; /* the filters, said with what they left out */
 };
 
 /* Where counted samples are read from: a capture (finish__capture_source),
@@ -61,6 +63,7 @@ struct finish_result {
 	size_t processes;    /* distinct tgids among them (at most 4096 counted) */
 	size_t stacks;       /* distinct stacks written */
 	uint64_t unnamed[USYMS_MISS__MAX]; /* with an "[unknown]" user frame, by why */
+	struct unsym_summary unsym; /* with a frame no symbol names, by file */
 	struct fold_py_stats py; /* samples of processes with CPython */
 };
 
@@ -87,6 +90,15 @@ struct ksyms *finish__load_ksyms(const struct finish_opts *o);
 void finish__summary(const struct finish_opts *o, struct capture *cap, const uint64_t *c,
 		     uint64_t unwritten, const uint64_t *unnamed, const struct usyms *us,
 		     uint64_t offcpu_ns);
+
+/*
+ * When at least FINISH_UNSYM_PERCENT of samples (of samples in all) have a
+ * frame no symbol names, one note for each of the few files most of them
+ * ran in: how to get its symbols (the distribution's debug package, the
+ * build-id path a debug file is looked up at).  Not with --quiet.
+ */
+#define FINISH_UNSYM_PERCENT 10
+void finish__unsymbolized_hint(const struct unsym_summary *u, uint64_t samples);
 
 /*
  * With -v, and whenever a process ran a CPython whose frames could not be

@@ -8,6 +8,7 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "session/sampler.h"
+#include "unwind/unwind_table.h"
 
 /*
  * A process image had its first sample, or its mappings changed: its maps
@@ -167,6 +168,7 @@ int sampler__open(struct sampler *s, const struct sampler_opts *opts)
 	/* unwind tables as soon as maps are read */
 	usyms__set_maps_hook(s->us, on_maps, s);
 	usyms__set_demangle(s->us, opts->demangle);
+	usyms__set_func_reader(s->us, unwind_funcs__reader);
 	settle(s);
 	if (capture__start(s->cap)) {
 		sampler__close(s);

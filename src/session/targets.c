@@ -25,6 +25,7 @@ struct targets {
 	struct watched *procs;
 	size_t nr;
 	char *const *command;
+	bool out_to_err; /* the command's stdout is our stderr */
 	pid_t child;   /* the command, 0 without one or once reaped */
 	int go_fd;     /* write end: a byte lets the command exec */
 	int exec_fd;   /* read end: the child's errno if exec failed */
@@ -83,12 +84,20 @@ static bool proc_alive(const struct watched *w)
 
 /* The child: waits for the go byte, then execs; on failure tells the
  * parent why through exec_fd (close-on-exec: nothing arrives on success). */
-static void __attribute__((noreturn)) run_child(char *const *command, int go_fd, int exec_fd,
+static void __attribute__((noreturn)) run_child(char *const *command, bool out_to_err,
+						 int go_fd, int exec_fd,
 						 const struct sigaction *chld)
 {
 	sigset_t none;
 	char go;
 	int e;
+
+	/* a closed stderr: the output goes nowhere rather than into the profile */
+	if (out_to_err && dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+		e = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		if (e < 0 || dup2(e, STDOUT_FILENO) < 0)
+			_exit(127);
+	}
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -127,7 +136,7 @@ static int fork_command(struct targets *t)
 	if (!t->child) {
 		close(go[1]);
 		close(ex[0]);
-		run_child(t->command, go[0], ex[1], &chld);
+		run_child(t->command, t->out_to_err, go[0], ex[1], &chld);
 	}
 	close(go[0]);
 	close(ex[1]);
@@ -136,7 +145,8 @@ static int fork_command(struct targets *t)
 	return 0;
 }
 
-struct targets *targets__new(const uint32_t *tgids, size_t nr, char *const *command)
+struct targets *targets__new(const uint32_t *tgids, size_t nr, char *const *command,
+			     bool out_to_err)
 {
 	struct targets *t = calloc(1, sizeof(*t));
 	char state;
@@ -154,6 +164,7 @@ struct targets *targets__new(const uint32_t *tgids, size_t nr, char *const *comm
 			t->procs[i].start = 0;
 	}
 	t->command = command;
+	t->out_to_err = out_to_err;
 	if (command && fork_command(t)) {
 		targets__free(t);
 		return NULL;

@@ -18,9 +18,12 @@ struct targets;
 
 /*
  * Starts watching tgids[0..nr) and, when command is not NULL, forks it
- * (held).  NULL after printing why.
+ * (held).  With out_to_err the command's standard output is smolder's
+ * standard error: the profile goes to standard output, and the command's
+ * output must not land in it.  NULL after printing why.
  */
-struct targets *targets__new(const uint32_t *tgids, size_t nr, char *const *command);
+struct targets *targets__new(const uint32_t *tgids, size_t nr, char *const *command,
+			     bool out_to_err);
 /* The held command's PID, 0 without one. */
 pid_t targets__command_pid(const struct targets *t);
 /* Lets the held command exec.  0, or -1 after printing why it could not

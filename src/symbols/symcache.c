@@ -2,8 +2,10 @@
 /*
  * The symbol-table cache (see symcache.h): owns the symbol-table payload
  * of the file-identity cache (filecache.c), opening a mapping's file as
- * its process sees it (safe_open__mapped), reading its table within the
- * budgets, and the demangled forms of its names.
+ * its process sees it (safe_open__mapped), reading its table and its
+ * functions' ranges (the FDEs of its own CFI, through the owner's reader:
+ * unwind_funcs__reader, the unwinder's parser but none of its tables)
+ * within the budgets, and the demangled forms of its names.
  *
  * Bounds while reading: a new table is read with what the owner's
  * allowance gives (its memory maximum, unheld tables freed first to make
@@ -22,11 +24,22 @@
 
 #include "symbols/demangle.h"
 #include "files/elf_syms.h"
+#include "files/func_ranges.h"
 #include "lib/hash.h"
 #include "lib/log.h"
 #include "files/proc_maps.h"
 #include "files/safe_open.h"
 #include "symbols/symcache.h"
+
+/*
+ * A file's functions' starts are listed from at most this much CFI, and at
+ * most this many (libLLVM-14, 105 MB: 4.9 MiB of .eh_frame, 95,000 FDEs):
+ * more names nothing a real file needs, and a crafted file's list holds
+ * 16 MiB of CFI and 12 MiB of FDEs at its peak (the unwinder, which may
+ * read the same file at the same time, has its own).
+ */
+#define FUNCS_MAX_CFI (16u << 20)
+#define FUNCS_MAX (512u << 10)
 
 /* A file's first mangled name makes room for this many demangled ones. */
 #define DM_INITIAL 64
@@ -58,6 +71,7 @@ struct symfile {
 	struct filecache_ent ent; /* first (the cache's pointer is ours); refs:
 				   * mappings of held images */
 	struct elf_syms *es;      /* NULL: see state */
+	struct func_ranges *funcs; /* its FDEs' ranges; NULL: none, or see state */
 	char build_id[81];        /* GNU build id in hex; "" when none */
 	enum file_state state;
 	uint64_t failed_phase; /* the budget FILE_LATE was given up in */
@@ -74,6 +88,7 @@ struct symfile {
 struct symcache {
 	struct filecache *files;
 	struct symfile no_file; /* for mappings whose file would not open */
+	func_ranges_reader read_funcs; /* NULL: frames keep their exact offsets */
 	bool demangle;
 	uint64_t too_big, late;
 };
@@ -90,6 +105,7 @@ static void symfile_free(struct filecache_ent *e, void *arg)
 	}
 	free(f->dm);
 	elf_syms__free(f->es);
+	func_ranges__free(f->funcs);
 	free(f);
 }
 
@@ -113,6 +129,11 @@ void symcache__free(struct symcache *sc)
 		return;
 	filecache__free(sc->files);
 	free(sc);
+}
+
+void symcache__set_func_reader(struct symcache *sc, func_ranges_reader fn)
+{
+	sc->read_funcs = fn;
 }
 
 void symcache__set_demangle(struct symcache *sc, bool on)
@@ -142,6 +163,38 @@ void symfile__touch(struct symfile *f, uint64_t interval)
 	f->ent.last_used = interval;
 }
 
+/*
+ * Reads where f's functions start from its FDEs, within what is left of the
+ * bytes b allowed after its symbol table (and FUNCS_MAX_CFI, FUNCS_MAX), and
+ * b's time.  The CFI sections are held while they are read (half of it at
+ * most), 16 bytes an FDE while they are listed (growing by half, 40 an FDE
+ * with the CFI that holds it) and 8 kept.  Not read when a full
+ * symbol table names every function.  Out of time, its frames
+ * keep their exact offsets (the symbol table is what a late read retries).
+ */
+static void read_funcs(struct symcache *sc, struct symfile *f, int fd, const struct budget *b)
+{
+	size_t used = elf_syms__bytes(f->es), left = b->max_bytes > used ? b->max_bytes - used : 0;
+	size_t max_cfi = left / 2 < FUNCS_MAX_CFI ? left / 2 : FUNCS_MAX_CFI;
+	size_t max_funcs = left / 2 / 40 < FUNCS_MAX ? left / 2 / 40 : FUNCS_MAX;
+	struct budget eb = *b;
+	struct elf_file *ef;
+
+	func_ranges__free(f->funcs);
+	f->funcs = NULL;
+	if (!sc->read_funcs || !max_cfi || !max_funcs || elf_syms__complete(f->es))
+		return; /* no reader, no room; or every function has a name */
+	eb.max_bytes = left / 2; /* its headers: the CFI's half is the reader's */
+	ef = elf_file__open_fd_within(fd, &eb);
+	if (!ef)
+		return;
+	f->funcs = sc->read_funcs(ef, b, max_cfi, max_funcs);
+	if (!f->funcs && errno != ENOENT && errno != ENOEXEC)
+		debug("functions of dev %" PRIu64 " inode %" PRIu64 " not read: %s", f->ent.id.dev,
+		      f->ent.id.ino, log__errstr(errno));
+	elf_file__close(ef);
+}
+
 /* Reads f's table from fd within the budgets; remembers why not. */
 static void read_table(struct symcache *sc, struct symfile *f, int fd, pid_t pid,
 		       const struct proc_map *m, const struct symcache_read *rd)
@@ -157,6 +210,12 @@ static void read_table(struct symcache *sc, struct symfile *f, int fd, pid_t pid
 	f->es = b.max_bytes ? elf_syms__open_debug_within(fd, root, m->deleted ? NULL : m->path,
 							   &b) : NULL;
 	f->state = FILE_READ;
+	if (f->es || errno != ETIMEDOUT) {
+		int sym_errno = errno;
+
+		read_funcs(sc, f, fd, &b);
+		errno = sym_errno;
+	}
 	if (f->es || (errno != E2BIG && errno != ETIMEDOUT)) {
 		if (!f->es)
 			debug("no symbols in dev %" PRIu64 " inode %" PRIu64, f->ent.id.dev,
@@ -200,10 +259,14 @@ static struct symfile *file_get(struct symcache *sc, const struct stat *st, int 
 	if (f) {
 		/* given up in an earlier budget: once more in this one (held,
 		 * so that making room cannot free it) */
+		size_t had = func_ranges__bytes(f->funcs); /* replaced by the read */
+
 		filecache__hold(&f->ent);
 		read_table(sc, f, fd, pid, m, rd);
 		filecache__release(&f->ent);
-		filecache__charge(sc->files, &f->ent, elf_syms__bytes(f->es));
+		/* modulo 2^64: the charge is what the entry grew by, maybe less than had */
+		filecache__charge(sc->files, &f->ent, elf_syms__bytes(f->es) +
+				  func_ranges__bytes(f->funcs) - had);
 		return f;
 	}
 	f = calloc(1, sizeof(*f));
@@ -212,7 +275,7 @@ static struct symfile *file_get(struct symcache *sc, const struct stat *st, int 
 	f->ent.id = id;
 	read_build_id(f, fd);
 	read_table(sc, f, fd, pid, m, rd);
-	f->ent.bytes = sizeof(*f) + elf_syms__bytes(f->es);
+	f->ent.bytes = sizeof(*f) + elf_syms__bytes(f->es) + func_ranges__bytes(f->funcs);
 	filecache__add(sc->files, &f->ent);
 	return f;
 }
@@ -317,6 +380,11 @@ const char *symcache__name(struct symcache *sc, struct symfile *f, uint64_t off,
 	const char *name = elf_syms__map_offset(f->es, off, NULL, vaddr);
 
 	return name ? demangled(sc, f, name) : NULL;
+}
+
+bool symcache__func_start(const struct symfile *f, uint64_t off, uint64_t *start)
+{
+	return func_ranges__start(f->funcs, off, start);
 }
 
 const char *symcache__build_id(const struct symfile *f)

@@ -5,8 +5,9 @@
  * file) and held by the mappings that use it.  Owns opening a mapping's
  * file as its process sees it, reading its table within the caller's time
  * and memory budgets, remembering why a file has none (too big for good;
- * late, tried again in a later budget), its build id, the demangled forms
- * of its names, and eviction and trimming of tables no mapping holds.
+ * late, tried again in a later budget), its build id, where its functions
+ * start (its FDEs, for code no symbol names), the demangled forms of its
+ * names, and eviction and trimming of tables no mapping holds.
  * usyms.c maps processes' addresses onto these tables.
  */
 #ifndef SMOLDER_SYMCACHE_H
@@ -19,6 +20,7 @@
 
 #include "lib/budget.h"
 #include "files/filecache.h"
+#include "files/func_ranges.h"
 
 /* What one symbol table (or one perf map) may take while it is read. */
 #define SYMCACHE_FILE_BUDGET (64u << 20)
@@ -39,6 +41,9 @@ struct symcache_read {
 struct symcache *symcache__new(void);
 void symcache__free(struct symcache *sc);
 void symcache__set_demangle(struct symcache *sc, bool on);
+/* How files' function ranges are read (unwind_funcs__reader), for code no
+ * symbol names; NULL (the default): such frames keep their exact offsets. */
+void symcache__set_func_reader(struct symcache *sc, func_ranges_reader fn);
 /* The table of what pid maps at m (a shared "no table" entry if the file
  * cannot be opened), read within r's bounds if not cached. */
 struct symfile *symcache__resolve(struct symcache *sc, pid_t pid, const struct proc_map *m,
@@ -56,6 +61,12 @@ void symfile__touch(struct symfile *f, uint64_t interval);
  * table, else is left alone. */
 const char *symcache__name(struct symcache *sc, struct symfile *f, uint64_t off,
 			   uint64_t *vaddr);
+/*
+ * Where the function covering file offset off starts, as a file offset, from
+ * f's FDEs (func_ranges__start): for code no symbol names, so that a
+ * function's samples merge.  False when no FDE covers off.
+ */
+bool symcache__func_start(const struct symfile *f, uint64_t off, uint64_t *start);
 /* f's GNU build id in hex, "" when it has none (or its file would not open). */
 const char *symcache__build_id(const struct symfile *f);
 /* Frees tables no mapping holds, with t's others, oldest first (filecache.h). */

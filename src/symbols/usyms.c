@@ -351,12 +351,6 @@ static size_t usyms_allowance(struct usyms *u, size_t releasing)
 	return u->memory_max - used < USYMS_FILE_BUDGET ? u->memory_max - used : USYMS_FILE_BUDGET;
 }
 
-/* e's JIT map read again, within what memory allows it. */
-static void refresh_jit(struct usyms *u, struct pid_ent *e)
-{
-	usyms_jit_refresh(u, e, usyms_allowance);
-}
-
 static size_t allowance_cb(void *u)
 {
 	return usyms_allowance(u, 0);
@@ -413,6 +407,11 @@ void usyms__set_demangle(struct usyms *u, bool on)
 	symcache__set_demangle(u->syms, on);
 }
 
+void usyms__set_func_reader(struct usyms *u, func_ranges_reader fn)
+{
+	symcache__set_func_reader(u->syms, fn);
+}
+
 static size_t name_file(struct usyms *u, struct pid_ent *e,
 			const struct proc_map *m, uint64_t addr, char *buf,
 			size_t len, struct usyms_frame *out)
@@ -425,12 +424,13 @@ static size_t name_file(struct usyms *u, struct pid_ent *e,
 	*out = (struct usyms_frame){ .file = m->path, .build_id = symcache__build_id(f),
 				     .dev = m->dev, .ino = m->ino, .map_start = m->start,
 				     .map_end = m->end, .map_pgoff = m->pgoff, .off = off,
-				     .vaddr = vaddr };
+				     .vaddr = vaddr, .unsymbolized = !name };
 
 	if (name) {
 		/* "memcpy@@GLIBC_2.14" names the same function as "memcpy" */
 		return put(buf, len, "%.*s", (int)strcspn(name, "@"), name);
 	}
+	symcache__func_start(f, off, &off); /* its instructions make one frame */
 	return put(buf, len, "[%s+0x%" PRIx64 "]",
 		   m->path ? base_name(m->path) : "unknown", off);
 }
@@ -476,7 +476,7 @@ static size_t name_anon(struct usyms *u, struct pid_ent *e, const struct proc_ma
 
 	/* once per budget: lines a JIT appended since are named too */
 	if (!usyms_jit_fresh(u, e))
-		refresh_jit(u, e);
+		usyms_jit_refresh(u, e, usyms_allowance);
 	name = usyms_jit_name(e, addr);
 	if (name) {
 		*jit = true;
@@ -573,7 +573,7 @@ int usyms__preload(struct usyms *u, pid_t pid, uint32_t gen)
 	reread_spend(e);
 	e->preloaded = true;
 	u->maps_read_s = clock__now() - t0;
-	refresh_jit(u, e); /* a JIT appends to its map as it maps code */
+	usyms_jit_refresh(u, e, usyms_allowance); /* a JIT appends as it maps code */
 	if (!e->pm)
 		return -ESRCH;
 	preload_files(u, e);

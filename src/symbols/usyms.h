@@ -103,10 +103,12 @@ void usyms__mark_late(struct usyms *u, pid_t pid, uint32_t gen);
  * Writes the name of the frame at addr in process pid into buf (always NUL
  * terminated, truncated to len): "function", "[file+0xOFFSET]" for a mapped
  * file without a covering symbol (file is the base name, OFFSET the file
- * offset), "[anon]", "[heap]", "[stack]", "[vdso+0x..]" likewise, and
- * "[unknown]" when no mapping covers addr or the process is gone.  Anonymous
- * memory is named from the process's trusted /tmp/perf-PID.map if it has
- * one, and *jit (if not NULL) then says so.  Returns the length written.
+ * offset where the function starts, from the file's FDEs, else addr's own
+ * offset when no FDE covers it), "[anon]", "[heap]", "[stack]",
+ * "[vdso+0x..]" likewise, and "[unknown]" when no mapping covers addr or
+ * the process is gone.  Anonymous memory is named from the process's
+ * trusted /tmp/perf-PID.map if it has one, and *jit (if not NULL) then says
+ * so.  Returns the length written.
  */
 size_t usyms__name(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr, char *buf,
 		   size_t len, bool *jit);
@@ -135,6 +137,9 @@ struct usyms_frame {
 	 */
 	const char *file, *build_id;
 	uint64_t dev, ino, map_start, map_end, map_pgoff, off, vaddr;
+	/* Named "[file+0x...]": no symbol covers it (the offset is its
+	 * function's start when an FDE covers it, else off). */
+	bool unsymbolized;
 };
 
 /* usyms__name, telling why a frame is "[unknown]". */
@@ -142,6 +147,8 @@ size_t usyms__name_frame(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr
 			 size_t len, struct usyms_frame *out);
 /* A few words for a reason ("process gone before its maps were read"). */
 const char *usyms__miss_name(enum usyms_miss m);
+/* How stripped code is named by its function's start (symcache.h). */
+void usyms__set_func_reader(struct usyms *u, func_ranges_reader fn);
 /* Demangle C++ and Rust names (off by default; smolder turns it on). */
 void usyms__set_demangle(struct usyms *u, bool on);
 /* Drops what is cached for pid (all its images), keeping shared symbol tables. */

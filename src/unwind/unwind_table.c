@@ -11,7 +11,8 @@
  * wins).  The second runs the FDEs' programs in address order, appending
  * rows, merging each with the last when their rules are equal and putting
  * a gap row wherever no FDE covers the code.  Memory is that list, the rows
- * and the CFI sections' bytes.  .eh_frame_hdr only serves to find .eh_frame
+ * and the CFI sections' bytes.  The first pass alone also lists where a
+ * file's functions start, for naming (unwind_funcs__build).  .eh_frame_hdr only serves to find .eh_frame
  * in a file without section headers, as the C runtime's unwinder finds it:
  * its sorted index would save a sort, at the price of trusting it.
  */
@@ -26,69 +27,6 @@
 #include "lib/hash.h"
 #include "unwind/unwind_table.h"
 #include "unwind/unwind_table_int.h"
-
-/* libLLVM-14, 105 MB: 0.95 Mi rows, a 4.9 MiB .eh_frame, 2.2 Mi instructions. */
-#define DEFAULT_MAX_ROWS (2u << 20)
-/* The CFI sections together: over 30 times libLLVM-14's, more than
- * max_rows can hold rows of. */
-#define DEFAULT_MAX_CFI_BYTES (32u << 20)
-#define DEFAULT_MAX_INSNS (64ull << 20)
-/*
- * Work per byte of CFI: a build reads each record once per pass, runs each
- * instruction once and parses a CIE again only when the cache lost it, so
- * real files take 2.2 to 2.5 units a byte (Debian 12: libc 2.39, libLLVM-14
- * 2.44, libpython3.11 2.47, chromium 2.36, a .debug_frame 2.23).  Over
- * three times that leaves room for files with more CIEs; hostile ones (two
- * megabyte-long CIEs that take turns in one cache slot: issue 21) stop at
- * it, in milliseconds.  The base is for files with a few bytes of CFI.
- */
-#define WORK_PER_BYTE 8
-#define WORK_BASE (64u << 10)
-/* Section offsets are kept in 32 bits. */
-#define MAX_CFI_BYTES 0xffffffffu
-/* Parsed CIEs, direct-mapped by offset: a linked .eh_frame has a handful,
- * a .debug_frame one per compilation unit, used by neighbouring FDEs. */
-#define CIE_CACHE 64
-#define MAX_EXEC_SEGS 16
-#define MAX_PHDRS (1u << 16)
-
-/* ---- The table being built */
-
-struct unwind_table {
-	uint64_t base;
-	struct unwind_row *rows;
-	size_t nr;
-	struct unwind_stats stats;
-};
-
-/* An FDE kept for the second pass; pcs relative to the base. */
-struct fde_ref {
-	uint32_t pc, len;
-	uint32_t off; /* of its record in its section */
-	uint8_t src;  /* enum unwind_source */
-};
-
-struct exec_seg {
-	uint64_t lo, hi;
-};
-
-struct builder {
-	struct unwind_table *t;
-	size_t cap, max_rows;
-	struct cfi_work work;
-	uint64_t base;
-	uint64_t covered; /* vaddr up to which rows were appended */
-	struct exec_seg segs[MAX_EXEC_SEGS];
-	size_t nr_segs;
-	struct cfi_sec sec[UNWIND_SRC__MAX];
-	struct fde_ref *fdes;
-	size_t nr_fdes, fdes_cap;
-	struct cie cies[CIE_CACHE];
-	struct cfa_state saved[MAX_STATE_STACK]; /* DW_CFA_remember_state's */
-	bool fdes_full; /* no room for more FDEs: list no more */
-	bool halt;      /* a budget is spent, or memory: build no more */
-	bool nomem;
-};
 
 static void note_stop(struct builder *b, enum unwind_stop why)
 {
@@ -290,7 +228,7 @@ static int push_fde(struct builder *b, const struct fde_ref *e)
 
 /* Pass one: the FDEs of one source.  A record that cannot be read ends the
  * section, since the next one's start is unknown. */
-static void list_fdes(struct builder *b, uint8_t src)
+void cfi_list_fdes(struct builder *b, uint8_t src)
 {
 	const struct cfi_sec *s = &b->sec[src];
 	struct unwind_stats *st = &b->t->stats;
@@ -332,7 +270,7 @@ static int fde_cmp(const void *a, const void *b)
  * .debug_frame), else the first.  Those kept end before the next starts,
  * so only the last kept can overlap the next one.
  */
-static void sort_fdes(struct builder *b)
+void cfi_sort_fdes(struct builder *b)
 {
 	size_t i, n = 0;
 	struct fde_ref *last;
@@ -529,7 +467,7 @@ static void load_eh_frame_phdr(Elf *elf, size_t max, struct cfi_sec *s)
 
 /* The executable PT_LOADs, the base (the lowest), each clipped to 4 GiB
  * past the base so that every pc in them fits a row. */
-static int load_segments(struct builder *b, Elf *elf)
+int cfi_load_segments(struct builder *b, Elf *elf)
 {
 	uint64_t lo = UINT64_MAX, limit;
 	GElf_Phdr ph;
@@ -561,7 +499,7 @@ static int load_segments(struct builder *b, Elf *elf)
 
 /* f's CFI sections and dbg's .debug_frame (when dbg is the same machine),
  * within max bytes together, in order of precedence. */
-static void load_sections(struct builder *b, struct elf_file *f,
+void cfi_load_sections(struct builder *b, struct elf_file *f,
 			  struct elf_file *dbg, size_t max)
 {
 	struct cfi_sec *eh = &b->sec[UNWIND_SRC_EH_FRAME];
@@ -579,7 +517,7 @@ static void load_sections(struct builder *b, struct elf_file *f,
 		load_section(b, dbg, ".debug_frame", &max, &b->sec[UNWIND_SRC_DBG_DEBUG_FRAME]);
 }
 
-static void builder_free(struct builder *b)
+void cfi_builder_free(struct builder *b)
 {
 	size_t i;
 
@@ -589,7 +527,7 @@ static void builder_free(struct builder *b)
 	free(b);
 }
 
-static struct builder *builder_new(const struct unwind_build_opts *o)
+struct builder *cfi_builder_new(const struct unwind_build_opts *o)
 {
 	struct builder *b = calloc(1, sizeof(*b));
 
@@ -604,11 +542,12 @@ static struct builder *builder_new(const struct unwind_build_opts *o)
 	b->work.max_insns = o && o->max_insns ? o->max_insns : DEFAULT_MAX_INSNS;
 	b->work.max = o ? o->max_work : 0;
 	b->work.cancel = o ? o->cancel : NULL;
+	b->work.budget = o ? o->budget : NULL;
 	return b;
 }
 
 /* The work budget, unless given: WORK_PER_BYTE for each byte of CFI read. */
-static void size_work(struct builder *b)
+void cfi_size_work(struct builder *b)
 {
 	uint64_t bytes = 0;
 	size_t i;
@@ -627,12 +566,12 @@ static int build(struct builder *b)
 	size_t i;
 	int err;
 
-	size_work(b);
+	cfi_size_work(b);
 	for (i = 0; i < UNWIND_SRC__MAX; i++)
-		list_fdes(b, i);
+		cfi_list_fdes(b, i);
 	if (b->nomem)
 		return -ENOMEM;
-	sort_fdes(b);
+	cfi_sort_fdes(b);
 	err = build_rows(b);
 	s->insns = b->work.insns;
 	s->work = b->work.used;
@@ -660,14 +599,14 @@ struct unwind_table *unwind_table__build(struct elf_file *f, struct elf_file *db
 		errno = ENOEXEC;
 		return NULL;
 	}
-	b = builder_new(o);
+	b = cfi_builder_new(o);
 	if (!b) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	err = load_segments(b, elf_file__elf(f));
+	err = cfi_load_segments(b, elf_file__elf(f));
 	if (!err) {
-		load_sections(b, f, dbg, max > MAX_CFI_BYTES ? MAX_CFI_BYTES : max);
+		cfi_load_sections(b, f, dbg, max > MAX_CFI_BYTES ? MAX_CFI_BYTES : max);
 		b->t->base = b->base;
 		err = build(b);
 	}
@@ -675,7 +614,7 @@ struct unwind_table *unwind_table__build(struct elf_file *f, struct elf_file *db
 		unwind_table__free(b->t);
 	else
 		t = b->t;
-	builder_free(b);
+	cfi_builder_free(b);
 	errno = err ? -err : 0;
 	return t;
 }
@@ -779,3 +718,4 @@ void unwind_table__free(struct unwind_table *t)
 	free(t->rows);
 	free(t);
 }
+

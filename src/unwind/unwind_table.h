@@ -17,8 +17,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "files/func_ranges.h"
 #include "unwind.h"
 
+struct budget;
 struct elf_file;
 struct unwind_table;
 
@@ -41,6 +43,9 @@ struct unwind_build_opts {
 			       * instructions executed (8 per byte of the CFI
 			       * sections read, plus 64 Ki) */
 	const atomic_bool *cancel; /* NULL: never cancelled */
+	/* Also stops a build past its deadline or at a pending signal (its
+	 * max_bytes is not read); NULL: none. */
+	const struct budget *budget;
 };
 
 /* Why CFI rows were UNWIND_UNSUPPORTED. */
@@ -65,7 +70,7 @@ enum unwind_stop {
 	UNWIND_STOP_INSNS, /* max_insns */
 	UNWIND_STOP_BYTES, /* CFI over max_cfi_bytes: a section cut or left out */
 	UNWIND_STOP_WORK,  /* max_work */
-	UNWIND_STOP_CANCELLED, /* *cancel */
+	UNWIND_STOP_CANCELLED, /* *cancel, or the budget expired */
 };
 
 /* Where FDEs came from, in order of precedence where they overlap. */
@@ -119,5 +124,20 @@ const struct unwind_stats *unwind_table__stats(const struct unwind_table *t);
  * gaps: what the CFI of the file needs to say. */
 size_t unwind_table__rules(const struct unwind_table *t);
 void unwind_table__free(struct unwind_table *t);
+
+/*
+ * Where each function of a file starts, for naming code no symbol covers
+ * (unwind_funcs.c): an FDE's range is a function's, even in a stripped
+ * file.  The first pass of a build (the FDEs of f's .eh_frame and
+ * .debug_frame, sorted, overlaps dropped) within o's budgets (max_rows
+ * bounds the functions); its table is not built.  NULL with errno: ENOENT
+ * (no FDE), ENOEXEC, ENOMEM, ETIMEDOUT (o's budget expired or a signal
+ * came: no partial list, the caller reads it again later).  A list a
+ * budget stopped covers what it got to (func_ranges__stopped says which).
+ */
+struct func_ranges *unwind_funcs__build(struct elf_file *f, const struct unwind_build_opts *o);
+/* The same, as the func_ranges_reader symbols/ is given. */
+struct func_ranges *unwind_funcs__reader(struct elf_file *f, const struct budget *b,
+					 size_t max_cfi_bytes, size_t max_funcs);
 
 #endif

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/budget.h"
 #include "unwind.h"
 #include "unwind/unwind_table.h"
 
@@ -205,6 +206,7 @@ struct cfi_work {
 	uint64_t used, max;
 	uint64_t insns, max_insns;
 	const atomic_bool *cancel; /* polled each time used passes 4 Ki units */
+	const struct budget *budget; /* likewise (a clock read, a sigpending) */
 	enum unwind_stop spent;    /* the budget spent (or the cancel), or NONE */
 };
 
@@ -224,8 +226,9 @@ static inline bool cfi_pay(struct cfi_work *w, uint64_t n, uint64_t insns)
 		w->spent = UNWIND_STOP_INSNS;
 	else if (w->used > w->max)
 		w->spent = UNWIND_STOP_WORK;
-	else if ((before ^ w->used) >> CFI_CANCEL_POLL_SHIFT && w->cancel &&
-		 atomic_load_explicit(w->cancel, memory_order_relaxed))
+	else if ((before ^ w->used) >> CFI_CANCEL_POLL_SHIFT &&
+		 ((w->cancel && atomic_load_explicit(w->cancel, memory_order_relaxed)) ||
+		  budget__expired(w->budget)))
 		w->spent = UNWIND_STOP_CANCELLED;
 	return !w->spent;
 }
@@ -273,5 +276,82 @@ bool cfi_arch_supported(const GElf_Ehdr *eh);
  */
 struct unwind_row cfi_classify(const struct cfa_state *st, uint64_t ra_reg, bool signal,
 			       int *why);
+
+/* ---- A build (unwind_table.c), whose first pass unwind_funcs.c also runs */
+
+/* libLLVM-14, 105 MB: 0.95 Mi rows, a 4.9 MiB .eh_frame, 2.2 Mi instructions. */
+#define DEFAULT_MAX_ROWS (2u << 20)
+/* The CFI sections together: over 30 times libLLVM-14's, more than
+ * max_rows can hold rows of. */
+#define DEFAULT_MAX_CFI_BYTES (32u << 20)
+#define DEFAULT_MAX_INSNS (64ull << 20)
+/*
+ * Work per byte of CFI: a build reads each record once per pass, runs each
+ * instruction once and parses a CIE again only when the cache lost it, so
+ * real files take 2.2 to 2.5 units a byte (Debian 12: libc 2.39, libLLVM-14
+ * 2.44, libpython3.11 2.47, chromium 2.36, a .debug_frame 2.23).  Over
+ * three times that leaves room for files with more CIEs; hostile ones (two
+ * megabyte-long CIEs that take turns in one cache slot: issue 21) stop at
+ * it, in milliseconds.  The base is for files with a few bytes of CFI.
+ */
+#define WORK_PER_BYTE 8
+#define WORK_BASE (64u << 10)
+/* Section offsets are kept in 32 bits. */
+#define MAX_CFI_BYTES 0xffffffffu
+/* Parsed CIEs, direct-mapped by offset: a linked .eh_frame has a handful,
+ * a .debug_frame one per compilation unit, used by neighbouring FDEs. */
+#define CIE_CACHE 64
+#define MAX_EXEC_SEGS 16
+#define MAX_PHDRS (1u << 16)
+
+struct unwind_table {
+	uint64_t base;
+	struct unwind_row *rows;
+	size_t nr;
+	struct unwind_stats stats;
+};
+
+/* An FDE kept for the second pass; pcs relative to the base. */
+struct fde_ref {
+	uint32_t pc, len;
+	uint32_t off; /* of its record in its section */
+	uint8_t src;  /* enum unwind_source */
+};
+
+struct exec_seg {
+	uint64_t lo, hi;
+};
+
+struct builder {
+	struct unwind_table *t;
+	size_t cap, max_rows;
+	struct cfi_work work;
+	uint64_t base;
+	uint64_t covered; /* vaddr up to which rows were appended */
+	struct exec_seg segs[MAX_EXEC_SEGS];
+	size_t nr_segs;
+	struct cfi_sec sec[UNWIND_SRC__MAX];
+	struct fde_ref *fdes;
+	size_t nr_fdes, fdes_cap;
+	struct cie cies[CIE_CACHE];
+	struct cfa_state saved[MAX_STATE_STACK]; /* DW_CFA_remember_state's */
+	bool fdes_full; /* no room for more FDEs: list no more */
+	bool halt;      /* a budget is spent, or memory: build no more */
+	bool nomem;
+};
+
+/* A builder for o (NULL: the defaults); NULL without memory. */
+struct builder *cfi_builder_new(const struct unwind_build_opts *o);
+/* Frees b and what it read, not its table b->t. */
+void cfi_builder_free(struct builder *b);
+/* The executable PT_LOADs and the base: 0, or -ENOEXEC. */
+int cfi_load_segments(struct builder *b, Elf *elf);
+/* f's CFI sections and dbg's .debug_frame, within max bytes. */
+void cfi_load_sections(struct builder *b, struct elf_file *f, struct elf_file *dbg, size_t max);
+/* The work budget from the sections' sizes, unless o gave one. */
+void cfi_size_work(struct builder *b);
+/* Pass one: the FDEs of source src into b->fdes; then sorted, overlaps dropped. */
+void cfi_list_fdes(struct builder *b, uint8_t src);
+void cfi_sort_fdes(struct builder *b);
 
 #endif

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Frames without symbols.  A stripped copy of cpu_split must show its own
 # frames as "[split_stripped+0xOFFSET]" with offsets that fall in the right
-# functions (found in the unstripped binary), in the 75/25 split; code run
+# functions (found in the unstripped binary: their starts,
+# tests/cli/sym_stripped_funcs.sh checks that), in the 75/25 split; code run
 # from an anonymous mapping (jit_anon) must show as "[anon]".
 source "$(dirname "$0")/../lib.sh"
 
@@ -22,8 +23,9 @@ check stripped_frame_format some_line "$TMP/st.out" '^split_stripped;(.*;)?\[spl
 	readelf -lW "$WL/cpu_split" | awk '$1 == "LOAD" { print "LOAD", $2, $3, $5 }'
 	nm -S "$WL/cpu_split" | awk '$3 ~ /^[tT]$/ && $4 ~ /^(spin|burn_a|burn_b)$/ { print "FUNC", $1, $2, $4 }'
 } >"$TMP/syms"
-# For each stack: leaf offset in spin?  caller's return address in burn_a or
-# burn_b?  Prints the sample shares "leaf_in_spin burn_a burn_b".
+# For each stack: leaf offset in spin?  caller in burn_a or burn_b?  (Each
+# is named by its function's start, inside the function: not the return
+# address, which for burn_a's call can be burn_b's start.)  Prints the sample shares "leaf_in_spin burn_a burn_b".
 shares=$(awk '
 	function hex(s,   i, v) { s = tolower(s); sub(/^0x/, "", s); v = 0
 		for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
@@ -37,8 +39,8 @@ shares=$(awk '
 		o = f[i]; sub(/^\[split_stripped\+/, "", o); sub(/\].*/, "", o); fr[++k] = hex(o) }
 	  if (k >= 2) {
 		if (fr[1] >= start["spin"] && fr[1] < end["spin"]) leaf += n
-		if (fr[2] > start["burn_a"] && fr[2] <= end["burn_a"]) a += n
-		if (fr[2] > start["burn_b"] && fr[2] <= end["burn_b"]) b += n } }
+		if (fr[2] >= start["burn_a"] && fr[2] < end["burn_a"]) a += n
+		if (fr[2] >= start["burn_b"] && fr[2] < end["burn_b"]) b += n } }
 	END { if (t) printf "%.1f %.1f %.1f\n", 100 * leaf / t, 100 * a / t, 100 * b / t; else print "0 0 0" }
 ' "$TMP/syms" "$TMP/st.out")
 read -r leaf a b <<<"$shares"

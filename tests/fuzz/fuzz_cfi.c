@@ -10,6 +10,9 @@
  *        CFA programs instead of dying in the ELF headers;
  *   'h'  the same as 'e' without section headers: .eh_frame is found
  *        through PT_GNU_EH_FRAME and an .eh_frame_hdr pointing at it.
+ * The functions' starts (unwind_funcs, for naming) are listed from the
+ * same file: as many as the table has FDEs when neither stopped early, and
+ * each offset's start at or before it.
  * Every table built is then checked beyond not crashing: rows sorted from
  * pc 0, merged, closed by a gap, statistics that add up, lookups that find
  * each row, and work within its budget (a multiple of the CFI's size).
@@ -119,6 +122,26 @@ static void *image(const char *name, uint64_t vaddr, const uint8_t *cfi,
 	return p;
 }
 
+/* f's functions' starts agree with t, built without a debug file. */
+static void check_funcs(struct elf_file *f, const struct unwind_table *t)
+{
+	struct func_ranges *fn = unwind_funcs__build(f, NULL);
+	const struct unwind_row *rows;
+	uint64_t start, off;
+	size_t nr;
+
+	if (t && fn && !unwind_table__stats(t)->stopped && !func_ranges__stopped(fn) &&
+	    func_ranges__count(fn) != unwind_table__stats(t)->fdes)
+		abort();
+	rows = unwind_table__rows(t, &nr);
+	for (size_t i = 0; i < nr && i < 4096; i++) {
+		off = unwind_table__base(t) + rows[i].pc;
+		if (func_ranges__start(fn, off, &start) && start > off)
+			abort();
+	}
+	func_ranges__free(fn);
+}
+
 /* 'e', 'd', 'h': CFI bytes in an image made for them. */
 static void fuzz_section(char mode, const uint8_t *data, size_t size)
 {
@@ -137,6 +160,7 @@ static void fuzz_section(char mode, const uint8_t *data, size_t size)
 	f = img ? elf_file__open_mem(img, len) : NULL;
 	t = unwind_table__build(f, NULL, NULL);
 	check(t);
+	check_funcs(f, t);
 	unwind_table__free(t);
 	elf_file__close(f);
 }
@@ -156,6 +180,7 @@ static void fuzz_file(const uint8_t *data, size_t size)
 	dbg = elf_file__open_fd(mfd);
 	t = unwind_table__build(f, dbg, NULL);
 	check(t);
+	check_funcs(f, NULL);
 	unwind_table__free(t);
 	elf_file__close(f);
 	elf_file__close(dbg);

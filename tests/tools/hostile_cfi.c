@@ -20,10 +20,15 @@
  *     so that a debug-file search reads every candidate whole;
  *   - with -s SIZE, .eh_frame padded with zeros to SIZE bytes, and (without
  *     -z) a .debug_frame of SIZE zeros: holes in the file, which costs
- *     nothing on disk and SIZE bytes of memory to whoever reads it.
+ *     nothing on disk and SIZE bytes of memory to whoever reads it;
+ *   - with -H, an .eh_frame_hdr (and its PT_GNU_EH_FRAME) that lies: its
+ *     FDE count says 2^31 - 1, and its search table, which should be
+ *     sorted by pc and point at the FDEs, has FDES entries in descending
+ *     order pointing nowhere (a reader that trusts it to binary-search or
+ *     to size an allocation is misled).
  * The issue 21 file: -c 2 -a 1000000 -f 10000 (2.2 MB).
  * Usage: hostile_cfi [-c CIES] [-a AUGLEN] [-i INIT] [-f FDES] [-l LEN]
- *                    [-n NOPS] [-z SIZE] [-g NAME] [-s SIZE] OUT
+ *                    [-n NOPS] [-z SIZE] [-g NAME] [-s SIZE] [-H] OUT
  */
 #include <elf.h>
 #include <stdbool.h>
@@ -37,6 +42,7 @@
 #define CODE_OFF 0x1000
 #define EH_OFF 0x2000
 #define EH_VADDR 0x10000000ul
+#define HDR_VADDR 0x0f000000ul
 #define CACHE_SLOTS 64
 
 static const unsigned char code[] = {
@@ -167,7 +173,7 @@ struct sect {
 	size_t hole;
 };
 
-static void headers(Elf64_Ehdr *eh, Elf64_Phdr *ph, uint64_t code_size, int shnum)
+static void headers(Elf64_Ehdr *eh, Elf64_Phdr *ph, uint64_t code_size, int shnum, int phnum)
 {
 	memcpy(eh->e_ident, ELFMAG, SELFMAG);
 	eh->e_ident[EI_CLASS] = ELFCLASS64;
@@ -179,7 +185,7 @@ static void headers(Elf64_Ehdr *eh, Elf64_Phdr *ph, uint64_t code_size, int shnu
 	eh->e_phoff = sizeof(*eh);
 	eh->e_ehsize = sizeof(*eh);
 	eh->e_phentsize = sizeof(*ph);
-	eh->e_phnum = 1;
+	eh->e_phnum = phnum;
 	eh->e_shentsize = sizeof(Elf64_Shdr);
 	eh->e_shnum = shnum;
 	eh->e_shstrndx = shnum - 1;
@@ -205,7 +211,8 @@ static int write_file(const char *path, struct sect *sec, int n, uint64_t code_s
 {
 	static const unsigned char zero[EH_OFF];
 	Elf64_Ehdr eh = { 0 };
-	Elf64_Phdr ph = { 0 };
+	Elf64_Phdr ph[2] = { { 0 } };
+	int phnum = 1;
 	Elf64_Shdr sh[8] = { { 0 } };
 	struct buf names = { 0 };
 	size_t off = EH_OFF;
@@ -233,10 +240,18 @@ static int write_file(const char *path, struct sect *sec, int n, uint64_t code_s
 		sh[i + 2].sh_addralign = 1;
 		off += sh[i + 2].sh_size;
 	}
-	headers(&eh, &ph, code_size, n + 3);
+	for (i = 0; i < n; i++)
+		if (!strcmp(sec[i].name, ".eh_frame_hdr"))
+			ph[phnum++] = (Elf64_Phdr){ .p_type = PT_GNU_EH_FRAME, .p_flags = PF_R,
+						    .p_offset = sh[i + 2].sh_offset,
+						    .p_vaddr = sh[i + 2].sh_addr,
+						    .p_paddr = sh[i + 2].sh_addr,
+						    .p_filesz = sh[i + 2].sh_size,
+						    .p_memsz = sh[i + 2].sh_size, .p_align = 4 };
+	headers(&eh, ph, code_size, n + 3, phnum);
 	eh.e_shoff = (off + 7) & ~7ul;
-	bad = !written(f, &eh, sizeof(eh)) || !written(f, &ph, sizeof(ph)) ||
-	      !written(f, zero, CODE_OFF - sizeof(eh) - sizeof(ph)) ||
+	bad = !written(f, &eh, sizeof(eh)) || !written(f, ph, sizeof(ph[0]) * phnum) ||
+	      !written(f, zero, CODE_OFF - sizeof(eh) - sizeof(ph[0]) * phnum) ||
 	      !written(f, code, sizeof(code)) ||
 	      !written(f, zero, EH_OFF - CODE_OFF - sizeof(code));
 	for (i = 0; i <= n && !bad; i++)
@@ -245,6 +260,22 @@ static int write_file(const char *path, struct sect *sec, int n, uint64_t code_s
 	      !written(f, sh, sizeof(sh[0]) * (n + 3));
 	free(names.p);
 	return fclose(f) || bad ? -1 : 0;
+}
+
+/* An .eh_frame_hdr at HDR_VADDR for .eh_frame at EH_VADDR, whose count
+ * and search table lie (see -H): entries descending, pointing nowhere. */
+static void put_lying_hdr(struct buf *b, unsigned long entries)
+{
+	put_u8(b, 1);    /* version */
+	put_u8(b, 0x1b); /* eh_frame_ptr: pcrel sdata4 */
+	put_u8(b, 0x03); /* fde_count: udata4 */
+	put_u8(b, 0x3b); /* table: datarel sdata4 */
+	put_u32(b, (uint32_t)(EH_VADDR - (HDR_VADDR + 4)));
+	put_u32(b, 0x7fffffff);
+	for (unsigned long i = 0; i < entries; i++) {
+		put_u32(b, (uint32_t)(CODE_OFF + (entries - i) * 64 - HDR_VADDR));
+		put_u32(b, 0x7ffffff0u - (uint32_t)i * 8);
+	}
 }
 
 /* A .gnu_debuglink naming name (its CRC 0: no file matches, every candidate
@@ -261,17 +292,18 @@ int main(int argc, char **argv)
 {
 	unsigned long cies = 2, auglen = 0, init = 0, fdes = 0, len = 0, nops = 0, zsize = 0;
 	unsigned long holes = 0, i;
-	struct sect sec[5] = { { .name = ".eh_frame", .sh = { .sh_type = SHT_PROGBITS,
+	struct sect sec[6] = { { .name = ".eh_frame", .sh = { .sh_type = SHT_PROGBITS,
 							     .sh_flags = SHF_ALLOC,
 							     .sh_addr = EH_VADDR } } };
 	const char *link = NULL;
+	bool lying_hdr = false;
 	struct buf *b = &sec[0].b;
 	size_t *cie_at;
 	uint64_t code_size;
 	int opt, n = 1, err;
 
-	while ((opt = getopt(argc, argv, "c:a:i:f:l:n:z:g:s:")) != -1) {
-		unsigned long v = strtoul(optarg, NULL, 0);
+	while ((opt = getopt(argc, argv, "c:a:i:f:l:n:z:g:s:H")) != -1) {
+		unsigned long v = optarg ? strtoul(optarg, NULL, 0) : 0;
 
 		switch (opt) {
 		case 'c': cies = v; break;
@@ -283,6 +315,7 @@ int main(int argc, char **argv)
 		case 'z': zsize = v; break;
 		case 'g': link = optarg; break;
 		case 's': holes = v; break;
+		case 'H': lying_hdr = true; break;
 		default: goto usage;
 		}
 	}
@@ -308,6 +341,12 @@ int main(int argc, char **argv)
 		sec[n++] = (struct sect){ .name = ".debug_frame", .sh = { .sh_type = SHT_PROGBITS },
 					  .hole = holes };
 	}
+	if (lying_hdr) {
+		sec[n] = (struct sect){ .name = ".eh_frame_hdr",
+					.sh = { .sh_type = SHT_PROGBITS, .sh_flags = SHF_ALLOC,
+						.sh_addr = HDR_VADDR } };
+		put_lying_hdr(&sec[n++].b, fdes);
+	}
 	if (link) {
 		sec[n] = (struct sect){ .name = ".gnu_debuglink", .sh = { .sh_type = SHT_PROGBITS } };
 		put_debuglink(&sec[n++].b, link);
@@ -324,6 +363,6 @@ int main(int argc, char **argv)
 	return 0;
 usage:
 	fprintf(stderr, "usage: hostile_cfi [-c CIES] [-a AUGLEN] [-i INIT] [-f FDES] [-l LEN] "
-			"[-n NOPS] [-z SIZE] [-g NAME] [-s SIZE] OUT\n");
+			"[-n NOPS] [-z SIZE] [-g NAME] [-s SIZE] [-H] OUT\n");
 	return 2;
 }

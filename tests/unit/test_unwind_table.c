@@ -26,11 +26,13 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "files/elf_syms.h"
+#include "lib/budget.h"
 #include "unit.h"
 #include "unwind/unwind_table.h"
 
@@ -1098,6 +1100,116 @@ TEST(edges_and_refusals)
 	}
 }
 
+/* ---- Functions' starts, for naming (unwind_funcs.c) */
+
+/* f's functions (its own CFI only), NULL with a line saying why. */
+static struct func_ranges *funcs_of(const char *path, const struct unwind_build_opts *o)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct elf_file *f = fd >= 0 ? elf_file__open_fd(fd) : NULL;
+	struct func_ranges *fn = f ? unwind_funcs__build(f, o) : NULL;
+	int e = errno;
+
+	if (!fn)
+		printf("  no functions for %s: %s\n", path, strerror(e));
+	elf_file__close(f);
+	if (fd >= 0)
+		close(fd);
+	errno = e;
+	return fn;
+}
+
+/*
+ * Every FDE readelf lists in path's .eh_frame (whose code is at file
+ * offsets equal to its addresses, as in Debian's libraries) names its
+ * first and last byte by its start, and the byte after it, when no FDE
+ * starts there, by none.
+ */
+static void funcs_match(const char *path)
+{
+	struct func_ranges *fn = funcs_of(path, NULL);
+	unsigned long lo, hi, prev_hi = 0;
+	size_t n = 0, bad = 0, gaps = 0;
+	uint64_t start;
+	char cmd[PATH_MAX + 64], line[512];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "readelf --debug-dump=frames '%s'", path);
+	if (!fn || !(p = popen(cmd, "r"))) {
+		CHECK(false);
+		func_ranges__free(fn);
+		return;
+	}
+	while (fgets(line, sizeof(line), p)) {
+		const char *pc = strstr(line, " FDE ") ? strstr(line, "pc=") : NULL;
+
+		if (!pc || sscanf(pc, "pc=%lx..%lx", &lo, &hi) != 2 || lo == hi)
+			continue;
+		n++;
+		bad += !func_ranges__start(fn, lo, &start) || start != lo;
+		bad += !func_ranges__start(fn, hi - 1, &start) || start != lo;
+		if (prev_hi && prev_hi < lo) /* a gap before this one */
+			gaps += !func_ranges__start(fn, prev_hi, &start);
+		prev_hi = hi;
+	}
+	pclose(p);
+	printf("  %s: %zu functions, %zu FDEs checked, %zu gaps unnamed, %zu wrong\n", path,
+	       func_ranges__count(fn), n, gaps, bad);
+	CHECK(n > 100 && n == func_ranges__count(fn));
+	CHECK(!bad);
+	CHECK(gaps > 0);
+	func_ranges__free(fn);
+}
+
+TEST(funcs_match_readelf)
+{
+	funcs_match(LIBDIR "libc.so.6");
+	funcs_match(LIBDIR "liblzma.so.5");
+}
+
+/*
+ * Hostile files: a lying .eh_frame_hdr (count 2^31 - 1, unsorted) changes
+ * nothing; the rows budget ends the list where it got to (sound: what it
+ * names is right); an expired time budget gives no list (ETIMEDOUT);
+ * issue 21's CIEs stop at the work budget.
+ */
+TEST(funcs_bounded)
+{
+	struct unwind_build_opts rows = { .max_rows = 1000 };
+	struct budget over = { .until = 1e-9 };
+	struct unwind_build_opts late = { .budget = &over };
+	struct func_ranges *fn;
+	uint64_t start;
+
+	if (sh("'%s/../tools/hostile_cfi' -c 1 -f 64 -l 16 -H hdr.so && "
+	       "'%s/../tools/hostile_cfi' -c 1 -f 100000 -l 4 many.so && "
+	       "'%s/../tools/hostile_cfi' -c 2 -a 1000000 -f 10000 -l 16 cies.so",
+	       workloads, workloads, workloads))
+		return;
+	if ((fn = funcs_of(T("hdr.so"), NULL))) {
+		CHECK(func_ranges__count(fn) == 64);
+		CHECK(func_ranges__start(fn, 0x1000 + 16 * 5 + 7, &start) && start == 0x1000 + 16 * 5);
+		CHECK(!func_ranges__start(fn, 0x1000 + 16 * 64, &start));
+	}
+	func_ranges__free(fn);
+	if ((fn = funcs_of(T("many.so"), &rows))) {
+		CHECK(func_ranges__count(fn) < 1000);
+		CHECK(func_ranges__stopped(fn) == (int)UNWIND_STOP_ROWS);
+		CHECK(func_ranges__start(fn, 0x1000 + 4 * 10 + 3, &start) && start == 0x1000 + 40);
+		CHECK(!func_ranges__start(fn, 0x1000 + 4 * 5000, &start));
+		CHECK(func_ranges__bytes(fn) < 1000 * 8 + 4096);
+	}
+	func_ranges__free(fn);
+	errno = 0;
+	CHECK(!funcs_of(T("many.so"), &late) && errno == ETIMEDOUT);
+	if ((fn = funcs_of(T("cies.so"), NULL))) {
+		CHECK(func_ranges__stopped(fn) == (int)UNWIND_STOP_WORK);
+		CHECK(func_ranges__count(fn) < 10000);
+	}
+	func_ranges__free(fn);
+	CHECK(!func_ranges__start(NULL, 0, &start) && !func_ranges__bytes(NULL));
+}
+
 int main(int argc, char **argv)
 {
 	char self[PATH_MAX];
@@ -1135,6 +1247,8 @@ int main(int argc, char **argv)
 	RUN(work_bounded_by_size);
 	RUN(cancel_and_max_work);
 	RUN(edges_and_refusals);
+	RUN(funcs_match_readelf);
+	RUN(funcs_bounded);
 	if (!getenv("SMOLDER_KEEP_TMP"))
 		sh("cd / && rm -rf '%s'", dir);
 	UNIT_EXIT();
