@@ -115,6 +115,15 @@ static bool waiting_found(const struct offcpu_opts *o, bool btf)
 		info("with --cgroup or --cgroupmap, %s", lost);
 		return false;
 	}
+	/* its start is unknown: no maximum can judge it */
+	if (o->max_ns) {
+		info("with --off-cpu-max-us, %s", lost);
+		return false;
+	}
+	if (o->rotate) { /* not split at boundaries yet */
+		info("in continuous mode, %s", lost);
+		return false;
+	}
 	if (!btf) { /* said already: no BTF tracing programs */
 		info("without BTF tracing programs %s too", lost);
 		return false;
