@@ -348,4 +348,187 @@ int BPF_PROG(on_waking_raw, struct task_struct *p)
 	return 0;
 }
 
+/*
+ * ---- Tasks already waiting when the capture begins ("offcpu_waiting", a
+ * task iterator the loader runs once, right after the sched_switch program
+ * is attached; 5.8+, bpf_get_task_stack 5.9+).  A task that waits for the
+ * whole capture never leaves the CPU during it: without this it would not
+ * be seen at all.  Each task in scope that sleeps (S or D) off the CPU gets
+ * a pending record from now, as if it had left the CPU at the capture's
+ * start, unless a real switch wrote one first (BPF_NOEXIST), and its
+ * kernel stack.  Its user stack cannot be walked here: this program runs in
+ * the loader's context, and bpf_probe_read_user reads the loader's memory.
+ * Its saved user registers go to the iterator's output instead, and the
+ * loader walks that stack and patches the record (src/capture/offcpu.c).
+ * The cgroup filters test the current task: the loader does not run this
+ * program with them.
+ */
+
+/* 5.16 moved the task's CPU into its thread_info. */
+struct task_struct___pre516 {
+	int cpu;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 waiting_cpu(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->thread_info.cpu))
+		return BPF_CORE_READ(t, thread_info.cpu);
+	return BPF_CORE_READ((struct task_struct___pre516 *)t, cpu);
+}
+
+/* task_ids for a task that is not the current one. */
+static __always_inline bool waiting_ids(struct task_struct *task, struct sample_key *key)
+{
+	long tgid, pid;
+
+	if (pidns_inum == PROC_PID_INIT_INO) {
+		key->tgid = BPF_CORE_READ(task, tgid);
+		key->pid = BPF_CORE_READ(task, pid);
+		return true;
+	}
+	pid = pid_in_our_ns(BPF_CORE_READ(task, thread_pid));
+	tgid = pid_in_our_ns(BPF_CORE_READ(task, group_leader, thread_pid));
+	if (pid < 0 || tgid < 0)
+		return false;
+	key->tgid = tgid;
+	key->pid = pid;
+	return true;
+}
+
+/* Its kernel stack, stored in bank b; the id and flags go into key. */
+static __always_inline void waiting_kstack(const struct bank *b, struct task_struct *task,
+					   struct sample_key *key)
+{
+	__u32 slot = SCRATCH_WAITING;
+	struct stack_trace *st = bpf_map_lookup_elem(&scratch, &slot);
+	long len;
+
+	if (!st)
+		return;
+	len = bpf_get_task_stack(task, st->ip, SMOLDER_MAX_DEPTH * sizeof(__u64), 0);
+	if (len <= 0) {
+		if (len < 0) {
+			key->flags |= SAMPLE_KSTACK_ERR;
+			count(b, CNT_KSTACK_ERR);
+		}
+		return;
+	}
+	st->nr = len / sizeof(__u64);
+	st->exact = 0;
+	key->kstack = hash_stack(st);
+	if (!store_trace(b->stacks, st, key->kstack)) {
+		key->kstack = 0;
+		key->flags |= SAMPLE_KSTACK_LOST;
+		count(b, CNT_OFFCPU_STACK_FULL);
+	}
+}
+
+/* The user registers task saved on its way into the kernel. */
+static __always_inline void waiting_regs(struct task_struct *task, struct offcpu_waiting *out)
+{
+	struct pt_regs *regs;
+
+	if (have_task_pt_regs)
+		regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	else
+		regs = (struct pt_regs *)((__u64)BPF_CORE_READ(task, stack) + thread_size) - 1;
+	out->ip = PT_REGS_IP_CORE(regs);
+	out->sp = PT_REGS_SP_CORE(regs);
+	out->bp = PT_REGS_FP_CORE(regs);
+	if ((__s64)out->ip <= 0)
+		out->ip = 0;
+}
+
+/* Set by the loader: the first run only announces the images of the tasks
+ * in scope (their tables load before the capture starts); the second
+ * writes the records. */
+__u32 offcpu_waiting_record = 0;
+
+/* The iterator's scope: offcpu_leave's filters, but those of the cgroups. */
+static __always_inline bool waiting_in_scope(struct task_struct *task, struct sample_key *key)
+{
+	__u64 ns;
+
+	if (!waiting_ids(task, key))
+		return false; /* not in our PID namespace: never in -p's scope either */
+	if (self_tgid && key->tgid == self_tgid)
+		return false; /* smolder's own threads, as offcpu_leave leaves them */
+	if (filter_tgid && !bpf_map_lookup_elem(&tgids, &key->tgid))
+		return false;
+	if (filter_tid && !bpf_map_lookup_elem(&tids, &key->pid))
+		return false;
+	if (filter_mntns) {
+		ns = BPF_CORE_READ(task, nsproxy, mnt_ns, ns.inum);
+		if (!bpf_map_lookup_elem(&mntnsset, &ns))
+			return false;
+	}
+	return true;
+}
+
+/* The loader's own child that waits to exec -- COMMAND (it runs once the
+ * capture started): its wait is the loader's, not the command's. */
+static __always_inline bool held_command(struct task_struct *task)
+{
+	return (BPF_CORE_READ(task, flags) & PF_FORKNOEXEC) &&
+	       BPF_CORE_READ(task, real_parent, tgid) ==
+		       BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), tgid);
+}
+
+SEC("iter/task")
+int offcpu_waiting(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct offcpu_waiting out = {};
+	struct offcpu_start rec = {};
+	struct sample_key *key = &rec.key;
+	bool waiting, user;
+	__u32 state, tid;
+	struct bank b;
+	long e;
+
+	if (!task || (BPF_CORE_READ(task, flags) & PF_KTHREAD) || held_command(task))
+		return 0;
+	state = task_state(task);
+	waiting = !BPF_CORE_READ(task, on_cpu) &&
+		  (state & (TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE));
+	open_bank(&b);
+	if (!waiting_in_scope(task, key))
+		return 0;
+	user = user_stacks && key->tgid && BPF_CORE_READ(task, mm);
+	if (!offcpu_waiting_record) {
+		/* the targets -p or a COMMAND named: a whole machine's images
+		 * would hold the start up for seconds */
+		if (user && (filter_tgid || filter_tid))
+			image_gen(&b, task, key->tgid);
+		return 0;
+	}
+	if (!waiting || (offcpu_sample > 1 && bpf_get_prandom_u32() % offcpu_sample) ||
+	    !open_bank_maps(&b))
+		return 0;
+	key->flags |= state & TASK_UNINTERRUPTIBLE ? SAMPLE_OFFCPU_D : SAMPLE_OFFCPU_S;
+	if (per_cpu)
+		key->cpu = waiting_cpu(task);
+	BPF_CORE_READ_STR_INTO(&key->comm, task, comm);
+	if (kernel_stacks)
+		waiting_kstack(&b, task, key);
+	if (user) {
+		key->gen = image_gen(&b, task, key->tgid);
+		waiting_regs(task, &out);
+	}
+	tid = BPF_CORE_READ(task, pid);
+	rec.start = bpf_ktime_get_ns();
+	e = bpf_map_update_elem(&offcpu_pending, &tid, &rec, BPF_NOEXIST);
+	if (e) {
+		if (e != -EEXIST) /* else: it switched since, and its record is whole */
+			count(&b, CNT_OFFCPU_PENDING_FULL);
+		return 0;
+	}
+	out.tid = tid;
+	out.tgid = key->tgid;
+	out.gen = key->gen;
+	out.start = rec.start;
+	bpf_seq_write(ctx->meta->seq, &out, sizeof(out));
+	return 0;
+}
+
 #endif /* SMOLDER_OFFCPU_BPF_H */

@@ -110,7 +110,7 @@ struct {
  * off-CPU programs' own (offcpu.bpf.h), as a wakeup may be interrupted by
  * a sample. */
 enum { SCRATCH_KERNEL, SCRATCH_USER, SCRATCH_SWITCH_KERNEL, SCRATCH_SWITCH_USER, SCRATCH_WAKER,
-       SCRATCH__MAX };
+       SCRATCH_WAITING, SCRATCH__MAX };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -367,19 +367,7 @@ static __always_inline bool task_ids(struct task_struct *task, struct sample_key
 
 static __always_inline __u64 hash_stack(const struct stack_trace *st)
 {
-	__u64 h = 0x9e3779b97f4a7c15ULL ^ st->nr;
-
-	for (int i = 0; i < STACK_CHUNKS * STACK_CHUNK_FRAMES; i++) {
-		if (i >= st->nr)
-			break;
-		h ^= st->ip[i];
-		h *= 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-	}
-	h ^= h >> 29;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 32;
-	return h ? h : 1;
+	return smolder_hash_stack(st);
 }
 
 /*

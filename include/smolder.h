@@ -51,6 +51,31 @@ struct stack_trace {
 	__u64 ip[STACK_CHUNKS * STACK_CHUNK_FRAMES];
 };
 
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
+
+/* A stack's id: the hash of its frames (never 0).  Here, for both sides:
+ * the loader stores stacks the kernel could not walk (a task that was
+ * already waiting when the capture began) under the id the kernel would
+ * give them. */
+static __always_inline __u64 smolder_hash_stack(const struct stack_trace *st)
+{
+	__u64 h = 0x9e3779b97f4a7c15ULL ^ st->nr;
+
+	for (int i = 0; i < STACK_CHUNKS * STACK_CHUNK_FRAMES; i++) {
+		if ((__u32)i >= st->nr)
+			break;
+		h ^= st->ip[i];
+		h *= 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	h ^= h >> 29;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 32;
+	return h ? h : 1;
+}
+
 /* struct sample_key.flags */
 enum sample_flags {
 	SAMPLE_IDLE = 1u << 0,        /* CPU was in the idle loop */
@@ -208,6 +233,19 @@ struct image_state {
 struct offcpu_start {
 	__u64 start;
 	struct sample_key key; /* SAMPLE_OFFCPU_S or _D, stacks stored */
+};
+
+/*
+ * A task in scope found waiting when the capture began (the "offcpu_waiting"
+ * task iterator's output, one per task): its pending record was written
+ * with start, its kernel stack stored; its user stack, which the kernel
+ * cannot walk for another task, is the loader's to walk from these saved
+ * user registers (ip 0: none).
+ */
+struct offcpu_waiting {
+	__u32 tid, tgid, gen, pad;
+	__u64 start;
+	__u64 ip, sp, bp;
 };
 
 /* A wait's part before an interval boundary, left by a wait that ended just

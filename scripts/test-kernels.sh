@@ -32,7 +32,9 @@
 # /sys/kernel/btf hidden, no capabilities, CAP_BPF+CAP_PERFMON against
 # kernel.perf_event_paranoid=3 (Debian's kernels leave perf events to
 # CAP_SYS_ADMIN there) and =2, RLIMIT_MEMLOCK 0 and 64 KiB without
-# CAP_SYS_RESOURCE, kernel.perf_event_max_stack=16; the DWARF unwinder on
+# CAP_SYS_RESOURCE, kernel.perf_event_max_stack=16; a hang (issue 24:
+# fifo_wait blocked in a FIFO read for the whole capture shows ~3 s under
+# main;wait_for_input, or -v says the kernel cannot); the DWARF unwinder on
 # a frameless gcc build (its leaf, signal and JIT modes: no wrong caller,
 # exact stacks, tests/unwind_classify.awk) and from a system call's saved
 # user registers (syscall_heavy); and the kernel context
@@ -83,7 +85,7 @@ done
 BUSYBOX=/bin/busybox
 "$BUSYBOX" --list >/dev/null 2>&1 || die "$BUSYBOX does not run (install busybox-static)"
 ldd "$BUSYBOX" >/dev/null 2>&1 && die "$BUSYBOX is not static (install busybox-static)"
-NEED="smolder build/workloads/cpu_split build/workloads/syscall_heavy build/workloads/deep_stack build/workloads/net_pump build/workloads/pty_pump build/workloads/unwind_paths-gcc build/workloads/unwind_dl-gcc.so build/workloads/offcpu_split build/tools/deny build/tools/btf_rename"
+NEED="smolder build/workloads/cpu_split build/workloads/syscall_heavy build/workloads/deep_stack build/workloads/net_pump build/workloads/pty_pump build/workloads/unwind_paths-gcc build/workloads/unwind_dl-gcc.so build/workloads/offcpu_split build/workloads/fifo_wait build/tools/deny build/tools/btf_rename"
 # The CPythons the guests run (issue 23's Python frames), at their host
 # paths (a pyenv build finds its libpython by RUNPATH, each its stdlib by
 # its own path): Debian's (libpython linked in statically, non-PIE, stripped
@@ -397,6 +399,17 @@ else
 	sleep 0.3
 	run offcpu ./smolder --off-cpu --wakers -F 199 -f -p $OFFCPU 3
 	run offcpu_raw ./deny tracing ./smolder -v --off-cpu --wakers -F 199 -f -p $OFFCPU 3
+	# A hang: fifo_wait blocked in a FIFO read before the capture and after it.
+	mkfifo /tmp/hang.fifo
+	./fifo_wait /tmp/hang.fifo >/tmp/hang.ready &
+	HANG=$!
+	i=0
+	while ! grep -q blocked /tmp/hang.ready && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	sleep 0.5
+	run offcpu_hang ./smolder -v --off-cpu -f -p $HANG 3
 	kill $(jobs -p) 2>/dev/null # the CPU to the Python alone
 	wait
 
@@ -576,9 +589,25 @@ offcpu_run() {
 		bad "$n: doze [off-cpu:S] 20..70%, wait_pipe woken by pipe_writer 3..60%" "exit $(cat "$d/$n.rc"), doze $doze%, pipe $pipe%: $(oneline "$d/$n.err" 200) $(oneline "$d/$n.out")"
 	fi
 }
+# offcpu_hang D: fifo_wait, blocked in read(2) for the whole 3 s capture,
+# shows about 3 s (10%) under main;wait_for_input;read where the kernel has
+# the task iterator and bpf_get_task_stack (5.9+); a kernel without them
+# must say so in -v and still capture.
+offcpu_hang() {
+	local d=$1 us
+	us=$(awk '/^fifo_wait;.*main;wait_for_input;(__libc_)?read;.*\[off-cpu:S\] [0-9]+$/ { t += $NF } END { print t + 0 }' "$d/offcpu_hang.out")
+	if [ "$(cat "$d/offcpu_hang.rc")" = 0 ] && between "$us" 2700000 3300000; then
+		ok "offcpu_hang: $us us under main;wait_for_input;read of a 3 s capture"
+	elif [ "$(cat "$d/offcpu_hang.rc")" = 0 ] && grep -q 'no BPF task iterator' "$d/offcpu_hang.err"; then
+		ok "offcpu_hang: no task iterator, said in -v ($us us)"
+	else
+		bad "offcpu_hang: 2.7..3.3 s under main;wait_for_input;read" "exit $(cat "$d/offcpu_hang.rc"), $us us: $(oneline "$d/offcpu_hang.err" 300) $(oneline "$d/offcpu_hang.out")"
+	fi
+}
 offcpu_checks() {
 	local d=$1
 	offcpu_run "$d" offcpu
+	offcpu_hang "$d"
 	if grep -q 'deny: cannot load or attach' "$d/offcpu_raw.err"; then
 		return
 	fi
@@ -719,7 +748,7 @@ test_kernel() {
 			bad "kernel BTF at /sys/kernel/btf/vmlinux" "absent"
 		extract "$logf" "$d" pid kstacks percpu degrade btf_rename verifier verifier_v nobtf btf \
 			nocaps paranoid3 paranoid2 memlock0 memlock64 maxstack16 maxstack127 degrade_ctx \
-			unwind_leaf unwind_signal unwind_jit unwind_kernel offcpu offcpu_raw
+			unwind_leaf unwind_signal unwind_jit unwind_kernel offcpu offcpu_raw offcpu_hang
 		unwinding "$d"
 		offcpu_checks "$d"
 		python_frames "$d" "$logf"

@@ -57,6 +57,7 @@ struct capture {
 	unsigned int read;     /* bank the readers see */
 	bool drained;          /* between rotate and release: read != live */
 	uint64_t released[CNT__MAX]; /* counters of released banks */
+	struct capture_opts opts; /* for capture__start */
 };
 
 /* Inode of our PID namespace, so samples carry the PIDs we see. */
@@ -420,8 +421,12 @@ static int load(struct capture *c, const struct capture_opts *o)
 	e = configure(c->skel, o, &shard_template);
 	if (!e)
 		e = kctx__configure(c->skel, &c->kctx_opts);
-	if (!e)
-		e = offcpu__configure(c->skel, &o->offcpu);
+	if (!e) {
+		struct offcpu_opts oo = o->offcpu;
+
+		oo.cgroup_filtered = o->cgroup || o->cgroupmap;
+		e = offcpu__configure(c->skel, &oo);
+	}
 	if (e) {
 		err("cannot configure BPF object: %s (%s)", log__errstr(-e), probe__fix(-e));
 		if (shard_template >= 0)
@@ -512,7 +517,7 @@ bool capture__image_current(struct capture *c, uint32_t tgid, uint32_t gen)
 	       cur.gen == gen;
 }
 
-struct capture *capture__open(const struct capture_opts *o)
+struct capture *capture__load(const struct capture_opts *o)
 {
 	struct capture *c = calloc(1, sizeof(*c));
 
@@ -527,9 +532,35 @@ struct capture *capture__open(const struct capture_opts *o)
 	c->count_entries = o->count_entries;
 	for (int b = 0; b < SMOLDER_BANKS; b++)
 		c->counts_fd[b] = c->stacks_fd[b] = -1;
+	c->opts = *o;
 	if (load(c, o) || attach_image_tracking(c) ||
 	    !(c->kctx = kctx__attach(c->skel, &c->kctx_opts)) ||
-	    !(c->offcpu = offcpu__attach(c->skel, &o->offcpu)) || attach_events(c, o)) {
+	    !(c->offcpu = offcpu__new(c->skel, &o->offcpu))) {
+		capture__free(c);
+		return NULL;
+	}
+	return c;
+}
+
+int capture__settle(struct capture *c, double until)
+{
+	return c->unwind ? unwind_maps__settle(c->unwind, until) : 0;
+}
+
+int capture__start(struct capture *c)
+{
+	/* the off-CPU side last: the tasks it finds waiting count from the
+	 * capture's start, not from before the perf events' attach */
+	if (attach_events(c, &c->opts) || offcpu__attach(c->offcpu, c->stacks_fd[c->live]))
+		return -1;
+	return 0;
+}
+
+struct capture *capture__open(const struct capture_opts *o)
+{
+	struct capture *c = capture__load(o);
+
+	if (c && capture__start(c)) {
 		capture__free(c);
 		return NULL;
 	}

@@ -77,8 +77,20 @@ struct capture;
 
 typedef int (*sample_fn)(const struct sample_key *key, uint64_t count, void *arg);
 
-/* Loads and attaches; sampling runs from here on.  NULL after printing why. */
+/* Loads and attaches; sampling runs from here on.  NULL after printing why.
+ * capture__load then capture__start. */
 struct capture *capture__open(const struct capture_opts *opts);
+/* Loads, tracks processes and (--off-cpu) announces the images of the
+ * tasks in scope as image events, but samples nothing yet: their tables
+ * may load first (capture__poll, then the maps, then capture__settle).
+ * NULL after printing why. */
+struct capture *capture__load(const struct capture_opts *opts);
+/* Waits until the unwind tables queued so far are built and loaded, or
+ * until (clock__now() seconds); -ETIMEDOUT then. */
+int capture__settle(struct capture *c, double until);
+/* Attaches: sampling and off-CPU tracing run from here on, tasks already
+ * waiting counted from now; -1 after printing why (then capture__free). */
+int capture__start(struct capture *c);
 /* False when this kernel gives no image events (no BPF ring buffer). */
 bool capture__has_events(struct capture *c);
 /* Delivers pending image events for up to timeout_ms; -errno on failure.

@@ -23,16 +23,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "lib/clock.h"
 #include "lib/grow.h"
 #include "lib/log.h"
 #include "capture/map_walk.h"
 #include "capture/offcpu.h"
 #include "capture/probe.h"
+#include "unwind/task_walk.h"
 #include "smolder.skel.h"
 
 #define WAKER_ENTRIES 16384
+/* The most the user stacks of the tasks found waiting may delay the start
+ * (a process's thousands of sleeping threads): the rest keep kernel frames. */
+#define WAITING_WALK_SECONDS 0.1
 
 struct carried {
 	struct sample_key key;
@@ -60,6 +67,10 @@ struct offcpu {
 	struct named_waker *snap; /* sorted by id */
 	size_t nr_snap, cap_snap;
 	uint64_t lost[2]; /* stacks that found no room in the live bank: interval, total */
+	uint64_t carried_waits; /* waits still going at the end, counted there */
+	bool waiting;           /* the offcpu_waiting iterator is loaded */
+	struct offcpu_waiting *found; /* the tasks it found waiting */
+	size_t nr_found, cap_found;
 };
 
 static uint64_t now_ns(void)
@@ -70,6 +81,61 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/* Whether the kernel has the task iterator (5.8) and bpf_get_task_stack
+ * (5.9) the offcpu_waiting program needs: both are in its BTF. */
+static bool have_task_iter(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool ok = false;
+	int id;
+
+	if (!btf)
+		return false;
+	if (btf__find_by_name_kind(btf, "bpf_iter__task", BTF_KIND_STRUCT) > 0 &&
+	    (id = btf__find_by_name_kind(btf, "bpf_func_id", BTF_KIND_ENUM)) > 0) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const struct btf_enum *v = btf_enum(t);
+
+		for (int i = 0; i < btf_vlen(t) && !ok; i++)
+			ok = !strcmp(btf__name_by_offset(btf, v[i].name_off), "BPF_FUNC_get_task_stack");
+	}
+	btf__free(btf);
+	return ok;
+}
+
+/* Whether tasks already waiting at the start can be found (see
+ * bpf/offcpu.bpf.h's offcpu_waiting); says why not, once. */
+static bool waiting_found(const struct offcpu_opts *o, bool btf)
+{
+	const char *lost = "a task waiting when the capture begins is seen only once it runs again";
+
+	if (!o->enabled)
+		return false;
+	if (o->cgroup_filtered) {
+		info("with --cgroup or --cgroupmap, %s", lost);
+		return false;
+	}
+	/* its start is unknown: no maximum can judge it */
+	if (o->max_ns) {
+		info("with --off-cpu-max-us, %s", lost);
+		return false;
+	}
+	if (o->rotate) { /* not split at boundaries yet */
+		info("in continuous mode, %s", lost);
+		return false;
+	}
+	if (!btf) { /* said already: no BTF tracing programs */
+		info("without BTF tracing programs %s too", lost);
+		return false;
+	}
+	if (!have_task_iter()) {
+		info("this kernel has no BPF task iterator with bpf_get_task_stack (Linux 5.9): %s",
+		     lost);
+		return false;
+	}
+	return true;
+}
+
 int offcpu__configure(struct smolder_bpf *skel, const struct offcpu_opts *o)
 {
 	bool btf = probe__tp_btf();
@@ -78,6 +144,7 @@ int offcpu__configure(struct smolder_bpf *skel, const struct offcpu_opts *o)
 
 	if (o->enabled && !btf)
 		info("this kernel has no BTF tracepoints: --off-cpu uses raw tracepoints");
+	bpf_program__set_autoload(skel->progs.offcpu_waiting, waiting_found(o, btf));
 	bpf_program__set_autoload(skel->progs.on_switch, o->enabled && btf);
 	bpf_program__set_autoload(skel->progs.on_switch_raw, o->enabled && !btf);
 	bpf_program__set_autoload(skel->progs.on_waking, o->wakers && btf);
@@ -93,12 +160,43 @@ int offcpu__configure(struct smolder_bpf *skel, const struct offcpu_opts *o)
 	return 0;
 }
 
-struct offcpu *offcpu__attach(struct smolder_bpf *skel, const struct offcpu_opts *o)
+/*
+ * Runs the offcpu_waiting iterator once; with record, its output (one
+ * struct offcpu_waiting per task found waiting) into o->found.
+ */
+static int run_waiting(struct offcpu *o, bool record)
 {
-	struct bpf_program *progs[] = { skel->progs.on_switch, skel->progs.on_switch_raw,
-					skel->progs.on_waking, skel->progs.on_waking_raw };
+	struct bpf_link *link;
+	struct offcpu_waiting w;
+	ssize_t n;
+	int fd, e = 0;
+
+	o->skel->bss->offcpu_waiting_record = record;
+	link = bpf_program__attach_iter(o->skel->progs.offcpu_waiting, NULL);
+	if (!link)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0)
+		e = -errno;
+	while (fd >= 0 && (n = read(fd, &w, sizeof(w))) > 0) {
+		if (n != sizeof(w))
+			break; /* never: each run writes one record, each read takes one */
+		if (GROW(o->found, o->cap_found, o->nr_found + 1, 64)) {
+			e = -ENOMEM;
+			break;
+		}
+		o->found[o->nr_found++] = w;
+	}
+	if (fd >= 0)
+		close(fd);
+	bpf_link__destroy(link);
+	return e;
+}
+
+struct offcpu *offcpu__new(struct smolder_bpf *skel, const struct offcpu_opts *o)
+{
 	struct offcpu *oc = calloc(1, sizeof(*oc));
-	size_t n = 0;
+	int e;
 
 	if (!oc) {
 		err("out of memory");
@@ -106,20 +204,138 @@ struct offcpu *offcpu__attach(struct smolder_bpf *skel, const struct offcpu_opts
 	}
 	oc->skel = skel;
 	oc->o = *o;
+	oc->waiting = bpf_program__autoload(skel->progs.offcpu_waiting);
+	if (oc->waiting && (e = run_waiting(oc, false))) {
+		info("cannot look for tasks already waiting: %s (they are seen once they run again)",
+		     log__errstr(-e));
+		oc->waiting = false;
+	}
+	return oc;
+}
+
+/* Stores trace in the stack map fd under its id, as store_trace does; 0 if
+ * it found no room. */
+static uint64_t store_stack(struct offcpu *o, int fd, const struct stack_trace *st)
+{
+	uint64_t id = smolder_hash_stack(st);
+	struct stack_chunk_key k = { .id = id };
+	struct stack_chunk c;
+	int last = (st->nr - 1) / STACK_CHUNK_FRAMES;
+
+	for (int i = last; i >= 0; i--) { /* chunk 0 last: it marks a whole stack */
+		c = (struct stack_chunk){ .nr = st->nr, .exact = st->exact };
+		memcpy(c.ip, &st->ip[i * STACK_CHUNK_FRAMES], sizeof(c.ip));
+		k.idx = i;
+		if (bpf_map_update_elem(fd, &k, &c, BPF_NOEXIST) && errno != EEXIST) {
+			o->lost[0]++;
+			o->lost[1]++;
+			return 0;
+		}
+	}
+	return id;
+}
+
+/*
+ * The user stack of a task found waiting, walked here (the kernel cannot),
+ * into its pending record while that is still the one the iterator wrote
+ * (same start): a task that ran since has a record of its own.
+ */
+static void walk_waiting(struct offcpu *o, const struct task_walk_maps *m, int stacks,
+			 const struct offcpu_waiting *w)
+{
+	struct task_walk_regs r = { .tgid = w->tgid, .gen = w->gen, .ip = w->ip, .sp = w->sp,
+				    .bp = w->bp };
+	int pending = bpf_map__fd(o->skel->maps.offcpu_pending);
+	struct offcpu_start rec;
+	struct stack_trace st;
+	uint32_t reasons;
+
+	if (!w->ip || !w->tgid)
+		return;
+	reasons = task_walk__stack(m, &r, &st);
+	debug("off-CPU: thread %u of %u waiting since before the capture: %u user frames%s",
+	      w->tid, w->tgid, st.nr, reasons & TASK_WALK_COMPLETE ? ", whole" : "");
+	if (!st.nr || bpf_map_lookup_elem(pending, &w->tid, &rec) || rec.start != w->start)
+		return;
+	rec.key.ustack = store_stack(o, stacks, &st);
+	if (!rec.key.ustack)
+		rec.key.flags |= SAMPLE_USTACK_LOST;
+	/* BPF_EXIST: a task that woke meanwhile keeps what the kernel counted */
+	bpf_map_update_elem(pending, &w->tid, &rec, BPF_EXIST);
+}
+
+/*
+ * The waits found count from here, where the capture starts, not from the
+ * iterator's run before the walks (a slow machine's walks would add their
+ * time to every hang); those that ended meanwhile were counted already.
+ */
+static void restart_found(struct offcpu *o)
+{
+	int pending = bpf_map__fd(o->skel->maps.offcpu_pending);
+	uint64_t now = now_ns();
+	struct offcpu_start rec;
+
+	for (size_t i = 0; i < o->nr_found; i++) {
+		const struct offcpu_waiting *w = &o->found[i];
+
+		if (bpf_map_lookup_elem(pending, &w->tid, &rec) || rec.start != w->start)
+			continue;
+		rec.start = now;
+		bpf_map_update_elem(pending, &w->tid, &rec, BPF_EXIST);
+	}
+}
+
+int offcpu__attach(struct offcpu *o, int live_stacks)
+{
+	struct smolder_bpf *skel = o->skel;
+	struct bpf_program *progs[] = { skel->progs.on_switch, skel->progs.on_switch_raw,
+					skel->progs.on_waking, skel->progs.on_waking_raw };
+	struct task_walk_maps m = {
+		.shards_fd = bpf_map__fd(skel->maps.unwind_shards),
+		.files_fd = bpf_map__fd(skel->maps.unwind_files),
+		.mappings_fd = bpf_map__fd(skel->maps.unwind_mappings),
+		.shard_bits = skel->rodata->unwind_shard_bits,
+		.max_shards = bpf_map__max_entries(skel->maps.unwind_shards),
+		/* the walk's frame pointers are strict only where tables
+		 * are expected (--unwind dwarf), as in the kernel */
+		.image_events = skel->rodata->image_events && skel->rodata->dwarf_unwind,
+	};
+	double t0 = clock__now(), t1;
+	size_t n = 0, i;
+	int e;
+
 	/* the waking program first: no wait may end unnamed for want of it */
 	for (int i = 3; i >= 0; i--) {
 		if (!bpf_program__autoload(progs[i]))
 			continue;
-		oc->links[n] = bpf_program__attach(progs[i]);
-		if (!oc->links[n]) {
+		o->links[n] = bpf_program__attach(progs[i]);
+		if (!o->links[n]) {
 			err("cannot attach %s: %s (%s)", bpf_program__name(progs[i]),
 			    log__errstr(errno), probe__fix(errno));
-			offcpu__free(oc);
-			return NULL;
+			return -1;
 		}
 		n++;
 	}
-	return oc;
+	if (!o->waiting)
+		return 0;
+	/* after the switch program: a task that leaves the CPU from now on
+	 * has its own record, which the iterator's never replaces */
+	if ((e = run_waiting(o, true))) {
+		info("cannot look for tasks already waiting: %s (they are seen once they run again)",
+		     log__errstr(-e));
+		return 0;
+	}
+	t1 = clock__now();
+	for (i = 0; i < o->nr_found && clock__now() - t1 < WAITING_WALK_SECONDS; i++)
+		walk_waiting(o, &m, live_stacks, &o->found[i]);
+	task_walk__end();
+	restart_found(o);
+	info("off-CPU: %zu threads in scope were waiting when the capture began (found in %.1f "
+	     "ms, walked in %.1f ms)", o->nr_found, (t1 - t0) * 1000, (clock__now() - t1) * 1000);
+	if (i < o->nr_found)
+		info("off-CPU: the user stacks of %zu of them were not walked (%.2f s spent): "
+		     "their waits have kernel frames only", o->nr_found - i, WAITING_WALK_SECONDS);
+	return 0;
 }
 
 static void detach(struct offcpu *o)
@@ -209,6 +425,8 @@ static int pending_part(const void *k, const void *v, void *arg)
 	 * boundary the wait may still reach the minimum */
 	if (!p->b && p->at - rec->start < o->o.min_ns)
 		return 0;
+	if (!p->b && from < p->at)
+		o->carried_waits++; /* counted here, as the kernel counts those that end */
 	return carry(o, &rec->key, from < p->at ? (p->at - from) * o->o.sample : 0);
 }
 
@@ -322,8 +540,10 @@ int offcpu__prog_fd(const struct offcpu *o)
 
 void offcpu__counters(const struct offcpu *o, uint64_t *c, bool total)
 {
-	if (o)
-		c[CNT_OFFCPU_STACK_FULL] += o->lost[total];
+	if (!o)
+		return;
+	c[CNT_OFFCPU_STACK_FULL] += o->lost[total];
+	c[CNT_OFFCPU_WAITS] += o->carried_waits;
 }
 
 static int by_id(const void *a, const void *b)
@@ -391,6 +611,7 @@ void offcpu__free(struct offcpu *o)
 		return;
 	detach(o);
 	free(o->carry);
+	free(o->found);
 	free(o->seen);
 	free(o->snap);
 	free(o);

@@ -7,7 +7,10 @@
  * parts are "carried" counts, handed out with the bank's own.
  *
  *	offcpu__configure(skel, &opts);   between open and load
- *	o = offcpu__attach(skel, &opts);  after load
+ *	o = offcpu__new(skel, &opts);     after load: announces the images of the
+ *	                                  tasks in scope (their tables load now)
+ *	offcpu__attach(o, stacks);        when the capture starts: also counts
+ *	                                  the tasks already waiting, from now
  *	stop:       offcpu__stop(o, bank, ...)     (one-shot: counts waits in progress)
  *	continuous: t = offcpu__epoch(o, next); flip banks (with a grace period);
  *	            offcpu__boundary(o, &b); read the old bank and the carry;
@@ -26,6 +29,7 @@ struct offcpu;
 
 struct offcpu_opts {
 	bool enabled;             /* --off-cpu */
+	bool cgroup_filtered;     /* --cgroup, --cgroupmap: the iterator cannot tell */
 	bool wakers;              /* --wakers */
 	bool rotate;              /* continuous mode: waits are split at boundaries */
 	uint64_t min_ns, max_ns;  /* block time bounds; max 0: none */
@@ -46,8 +50,14 @@ typedef int (*offcpu_key_fn)(const struct sample_key *key, uint64_t count, void 
 
 /* Loads the programs only when enabled, picks BTF or raw tracepoints. */
 int offcpu__configure(struct smolder_bpf *skel, const struct offcpu_opts *o);
-/* Attaches; NULL after printing why.  Without --off-cpu an empty object. */
-struct offcpu *offcpu__attach(struct smolder_bpf *skel, const struct offcpu_opts *o);
+/* After load: the images of the tasks in scope announced (the image events'
+ * ring buffer), so that their tables may load before offcpu__attach; NULL
+ * after printing why.  Without --off-cpu an empty object. */
+struct offcpu *offcpu__new(struct smolder_bpf *skel, const struct offcpu_opts *o);
+/* Attaches, then gives each task in scope already waiting a pending wait
+ * from now, its stacks stored in the live bank's stack map (live_stacks);
+ * -1 after printing why. */
+int offcpu__attach(struct offcpu *o, int live_stacks);
 /* No switch is traced after this.  One-shot: waits in progress count up
  * to now into the carry (bank: the one read; its slot in grace_outer is
  * rewritten to wait for runs still going); -errno.  Continuous mode counts
@@ -61,7 +71,8 @@ int offcpu__boundary(struct offcpu *o, const struct offcpu_boundary *b);
 /* Calls fn for each carried count (nanoseconds of an off-CPU key). */
 int offcpu__for_each_carry(struct offcpu *o, offcpu_key_fn fn, void *arg);
 /* Adds the loader's own drops of the carried interval (or of the whole
- * run with total) to c[CNT__MAX]. */
+ * run with total) to c[CNT__MAX], and to the waits the waits it counted
+ * at the end of a one-shot capture. */
 void offcpu__counters(const struct offcpu *o, uint64_t *c, bool total);
 /* The loaded sched_switch program's descriptor, or -1. */
 int offcpu__prog_fd(const struct offcpu *o);

@@ -44,6 +44,7 @@ struct interval {
 	unsigned failed;       /* intervals that could not be written */
 	uint64_t unwritten;    /* their samples, lost */
 	uint64_t unnamed[USYMS_MISS__MAX]; /* of every interval, for the summary */
+	uint64_t offcpu_ns;    /* of every interval written, for the summary */
 	struct unsym_summary unsym;        /* likewise, and the samples named */
 	uint64_t named;
 	unsigned removed;      /* old profiles pruned */
@@ -194,6 +195,7 @@ static int write_interval(const struct continuous_opts *o, const struct finish_o
 	rc = finish__write(&this, &src, ks, s->us, &out, 1, &w->res);
 	for (int m = 0; w->res.named && m < USYMS_MISS__MAX; m++)
 		iv->unnamed[m] += w->res.unnamed[m];
+	iv->offcpu_ns += w->res.offcpu_ns;
 	if (w->res.named) {
 		unsym_summary__merge(&iv->unsym, &w->res.unsym);
 		iv->named += w->res.samples;
@@ -317,7 +319,7 @@ int continuous__run(const struct continuous_opts *o, const struct finish_opts *f
 		next_interval(&iv);
 	}
 	capture__counters_total(s->cap, c);
-	finish__summary(fo, s->cap, c, iv.unwritten, iv.unnamed, s->us);
+	finish__summary(fo, s->cap, c, iv.unwritten, iv.unnamed, s->us, iv.offcpu_ns);
 	finish__unsymbolized_hint(&iv.unsym, iv.named);
 	if (iv.failed)
 		warn("%u of %u intervals could not be written: their %" PRIu64 " samples are lost",

@@ -232,8 +232,10 @@ static const struct help_option offcpu_options[] = {
 		"select; --per-cpu names the CPU a task left.\n"
 		"A wait still going on at the end (or at an\n"
 		"interval's end) counts up to then, the rest in\n"
-		"the next interval; one that began before the\n"
-		"capture counts from the task's next switch" },
+		"the next interval; one already going on when\n"
+		"the capture starts (a hang) counts from then\n"
+		"(Linux 5.9+; not with --cgroup, a maximum or\n"
+		"--continuous: -v says)" },
 	{ .long_name = "--wakers",
 	  .text = "with --off-cpu: above [off-cpu:...], who woke\n"
 		"the task, woken-by:COMM, and its kernel stack\n"

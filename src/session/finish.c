@@ -91,6 +91,8 @@ static int fold_sample(const struct sample_key *key, uint64_t count, void *arg)
 
 	if (!(key->flags & SAMPLE_OFFCPU))
 		c->res->samples += count;
+	else
+		c->res->offcpu_ns += count;
 	count_tgid(c, key->tgid);
 	return fold__add_stacks(c->fold, key, count, &st);
 }
@@ -324,14 +326,15 @@ void finish__unsymbolized_hint(const struct unsym_summary *u, uint64_t samples)
 	}
 }
 
-/* --off-cpu: "smolder: N off-CPU waits, M lost (...)", as the samples'. */
-static void offcpu_summary(const struct finish_opts *o, const uint64_t *c)
+/* --off-cpu: "smolder: N off-CPU waits (T s), M lost (...)", as the
+ * samples': T is the time the profile holds. */
+static void offcpu_summary(const struct finish_opts *o, const uint64_t *c, uint64_t ns)
 {
 	if (!o->fold.time_weighted)
 		return;
-	fprintf(stderr, "smolder: %" PRIu64 " off-CPU waits, %" PRIu64 " lost (pending map full %"
-		PRIu64 ", count map full %" PRIu64 ", stack map full %" PRIu64 ")\n",
-		c[CNT_OFFCPU_WAITS], finish__offcpu_lost(c), c[CNT_OFFCPU_PENDING_FULL],
+	fprintf(stderr, "smolder: %" PRIu64 " off-CPU waits (%.3f s), %" PRIu64 " lost (pending map"
+		" full %" PRIu64 ", count map full %" PRIu64 ", stack map full %" PRIu64 ")\n",
+		c[CNT_OFFCPU_WAITS], ns / 1e9, finish__offcpu_lost(c), c[CNT_OFFCPU_PENDING_FULL],
 		c[CNT_OFFCPU_COUNT_FULL], c[CNT_OFFCPU_STACK_FULL]);
 	if (c[CNT_OFFCPU_PENDING_FULL])
 		warn("the map of pending waits was full for %" PRIu64 " waits (it holds %u threads"
@@ -345,7 +348,8 @@ static void offcpu_summary(const struct finish_opts *o, const uint64_t *c)
 }
 
 void finish__summary(const struct finish_opts *o, struct capture *cap, const uint64_t *c,
-		     uint64_t unwritten, const uint64_t *unnamed, const struct usyms *us)
+		     uint64_t unwritten, const uint64_t *unnamed, const struct usyms *us,
+		     uint64_t offcpu_ns)
 {
 	uint64_t lost, run_ns, runs;
 	char more[64] = "";
@@ -360,7 +364,7 @@ void finish__summary(const struct finish_opts *o, struct capture *cap, const uin
 		c[CNT_STACK_MAP_FULL], c[CNT_COUNT_MAP_FULL], more);
 	loss_hints(o, c);
 	kernel_filter_summary(o, cap);
-	offcpu_summary(o, c);
+	offcpu_summary(o, c, offcpu_ns);
 	naming_losses(unnamed, us);
 	info("%" PRIu64 " idle-loop samples left out, %" PRIu64 " kernel and %" PRIu64
 	     " user stacks unreadable, %" PRIu64 " samples of tasks outside our pid namespace",

@@ -59,6 +59,7 @@ struct sample_source finish__capture_source(struct capture *cap);
 struct finish_result {
 	bool named;          /* the samples were read and named (writing may still fail) */
 	uint64_t samples;    /* counted samples read (not off-CPU time) */
+	uint64_t offcpu_ns;  /* off-CPU time read (--off-cpu), as the profile holds it */
 	size_t processes;    /* distinct tgids among them (at most 4096 counted) */
 	size_t stacks;       /* distinct stacks written */
 	uint64_t unnamed[USYMS_MISS__MAX]; /* with an "[unknown]" user frame, by why */
@@ -83,10 +84,12 @@ struct ksyms *finish__load_ksyms(const struct finish_opts *o);
  * details, from the counters c[CNT__MAX] and unnamed[USYMS_MISS__MAX] (the
  * sum of the steps' results; NULL: none), and what symbolization gave up (us).
  * unwritten: samples of continuous mode's intervals that could not be
- * written (lost too, "not written N" when any).
+ * written (lost too, "not written N" when any).  offcpu_ns: the off-CPU
+ * time the profiles hold, said with the waits' count.
  */
 void finish__summary(const struct finish_opts *o, struct capture *cap, const uint64_t *c,
-		     uint64_t unwritten, const uint64_t *unnamed, const struct usyms *us);
+		     uint64_t unwritten, const uint64_t *unnamed, const struct usyms *us,
+		     uint64_t offcpu_ns);
 
 /*
  * When at least FINISH_UNSYM_PERCENT of samples (of samples in all) have a

@@ -98,6 +98,41 @@ static int open_python(struct sampler *s, const struct sampler_opts *opts)
 	return s->py && s->py_queue ? 0 : -ENOMEM;
 }
 
+/*
+ * The images announced before sampling starts (with --off-cpu: the tasks
+ * in scope) read now, and their tables loaded, so that their first stacks,
+ * and the stacks of the tasks already waiting, are whole.  Within
+ * SAMPLER_SETTLE_SECONDS: a machine's worth of processes may take longer,
+ * and those left over are read in the wait loop as usual.
+ */
+static void settle(struct sampler *s)
+{
+	double t0 = clock__now(), next;
+	struct budget b = { .until = t0 + SAMPLER_SETTLE_SECONDS, .sigs = &s->stop_sigs };
+	struct preload_stats st;
+
+	if (!s->events_ok)
+		return;
+	sigemptyset(&s->stop_sigs); /* sampler__wait sets them for good */
+	sigaddset(&s->stop_sigs, SIGINT);
+	sigaddset(&s->stop_sigs, SIGTERM);
+	capture__poll(s->cap, 0);
+	usyms__set_budget(s->us, &b);
+	while ((next = preload__run(s->pending, &b)) && next <= clock__now() &&
+	       !budget__expired(&b))
+		;
+	usyms__set_budget(s->us, NULL); /* b is ours */
+	preload__stats(s->pending, &st);
+	if (!st.done)
+		return;
+	if (capture__settle(s->cap, b.until) || st.waiting)
+		info("the tables of %" PRIu64 " processes were not all loaded within %.1f s: their "
+		     "first stacks may be cut", st.waiting ? (uint64_t)st.waiting : st.done,
+		     SAMPLER_SETTLE_SECONDS);
+	debug("%" PRIu64 " process images read before sampling, in %.0f ms", st.done,
+	      (clock__now() - t0) * 1000);
+}
+
 static bool image_current(pid_t pid, uint32_t gen, void *arg)
 {
 	return capture__image_current(arg, pid, gen);
@@ -123,7 +158,7 @@ int sampler__open(struct sampler *s, const struct sampler_opts *opts)
 	o.on_image = on_image;
 	o.on_pystack = on_pystack;
 	o.arg = s;
-	s->cap = capture__open(&o);
+	s->cap = capture__load(&o);
 	if (!s->cap) {
 		sampler__close(s);
 		return -1;
@@ -134,6 +169,11 @@ int sampler__open(struct sampler *s, const struct sampler_opts *opts)
 	usyms__set_maps_hook(s->us, on_maps, s);
 	usyms__set_demangle(s->us, opts->demangle);
 	usyms__set_func_reader(s->us, unwind_funcs__reader);
+	settle(s);
+	if (capture__start(s->cap)) {
+		sampler__close(s);
+		return -1;
+	}
 	info("sampling %zu cpus at %" PRIu64 " %s", o.nr_cpus,
 	     o.freq ? o.freq : o.period, o.freq ? "Hz" : "ns period");
 	return 0;

@@ -24,6 +24,9 @@
 
 /* The time naming may take once a capture or an interval has ended. */
 #define SAMPLER_NAMING_SECONDS 0.5
+/* The most the images announced before sampling (with --off-cpu, the
+ * tasks in scope) may delay its start while their tables load. */
+#define SAMPLER_SETTLE_SECONDS 1.0
 
 struct sampler_opts {
 	/* What to sample and how; the sampler sets on_image and arg. */

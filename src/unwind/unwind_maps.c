@@ -16,11 +16,13 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 
 #include "lib/addr_search.h"
+#include "lib/clock.h"
 #include "lib/hash.h"
 #include "files/proc_maps.h"
 #include "unwind.h"
@@ -523,6 +525,23 @@ void unwind_maps__stop(struct unwind_maps *um)
 	um->stopped = true;
 	unwind_files_drop_jobs(um);
 	pthread_mutex_unlock(&um->lock);
+}
+
+int unwind_maps__settle(struct unwind_maps *um, double until)
+{
+	struct timespec nap = { .tv_nsec = 2 * 1000 * 1000 };
+	size_t queued;
+
+	for (;;) {
+		pthread_mutex_lock(&um->lock);
+		queued = um->nr_jobs + um->building;
+		pthread_mutex_unlock(&um->lock);
+		if (!queued)
+			return 0;
+		if (clock__now() >= until)
+			return -ETIMEDOUT;
+		nanosleep(&nap, NULL);
+	}
 }
 
 void unwind_maps__preload_self(struct unwind_maps *um)

@@ -52,6 +52,9 @@ void unwind_maps__update(pid_t pid, uint32_t gen, const struct proc_maps *pm, vo
  * dynamic loader nearly every process maps too, ready before its first
  * sample. */
 void unwind_maps__preload_self(struct unwind_maps *um);
+/* Waits until the tables queued so far are built and loaded: 0, or
+ * -ETIMEDOUT at until (clock__now() seconds). */
+int unwind_maps__settle(struct unwind_maps *um, double until);
 /* No more samples will come: later updates are ignored. */
 void unwind_maps__stop(struct unwind_maps *um);
 

@@ -40,7 +40,7 @@ check offcpu_pipe_stack some_line "$F" '^offcpu_split;.*main;run_rounds;wait_pip
 check offcpu_marker_is_leaf no_line "$F" '\[off-cpu:[SD]\];'
 check offcpu_no_bpf_frames no_line "$F" 'bpf_prog_|bpf_trace_run'
 check offcpu_compute_runs no_line "$F" ';compute;[^ ]*\[off-cpu'
-check offcpu_summary some_line "$TMP/a.err" '^smolder: [0-9]+ off-CPU waits, 0 lost \(pending map full 0, count map full 0, stack map full 0\)$'
+check offcpu_summary some_line "$TMP/a.err" '^smolder: [0-9]+ off-CPU waits \([0-9.]+ s\), 0 lost \(pending map full 0, count map full 0, stack map full 0\)$'
 check offcpu_sample_summary some_line "$TMP/a.err" '^smolder: [0-9]+ samples, [0-9]+ lost'
 
 # --- --wakers: the pipe wait names its writer ---
@@ -116,11 +116,11 @@ check offcpu_d_state some_line "$TMP/d.out" '^offcpu_split;.*main;[^ ]*vfork;[^ 
 kill "$V" 2>/dev/null
 
 # --- without --off-cpu, no off-CPU program is loaded (others' may be) ---
-before=$(bpftool prog show 2>/dev/null | grep -cE 'name (on_switch|on_waking)')
+before=$(bpftool prog show 2>/dev/null | grep -cE 'name (on_switch|on_waking|offcpu_waiting)')
 "$SMOLDER" -F 49 2 >/dev/null 2>&1 &
 S=$!
 sleep 1.2
-progs=$(bpftool prog show 2>/dev/null | grep -cE 'name (on_switch|on_waking)')
+progs=$(bpftool prog show 2>/dev/null | grep -cE 'name (on_switch|on_waking|offcpu_waiting)')
 wait "$S"
 check offcpu_not_loaded_without_option equals "$((progs - before))" 0
 

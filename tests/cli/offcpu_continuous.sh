@@ -38,7 +38,7 @@ check offcpu_cont_interval_is_its_wall_time equals "$bad" ""
 last=$(file_total "${files[-1]}")
 check offcpu_cont_last_interval_not_over within "$last" 1 1060000
 check offcpu_cont_long_nap_stack some_line "${files[2]}" '^offcpu_split;.*main;long_naps;nap;.*\[off-cpu:S\] [0-9]+$'
-check offcpu_cont_summary some_line "$TMP/long.err" '^smolder: [0-9]+ off-CPU waits, 0 lost'
+check offcpu_cont_summary some_line "$TMP/long.err" '^smolder: [0-9]+ off-CPU waits \([0-9.]+ s\), 0 lost'
 kill "$P" 2>/dev/null
 
 # --- the 30/50/20 split over 1 s intervals, with --wakers ---

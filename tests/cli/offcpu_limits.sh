@@ -29,16 +29,23 @@ check offcpu_max_counted some_line "$TMP/max.err" 'and [1-9][0-9]* over the maxi
 kill "$P" 2>/dev/null
 
 # --- a wait cut by the capture's end counts only if it reached the minimum
-# by then: a process that execs `sleep 30` 1.5 s in, under two captures of
-# 3 s side by side (attached well before the exec), is cut about 2 s into
-# that sleep; one capture's minimum is 1.2 s, the other's 3 s ---
-sh -c 'sleep 1.5; exec sleep 30' &
+# by then: a process that execs `sleep 30` once told (1.5 s after two
+# captures of 4 s side by side began sampling) is cut about 2 s into that
+# sleep; one capture's minimum is 1.2 s, the other's 3 s.  (Its wait for
+# the word, from the captures' start, is under 3 s and named "sh".) ---
+mkfifo "$TMP/go"
+sh -c "read x <'$TMP/go'; exec sleep 30" &
 P=$!
-"$SMOLDER" --off-cpu --off-cpu-min-us 1200000 -f -F 99 -p "$P" 3 >"$TMP/cut_low.out" 2>"$TMP/cut_low.err" &
+"$SMOLDER" -v --off-cpu --off-cpu-min-us 1200000 -f -F 99 -p "$P" 4 >"$TMP/cut_low.out" 2>"$TMP/cut_low.err" &
 low=$!
-run_sm cut_high --off-cpu --off-cpu-min-us 3000000 -f -F 99 -p "$P" 3
-wait "$low"
-check offcpu_cut_reached_min_counted within "$(awk '/^sleep;.*\[off-cpu:S\] [0-9]+$/ { t += $NF } END { print t + 0 }' "$TMP/cut_low.out")" 1200000 3100000
+"$SMOLDER" -v --off-cpu --off-cpu-min-us 3000000 -f -F 99 -p "$P" 4 >"$TMP/cut_high.out" 2>"$TMP/cut_high.err" &
+high=$!
+wait_for "$TMP/cut_low.err" '^smolder: sampling' 10 >/dev/null
+wait_for "$TMP/cut_high.err" '^smolder: sampling' 10 >/dev/null
+sleep 1.5
+echo go >"$TMP/go"
+wait "$low" "$high"
+check offcpu_cut_reached_min_counted within "$(awk '/^sleep;.*nanosleep.*\[off-cpu:S\] [0-9]+$/ { t += $NF } END { print t + 0 }' "$TMP/cut_low.out")" 1200000 3100000
 check offcpu_cut_under_min_left_out no_line "$TMP/cut_high.out" '\[off-cpu'
 kill "$P" 2>/dev/null
 
@@ -61,7 +68,7 @@ sleep 2
 run_sm full --off-cpu --hash-storage-size 1024 -f -F 49 -p "$P" 2
 check offcpu_full_exit_0 equals "$RC" 0
 check offcpu_full_ends_on_time within "$ELAPSED" 1 12
-check offcpu_full_counted some_line "$TMP/full.err" '^smolder: [0-9]+ off-CPU waits, [1-9][0-9]* lost \(pending map full [1-9][0-9]*, '
+check offcpu_full_counted some_line "$TMP/full.err" '^smolder: [0-9]+ off-CPU waits \([0-9.]+ s\), [1-9][0-9]* lost \(pending map full [1-9][0-9]*, '
 check offcpu_full_hint some_line "$TMP/full.err" 'map of pending waits was full .*holds 1024 threads.*--hash-storage-size'
 # what was kept is still right: at most 1024 threads' worth of time
 check offcpu_full_bounded within "$(comm_total "$TMP/full.out" sleeper)" 1 "$((1024 * 2100000))"
