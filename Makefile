@@ -23,10 +23,11 @@ CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -I$(OUT) -Iinclude -Isrc \
 	-DSMOLDER_VERSION='"$(VERSION)"' -D_GNU_SOURCE
-# libbpf, libelf, zlib, liblzma and libiberty (the demangler) go in
-# statically so the binary runs on hosts without them: `ldd ./smolder` lists
-# only the C library.
-STATIC_LIBS := -Wl,-Bstatic -lbpf -lelf -lz -llzma -liberty -Wl,-Bdynamic
+# libbpf, libelf, zlib, liblzma, libiberty (the demangler) and libevent's
+# core and evhttp (--serve) go in statically so the binary runs on hosts
+# without them: `ldd ./smolder` lists only the C library.
+STATIC_LIBS := -Wl,-Bstatic -lbpf -lelf -lz -llzma -liberty -levent_extra -levent_core \
+	-Wl,-Bdynamic -pthread
 LDLIBS := $(STATIC_LIBS)
 
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \

@@ -23,6 +23,8 @@
 #include "cmd/man.h"
 #include "lib/log.h"
 #include "cmd/profile_dir.h"
+#include "cmd/serve.h"
+#include "serve/http.h"
 
 enum {
 	OPT_IDLE_ONLY = 1000, OPT_STACK_STORAGE, OPT_PER_CPU, OPT_PER_PID,
@@ -32,7 +34,7 @@ enum {
 	OPT_OUTPUT_DIR, OPT_KEEP, OPT_MAX_SIZE, OPT_GROUP_THREADS, OPT_KWORKER, OPT_IRQ_FRAMES,
 	OPT_BTF, OPT_UNWIND, OPT_UNWIND_MEMORY, OPT_STRICT, OPT_NO_INHERIT, OPT_CGROUPMAP,
 	OPT_MNTNSMAP, OPT_HASH_STORAGE, OPT_EBPF, OPT_HOTTEST_FIRST, OPT_OFF_CPU, OPT_WAKERS,
-	OPT_OFFCPU_SAMPLE, OPT_OFFCPU_MIN, OPT_OFFCPU_MAX,
+	OPT_OFFCPU_SAMPLE, OPT_OFFCPU_MIN, OPT_OFFCPU_MAX, OPT_SERVE, OPT_SERVE_TOKEN_FILE,
 };
 
 #define RENDER_OPTIONS                                                        \
@@ -63,6 +65,8 @@ static const struct option long_opts[] = {
 	{ "kernel-stacks-only", no_argument, NULL, 'K' },
 	{ "stack-storage-size", required_argument, NULL, OPT_STACK_STORAGE },
 	{ "continuous", no_argument, NULL, OPT_CONTINUOUS },
+	{ "serve", required_argument, NULL, OPT_SERVE },
+	{ "serve-token-file", required_argument, NULL, OPT_SERVE_TOKEN_FILE },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "output-dir", required_argument, NULL, OPT_OUTPUT_DIR },
 	{ "keep", required_argument, NULL, OPT_KEEP },
@@ -308,6 +312,22 @@ static int parse_option(int c, const char *arg, struct env *env)
 	case 'F': return parse_u64(arg, "frequency", 1, max_sample_rate(), &env->freq);
 	case 'c': return parse_u64(arg, "sample period", 10000, UINT64_MAX / 2, &env->period);
 	case OPT_CONTINUOUS: env->continuous = true; return 0;
+	case OPT_SERVE: {
+		char host[256];
+		unsigned port;
+
+		if (http__parse_addr(arg, host, sizeof(host), &port))
+			return -1;
+		env->serve = arg;
+		return 0;
+	}
+	case OPT_SERVE_TOKEN_FILE:
+		if (!*arg) {
+			err("empty token file name (give --serve-token-file FILE)");
+			return -1;
+		}
+		env->serve_token_file = arg;
+		return 0;
 	case OPT_INTERVAL: return parse_seconds(arg, "interval", &env->interval);
 	case OPT_OUTPUT_DIR:
 		if (!*arg) {
@@ -406,6 +426,12 @@ static int check_conflicts(const struct env *env)
 		err("-F and -c exclude each other (give a frequency or a period)");
 	else if (env->per_pid && env->per_thread)
 		err("--per-pid and --per-thread exclude each other (drop one)");
+	else if (env->serve && env->continuous)
+		err("--serve and --continuous exclude each other (serve scrapes, or write files)");
+	else if (env->serve && (env->command || env->nr_outputs))
+		err("--serve answers scrapes: it runs no COMMAND and writes no -o (drop them)");
+	else if (env->serve_token_file && !env->serve)
+		err("--serve-token-file needs --serve ADDR");
 	else if (env->continuous && !env->output_dir)
 		err("continuous mode needs --output-dir DIR (where the profiles go)");
 	else if (env->continuous && env->nr_outputs)
@@ -455,6 +481,17 @@ static int setup_continuous(struct env *env)
 		env->format = FMT_FOLDED;
 	env->profile_dir = profile_dir__open(env->output_dir, env->format);
 	return env->profile_dir ? 0 : -1;
+}
+
+/* --serve: continuous mode's capture (its rate, two banks), sized for
+ * the samples of one tick. */
+static void setup_serve(struct env *env)
+{
+	if (!env->freq && !env->period)
+		env->freq = DEFAULT_CONTINUOUS_FREQ;
+	env->continuous = true;
+	env->interval = SERVE_TICK_SECONDS;
+	env->format = FMT_PPROF;
 }
 
 /* Every -o that names a file must take it before we spend a capture. */
@@ -678,7 +715,9 @@ static int parse_capture(int argc, char **argv, struct env *env)
 	}
 	if (check_conflicts(env))
 		return 2;
-	if (env->continuous && setup_continuous(env))
+	if (env->serve)
+		setup_serve(env);
+	else if (env->continuous && setup_continuous(env))
 		return 1;
 	if (!env->freq && !env->period)
 		env->freq = DEFAULT_FREQ;

@@ -76,7 +76,9 @@ struct env {
 	size_t nr_inputs;
 	bool normalize;         /* diff -n */
 	bool strict;            /* flamegraph, diff --strict: a line that is not a stack is an error */
-	bool continuous;        /* --continuous */
+	bool continuous;        /* --continuous (and --serve, whose capture is its) */
+	const char *serve;      /* --serve ADDR */
+	const char *serve_token_file; /* --serve-token-file */
 	double interval;        /* --interval, seconds */
 	const char *output_dir; /* --output-dir */
 	struct profile_dir *profile_dir; /* it, open (continuous mode) */

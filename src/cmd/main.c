@@ -22,6 +22,7 @@
 #include "cmd/cli.h"
 #include "lib/clock.h"
 #include "cmd/continuous.h"
+#include "cmd/serve.h"
 #include "cmd/convert.h"
 #include "lib/log.h"
 #include "session/recording.h"
@@ -386,6 +387,12 @@ static int cmd_capture(struct env *env)
 	}
 	if (stopped_during_start(&sigs)) {
 		rc = 1;
+	} else if (env->serve) {
+		fo = finish_opts_of(env);
+		fo.fold.py = s.py;
+		rc = serve__run(&(struct serve_opts){ .addr = env->serve,
+						      .token_file = env->serve_token_file },
+				&fo, &s, &sigs);
 	} else if (env->continuous) {
 		fo = finish_opts_of(env);
 		fo.fold.py = s.py;
