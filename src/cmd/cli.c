@@ -427,11 +427,11 @@ static int check_conflicts(const struct env *env)
 	else if (env->per_pid && env->per_thread)
 		err("--per-pid and --per-thread exclude each other (drop one)");
 	else if (env->serve && env->continuous)
-		err("--serve and --continuous exclude each other (serve scrapes, or write files)");
+		err("options --serve and --continuous exclude each other (serve scrapes, or write files)");
 	else if (env->serve && (env->command || env->nr_outputs))
-		err("--serve answers scrapes: it runs no COMMAND and writes no -o (drop them)");
+		err("options --serve and -o or a COMMAND exclude each other (it answers scrapes: drop them)");
 	else if (env->serve_token_file && !env->serve)
-		err("--serve-token-file needs --serve ADDR");
+		err("option --serve-token-file needs --serve ADDR");
 	else if (env->continuous && !env->output_dir)
 		err("continuous mode needs --output-dir DIR (where the profiles go)");
 	else if (env->continuous && env->nr_outputs)
