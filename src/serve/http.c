@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <netdb.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -139,8 +140,12 @@ static void drop(struct conn *c)
 		shutdown(fd, SHUT_RDWR);
 }
 
-/* Forgets connections evhttp freed, drops those idle too long.  Every
- * 100 ms (and when the table is full). */
+static bool hung_up(struct conn *c);
+static void end_hung_up(struct http *h, struct conn *c);
+
+/* Forgets connections evhttp freed, drops those idle too long, ends the
+ * jobs of clients that hung up.  Every 100 ms (and when the table is
+ * full). */
 static void sweep(struct http *h, double now)
 {
 	for (size_t i = 0; i < HTTP_MAX_CONNS; i++) {
@@ -155,6 +160,8 @@ static void sweep(struct http *h, double now)
 			bufferevent_decref(c->bev);
 			c->bev = NULL;
 			h->nr_conns--;
+		} else if (c->busy && hung_up(c)) {
+			end_hung_up(h, c);
 		} else if (!c->busy && now - c->since > HTTP_IDLE_SECONDS && c->since > 0) {
 			drop(c);
 			c->since = -1; /* dropped once */
@@ -368,6 +375,44 @@ static void on_close(struct evhttp_connection *evcon, void *arg)
 		evhttp_request_free(p->req);
 		finish_pending(h, p);
 	}
+}
+
+/* evhttp does not read while a request waits for its reply, so it would
+ * see a client gone only when the reply is written: the socket says so
+ * now (an end of file, or an error, where the reply is to go). */
+static bool hung_up(struct conn *c)
+{
+	int fd = bufferevent_getfd(c->bev);
+	char b;
+
+	if (fd < 0)
+		return false;
+	ssize_t n = recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+	return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
+/* Cancels the jobs of a client that hung up and frees its connection
+ * (with their requests: evhttp owns them while attached). */
+static void end_hung_up(struct http *h, struct conn *c)
+{
+	struct evhttp_connection *evcon = NULL;
+
+	for (size_t i = 0; i < HTTP_MAX_JOBS; i++) {
+		struct pending *p = &h->pend[i];
+
+		if (!p->id || p->bev != c->bev)
+			continue;
+		evcon = p->evcon;
+		pthread_mutex_lock(&h->lock);
+		if (h->nr_cancels < HTTP_MAX_JOBS)
+			h->cancels[h->nr_cancels++] = p->id;
+		atomic_store(&h->news, true);
+		pthread_mutex_unlock(&h->lock);
+		finish_pending(h, p);
+	}
+	c->busy = 0;
+	if (evcon)
+		evhttp_connection_free(evcon);
 }
 
 /* Constant time in the length of the secret, whatever was given. */
@@ -613,7 +658,13 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 static void *run(void *arg)
 {
 	struct http *h = arg;
+	sigset_t pipe;
 
+	/* a client that hangs up before its reply is written: EPIPE on that
+	 * connection, which evhttp then frees, not the end of the run */
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe, NULL);
 	event_base_dispatch(h->base);
 	return NULL;
 }
