@@ -24,7 +24,6 @@
 #include "lib/log.h"
 #include "cmd/profile_dir.h"
 #include "cmd/serve.h"
-#include "serve/http.h"
 
 enum {
 	OPT_IDLE_ONLY = 1000, OPT_STACK_STORAGE, OPT_PER_CPU, OPT_PER_PID,
@@ -312,20 +311,10 @@ static int parse_option(int c, const char *arg, struct env *env)
 	case 'F': return parse_u64(arg, "frequency", 1, max_sample_rate(), &env->freq);
 	case 'c': return parse_u64(arg, "sample period", 10000, UINT64_MAX / 2, &env->period);
 	case OPT_CONTINUOUS: env->continuous = true; return 0;
-	case OPT_SERVE: {
-		char host[256];
-		unsigned port;
-
-		if (http__parse_addr(arg, host, sizeof(host), &port))
-			return -1;
+	case OPT_SERVE:
 		env->serve = arg;
-		return 0;
-	}
+		return serve__check_addr(arg);
 	case OPT_SERVE_TOKEN_FILE:
-		if (!*arg) {
-			err("empty token file name (give --serve-token-file FILE)");
-			return -1;
-		}
 		env->serve_token_file = arg;
 		return 0;
 	case OPT_INTERVAL: return parse_seconds(arg, "interval", &env->interval);

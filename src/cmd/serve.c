@@ -25,6 +25,7 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "serve/http.h"
+#include "serve/request.h"
 #include "serve/window.h"
 #include "session/sampler.h"
 
@@ -45,6 +46,14 @@ struct serve {
 	uint64_t window_lost, profiles, profile_errors, cancelled, unnamed;
 	double naming_seconds;
 };
+
+int serve__check_addr(const char *addr)
+{
+	char host[256];
+	unsigned port;
+
+	return request__parse_addr(addr, host, sizeof(host), &port);
+}
 
 char *serve__read_token(const char *path)
 {

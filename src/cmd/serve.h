@@ -26,6 +26,9 @@ struct serve_opts {
  */
 int serve__run(const struct serve_opts *o, const struct finish_opts *fo, struct sampler *s,
 	       const sigset_t *sigs);
+/* --serve's address can be listened on (request.h's forms).  0, or -1
+ * after printing why. */
+int serve__check_addr(const char *addr);
 /* Reads and checks a token file (a regular file, not readable by other
  * users, one line of at most SERVE_TOKEN_MAX bytes); the malloc'd token,
  * or NULL after printing why. */

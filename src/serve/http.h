@@ -27,11 +27,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "serve/window.h"
+#include "serve/request.h"
 
-#define HTTP_DEFAULT_PORT 7071
-#define HTTP_MAX_SECONDS 600     /* the longest window a request may ask for */
-#define HTTP_DEFAULT_SECONDS 30  /* as Go's net/http/pprof */
 #define HTTP_MAX_CONNS 512
 #define HTTP_IDLE_SECONDS 5
 #define HTTP_IO_SECONDS 10
@@ -41,14 +38,6 @@
 struct http_opts {
 	const char *addr;  /* --serve: HOST:PORT, [V6]:PORT, :PORT or PORT */
 	const char *token; /* the bearer token every request must carry, or NULL */
-};
-
-/* A profile request, for the sampler. */
-struct http_job {
-	uint64_t id;
-	unsigned seconds;
-	uint32_t pids[WINDOW_MAX_PIDS]; /* pid=: only these processes */
-	size_t nr_pids;
 };
 
 struct http;
@@ -71,7 +60,5 @@ unsigned http__open_jobs(struct http *h);
 /* Stops listening, sends what was answered (jobs not answered get 503),
  * waits up to 2 s for the replies to leave, and frees everything. */
 void http__stop(struct http *h);
-/* Parses --serve's address into host and port; 0, or -1 after printing why. */
-int http__parse_addr(const char *addr, char *host, size_t len, unsigned *port);
 
 #endif
