@@ -5,7 +5,7 @@ mkdir -p "$HOME"
 
 # start_serve NAME ARGS...: smolder --serve 127.0.0.1:PORT ARGS in the
 # background (stderr in $TMP/NAME.err), on a free port it finds; waits
-# until it serves.  Sets PORT, SP (its pid) and URL.
+# until it serves (else a FAIL line).  Sets PORT, SP (its pid) and URL.
 start_serve() {
 	local name=$1 i try
 	shift
@@ -25,7 +25,7 @@ start_serve() {
 		wait "$SP" 2>/dev/null
 		grep -q 'cannot listen' "$TMP/$name.err" || break
 	done
-	echo "smolder --serve did not start: $(head -c 400 "$TMP/$name.err")" >&2
+	fail "${name}_serve_starts" "$(head -c 400 "$TMP/$name.err" | tr '\n' ' ')"
 	return 1
 }
 stop_serve() { kill -TERM "$SP" 2>/dev/null; wait "$SP" 2>/dev/null; }
