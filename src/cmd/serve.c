@@ -8,8 +8,8 @@
  * its end is named and folded as continuous mode's intervals are
  * (finish__write), encoded as gzip'd pprof in memory and handed to the
  * HTTP thread (http.h) whole: the client gets all of it or an error
- * status.  Symbol caches are trimmed after each window named, so memory
- * stays bounded for any uptime.
+ * status.  Symbol caches are trimmed after a window at most once a minute
+ * (SERVE_TRIM_SECONDS), so memory stays bounded for any uptime.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +42,7 @@ struct serve {
 	struct ksyms *ks;
 	struct open_window win[HTTP_MAX_JOBS];
 	double last_tick;
+	double last_trim;    /* caches trimmed (monotonic) */
 	/* for /metrics */
 	uint64_t window_lost, profiles, profile_errors, cancelled, unnamed;
 	double naming_seconds;
@@ -187,7 +188,10 @@ static void complete(struct serve *sv, struct open_window *ow)
 	close_window(sv, ow);
 }
 
-/* Windows that reached their end: answered, then caches trimmed. */
+/* Windows that reached their end: answered; then, at most every
+ * SERVE_TRIM_SECONDS, caches trimmed as after a continuous interval (after
+ * every window, a scrape every 2 s would read again every 2 s the symbols
+ * a busy machine's trim had just dropped). */
 static void complete_due(struct serve *sv)
 {
 	bool any = false;
@@ -197,8 +201,9 @@ static void complete_due(struct serve *sv)
 			complete(sv, &sv->win[i]);
 			any = true;
 		}
-	if (!any)
+	if (!any || sv->last_tick - sv->last_trim < SERVE_TRIM_SECONDS)
 		return;
+	sv->last_trim = sv->last_tick;
 	usyms__end_interval(sv->s->us);
 	sampler__end_interval(sv->s);
 	malloc_trim(0);
@@ -383,7 +388,7 @@ int serve__run(const struct serve_opts *o, const struct finish_opts *fo, struct 
 	     o->token_file ? " (bearer token needed)" : "");
 	s->done = has_news;
 	s->done_arg = sv.http;
-	sv.last_tick = clock__now();
+	sv.last_tick = sv.last_trim = clock__now();
 	publish_metrics(&sv);
 	while (!rc && !ends_run(sig)) {
 		sig = sampler__wait(s, sigs, next_wake(&sv));

@@ -12,6 +12,9 @@ struct sampler;
  * (a new request flips at once), and no sample waits longer than this
  * to reach the windows open. */
 #define SERVE_TICK_SECONDS 1.0
+/* Symbol caches are trimmed after a window at most this often: as often
+ * as continuous mode's default interval. */
+#define SERVE_TRIM_SECONDS 60.0
 #define SERVE_TOKEN_MAX 4096 /* bytes of --serve-token-file */
 
 struct serve_opts {
