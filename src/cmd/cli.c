@@ -473,13 +473,13 @@ static int setup_continuous(struct env *env)
 }
 
 /* --serve: continuous mode's capture (its rate, two banks), sized for
- * the samples of one tick. */
+ * the samples of a few ticks: naming a window delays the next flip. */
 static void setup_serve(struct env *env)
 {
 	if (!env->freq && !env->period)
 		env->freq = DEFAULT_CONTINUOUS_FREQ;
 	env->continuous = true;
-	env->interval = SERVE_TICK_SECONDS;
+	env->interval = SERVE_SIZED_SECONDS;
 	env->format = FMT_PPROF;
 }
 

@@ -12,6 +12,10 @@ struct sampler;
  * (a new request flips at once), and no sample waits longer than this
  * to reach the windows open. */
 #define SERVE_TICK_SECONDS 1.0
+/* The bank's maps hold the samples of this long: a tick, and the naming
+ * of windows (at least SAMPLER_NAMING_SECONDS, then folding and
+ * encoding) that may delay the next flip on a loaded machine. */
+#define SERVE_SIZED_SECONDS 4.0
 /* Symbol caches are trimmed after a window at most this often: as often
  * as continuous mode's default interval. */
 #define SERVE_TRIM_SECONDS 60.0
