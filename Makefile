@@ -23,10 +23,11 @@ CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -I$(OUT) -Iinclude -Isrc \
 	-DSMOLDER_VERSION='"$(VERSION)"' -D_GNU_SOURCE
-# libbpf, libelf, zlib, liblzma and libiberty (the demangler) go in
-# statically so the binary runs on hosts without them: `ldd ./smolder` lists
-# only the C library.
-STATIC_LIBS := -Wl,-Bstatic -lbpf -lelf -lz -llzma -liberty -Wl,-Bdynamic
+# libbpf, libelf, zlib, liblzma, libiberty (the demangler) and libevent's
+# core and evhttp (--serve) go in statically so the binary runs on hosts
+# without them: `ldd ./smolder` lists only the C library.
+STATIC_LIBS := -Wl,-Bstatic -lbpf -lelf -lz -llzma -liberty -levent_extra -levent_core \
+	-Wl,-Bdynamic -pthread
 LDLIBS := $(STATIC_LIBS)
 
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
@@ -58,7 +59,7 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all clean deps deps-build deps-check check check-build test demo bench bench-flamegraph bench-soak bench-kcontext bench-unwind bench-unwind-cost bench-python bench-hostile bench-oneshot bench-offcpu deps-bench unit workloads tools test-kernels fuzzers fuzz
+.PHONY: all clean deps deps-build deps-check check check-build test demo bench bench-flamegraph bench-soak bench-serve bench-kcontext bench-unwind bench-unwind-cost bench-python bench-hostile bench-oneshot bench-offcpu deps-bench unit workloads tools test-kernels fuzzers fuzz
 ifeq ($(ARCH),$(HOST_ARCH))
 all: smolder
 else
@@ -465,6 +466,12 @@ bench-soak:
 	$(Q)$(MAKE) --no-print-directory smolder workloads
 	$(Q)scripts/bench-soak.sh
 
+# --serve scraped every 2 s for 10 minutes (SERVE_SECONDS): RSS growth,
+# lost samples, failed scrapes and smolder's own CPU at 19 Hz.
+bench-serve:
+	$(Q)$(MAKE) --no-print-directory smolder workloads
+	$(Q)scripts/bench-serve.sh
+
 # What --irq-frames and --kworker cost a loopback TCP workload, against
 # perf recording the same tracepoints.
 bench-kcontext:
@@ -522,12 +529,15 @@ install: smolder $(OUT)/smolder.1
 	$(Q)$(INSTALL) -m 644 $(OUT)/smolder.1 $(DESTDIR)$(MANDIR)/man1/smolder.1
 	$(Q)sed 's|/usr/local/bin/smolder|$(BINDIR)/smolder|g' scripts/smolder.service >$(OUT)/smolder.service
 	$(Q)$(INSTALL) -m 644 $(OUT)/smolder.service $(DESTDIR)$(UNITDIR)/smolder.service
+	$(Q)sed 's|/usr/local/bin/smolder|$(BINDIR)/smolder|g' scripts/smolder-serve.service >$(OUT)/smolder-serve.service
+	$(Q)$(INSTALL) -m 644 $(OUT)/smolder-serve.service $(DESTDIR)$(UNITDIR)/smolder-serve.service
 	$(Q)$(INSTALL) -m 644 scripts/smolder.sysusers $(DESTDIR)$(SYSUSERSDIR)/smolder.conf
-	@echo "installed $(DESTDIR)$(BINDIR)/smolder, its man page, smolder.service and smolder.conf"
+	@echo "installed $(DESTDIR)$(BINDIR)/smolder, its man page, smolder.service, smolder-serve.service and smolder.conf"
 
 uninstall:
 	$(Q)rm -f $(DESTDIR)$(BINDIR)/smolder $(DESTDIR)$(MANDIR)/man1/smolder.1 \
-		$(DESTDIR)$(UNITDIR)/smolder.service $(DESTDIR)$(SYSUSERSDIR)/smolder.conf
+		$(DESTDIR)$(UNITDIR)/smolder.service $(DESTDIR)$(UNITDIR)/smolder-serve.service \
+		$(DESTDIR)$(SYSUSERSDIR)/smolder.conf
 # ---- end of install, uninstall, man ----
 
 clean:

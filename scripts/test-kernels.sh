@@ -344,6 +344,20 @@ else
 	echo "@@PIDS cpu_split=$CPU_SPLIT"
 	sleep 0.3
 	run pid ./smolder -v -F 199 -f -p $CPU_SPLIT 3
+	# --serve: one scrape by busybox wget (the guest has neither curl nor go)
+	ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
+	./smolder --serve 127.0.0.1:7071 -F 199 -p $CPU_SPLIT >/tmp/served.out 2>/tmp/served.err &
+	SERVED=$!
+	i=0
+	while ! wget -q -O /dev/null http://127.0.0.1:7071/debug/pprof/ 2>/dev/null && [ $i -lt 150 ]; do
+		sleep 0.2
+		i=$((i + 1))
+	done
+	run serve wget -S -O /tmp/serve.pb.gz "http://127.0.0.1:7071/debug/pprof/profile?seconds=2"
+	echo "@@SERVE-PROFILE $(wc -c </tmp/serve.pb.gz) bytes, $(zcat /tmp/serve.pb.gz | grep -c burn_a) burn_a"
+	kill $SERVED
+	wait $SERVED
+	echo "@@SERVE-RC $? $(head -c 200 /tmp/served.err | tr '\n' '|')"
 	run kstacks ./smolder -F 99 -dfK 1.5
 	run percpu ./smolder -F 99 -I -f --per-cpu 1.5
 	run degrade ./deny ringbuf,tracing ./smolder -F 199 -f -p $CPU_SPLIT 1.5
@@ -746,7 +760,7 @@ test_kernel() {
 	if booted "$logf" main || grep -q '^@@GUEST-START' "$logf"; then
 		grep -q '^@@BTF yes' "$logf" && ok "kernel BTF at /sys/kernel/btf/vmlinux" ||
 			bad "kernel BTF at /sys/kernel/btf/vmlinux" "absent"
-		extract "$logf" "$d" pid kstacks percpu degrade btf_rename verifier verifier_v nobtf btf \
+		extract "$logf" "$d" pid serve kstacks percpu degrade btf_rename verifier verifier_v nobtf btf \
 			nocaps paranoid3 paranoid2 memlock0 memlock64 maxstack16 maxstack127 degrade_ctx \
 			unwind_leaf unwind_signal unwind_jit unwind_kernel offcpu offcpu_raw offcpu_hang
 		unwinding "$d"
@@ -821,6 +835,15 @@ test_kernel() {
 		refused "$d" nobtf "kernel BTF not found.*--btf FILE"
 		captured "$d" btf
 		burn_split "$d" btf
+		# --serve: the scrape's headers (wget -S), a gzip'd pprof naming
+		# cpu_split's functions, and SIGTERM ending the daemon with 0
+		if [ "$(cat "$d/serve.rc")" = 0 ] && grep -q 'Content-Type: application/octet-stream' "$d/serve.err" &&
+			grep -qE '^@@SERVE-PROFILE [1-9][0-9]* bytes, [1-9][0-9]* burn_a$' "$logf" &&
+			grep -qE '^@@SERVE-RC 0 ' "$logf"; then
+			ok "serve: one scrape (busybox wget), a gzip'd pprof of cpu_split, SIGTERM exits 0"
+		else
+			bad "serve: one scrape, a gzip'd pprof of cpu_split, SIGTERM exits 0" "wget exit '$(cat "$d/serve.rc")', $(oneline "$d/serve.err" 200) $(grep -E '^@@SERVE-' "$logf" | tr '\n' '|')"
+		fi
 		if grep -qE '^smolder: note: BTF tracepoints need /sys/kernel/btf/vmlinux' "$d/btf.err"; then
 			ok "btf: one note: BTF tracepoints need /sys/kernel/btf/vmlinux"
 		else

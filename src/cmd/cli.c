@@ -25,6 +25,7 @@
 #include "cmd/profile_dir.h"
 #include "cmd/intervals.h"
 #include "lib/clock.h"
+#include "cmd/serve.h"
 
 enum {
 	OPT_IDLE_ONLY = 1000, OPT_STACK_STORAGE, OPT_PER_CPU, OPT_PER_PID,
@@ -35,7 +36,7 @@ enum {
 	OPT_BTF, OPT_UNWIND, OPT_UNWIND_MEMORY, OPT_STRICT, OPT_NO_INHERIT, OPT_CGROUPMAP,
 	OPT_MNTNSMAP, OPT_HASH_STORAGE, OPT_EBPF, OPT_HOTTEST_FIRST, OPT_OFF_CPU, OPT_WAKERS,
 	OPT_OFFCPU_SAMPLE, OPT_OFFCPU_MIN, OPT_OFFCPU_MAX, OPT_KERNEL_MODE, OPT_KERNEL_THREADS,
-	OPT_FROM, OPT_TO,
+	OPT_FROM, OPT_TO, OPT_SERVE, OPT_SERVE_TOKEN_FILE,
 };
 
 #define RENDER_OPTIONS                                                        \
@@ -68,6 +69,8 @@ static const struct option long_opts[] = {
 	{ "kernel-threads", no_argument, NULL, OPT_KERNEL_THREADS },
 	{ "stack-storage-size", required_argument, NULL, OPT_STACK_STORAGE },
 	{ "continuous", no_argument, NULL, OPT_CONTINUOUS },
+	{ "serve", required_argument, NULL, OPT_SERVE },
+	{ "serve-token-file", required_argument, NULL, OPT_SERVE_TOKEN_FILE },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "output-dir", required_argument, NULL, OPT_OUTPUT_DIR },
 	{ "keep", required_argument, NULL, OPT_KEEP },
@@ -317,6 +320,12 @@ static int parse_option(int c, const char *arg, struct env *env)
 	case 'F': return parse_u64(arg, "frequency", 1, max_sample_rate(), &env->freq);
 	case 'c': return parse_u64(arg, "sample period", 10000, UINT64_MAX / 2, &env->period);
 	case OPT_CONTINUOUS: env->continuous = true; return 0;
+	case OPT_SERVE:
+		env->serve = arg;
+		return serve__check_addr(arg);
+	case OPT_SERVE_TOKEN_FILE:
+		env->serve_token_file = arg;
+		return 0;
 	case OPT_INTERVAL: return parse_seconds(arg, "interval", &env->interval);
 	case OPT_OUTPUT_DIR:
 		if (!*arg) {
@@ -421,6 +430,12 @@ static int check_conflicts(const struct env *env)
 		err("-F and -c exclude each other (give a frequency or a period)");
 	else if (env->per_pid && env->per_thread)
 		err("--per-pid and --per-thread exclude each other (drop one)");
+	else if (env->serve && env->continuous)
+		err("options --serve and --continuous exclude each other (serve scrapes, or write files)");
+	else if (env->serve && (env->command || env->nr_outputs))
+		err("options --serve and -o or a COMMAND exclude each other (it answers scrapes: drop them)");
+	else if (env->serve_token_file && !env->serve)
+		err("option --serve-token-file needs --serve ADDR");
 	else if (env->continuous && !env->output_dir)
 		err("continuous mode needs --output-dir DIR (where the profiles go)");
 	else if (env->continuous && env->nr_outputs)
@@ -473,130 +488,15 @@ static int setup_continuous(struct env *env)
 	return env->profile_dir ? 0 : -1;
 }
 
-/* Every -o that names a file must take it before we spend a capture. */
-static int check_outputs(const struct env *env)
+/* --serve: continuous mode's capture (its rate, two banks), sized for
+ * the samples of a few ticks: naming a window delays the next flip. */
+static void setup_serve(struct env *env)
 {
-	return emit__check(env->outputs, env->nr_outputs);
-}
-
-/* Where cgroup v2 is mounted (/sys/fs/cgroup, or /sys/fs/cgroup/unified
- * on a hybrid system), into buf; false when it is not. */
-static bool cgroup2_mount(char *buf, size_t len)
-{
-	char line[PATH_MAX + 64], dir[PATH_MAX], type[32];
-	bool found = false;
-	FILE *f = fopen("/proc/self/mounts", "re");
-
-	while (f && !found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "%*s %4095s %31s", dir, type) == 2 && !strcmp(type, "cgroup2") &&
-			(size_t)snprintf(buf, len, "%s", dir) < len;
-	if (f)
-		fclose(f);
-	return found;
-}
-
-/*
- * --cgroup: a cgroup v2 directory, as a path or relative to the cgroup2
- * mount (perf -G takes names relative to the cgroup mount).
- */
-static int open_cgroup(struct env *env)
-{
-	const char *p = env->cgroup_path;
-	char rel[PATH_MAX], root[PATH_MAX];
-	struct statfs sf;
-	int fd;
-
-	if (p[0] != '/' && access(p, F_OK) && cgroup2_mount(root, sizeof(root)) &&
-	    snprintf(rel, sizeof(rel), "%s/%s", root, p) < (int)sizeof(rel))
-		p = rel;
-	fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		err("cannot open cgroup %s: %s (give a cgroup v2 directory, see mount -t cgroup2)", p, log__errstr(errno));
-		return -1;
-	}
-	if (fstatfs(fd, &sf) || sf.f_type != CGROUP2_SUPER_MAGIC) {
-		err("not a cgroup v2 directory: %s (give one under the cgroup2 mount, see mount -t cgroup2)", p);
-		close(fd);
-		return -1;
-	}
-	env->cgroup_fd = fd;
-	return 0;
-}
-
-/*
- * A capture's -o whose suffix names no format (x.png, out.html) is a
- * usage error: it used to get the readable report.  Names without a
- * suffix (devices, FIFOs, "out") get the default; --format names it.
- */
-static int check_output_names(const struct env *env)
-{
-	for (size_t i = 0; !env->format && i < env->nr_outputs; i++) {
-		const char *path = env->outputs[i].path;
-
-		if (path && format__has_suffix(path) && format__of_path(path) == FMT_AUTO) {
-			err("cannot write %s: unknown output format (use " FORMAT_SUFFIXES
-			    ", or --format)", path);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* PIDs must exist and CPUs be online: exit 1 otherwise. */
-static int check_system(struct env *env)
-{
-	int online[MAX_CPUS], n = cpus__online(online, MAX_CPUS);
-	char path[64];
-
-	for (size_t i = 0; i < env->nr_tgids; i++)
-		if (kill(env->tgids[i], 0) && errno == ESRCH) {
-			err("no such process: %u (check the PID with ps)", env->tgids[i]);
-			return 1;
-		}
-	for (size_t i = 0; i < env->nr_tids; i++) {
-		snprintf(path, sizeof(path), "/proc/%u", env->tids[i]);
-		if (access(path, F_OK)) {
-			err("no such thread: %u (check the TID with ps -L)", env->tids[i]);
-			return 1;
-		}
-	}
-	if (env->cgroup_path && open_cgroup(env))
-		return 1;
-	if (n < 0) {
-		err("cannot read /sys/devices/system/cpu/online (mount sysfs)");
-		return 1;
-	}
-	if (!env->nr_cpus) {
-		memcpy(env->cpus, online, n * sizeof(*online));
-		env->nr_cpus = n;
-		env->cpus_given = true;
-		return 0;
-	}
-	for (size_t i = 0; i < env->nr_cpus; i++) {
-		bool ok = false;
-
-		for (int j = 0; j < n; j++)
-			ok |= online[j] == env->cpus[i];
-		if (!ok) {
-			err("cpu %d is not online (see /sys/devices/system/cpu/online)", env->cpus[i]);
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/* What the capture needs of the system, then its outputs: after the
- * checks of the system, so that a bad PID is said whatever -o is.  The
- * exit code, or 0. */
-static int check_capture(struct env *env)
-{
-	int rc = check_system(env);
-
-	if (rc)
-		return rc;
-	if (check_output_names(env))
-		return 2;
-	return check_outputs(env) ? 1 : 0;
+	if (!env->freq && !env->period)
+		env->freq = DEFAULT_CONTINUOUS_FREQ;
+	env->continuous = true;
+	env->interval = SERVE_SIZED_SECONDS;
+	env->format = FMT_PPROF;
 }
 
 /*
@@ -734,14 +634,16 @@ static int parse_capture(int argc, char **argv, struct env *env)
 	}
 	if (check_conflicts(env))
 		return 2;
-	if (env->continuous && setup_continuous(env))
+	if (env->serve)
+		setup_serve(env);
+	else if (env->continuous && setup_continuous(env))
 		return 1;
 	if (!env->freq && !env->period) {
 		env->freq = env->command ? DEFAULT_COMMAND_FREQ : DEFAULT_FREQ;
 		env->default_rate = true;
 	}
 	resolve_formats(env);
-	rc = check_capture(env);
+	rc = cli__check_capture(env);
 	if (rc)
 		return rc;
 	size_maps(env);
@@ -794,7 +696,7 @@ static int parse_inputs(int argc, char **argv, struct env *env)
 			    format__name(env->outputs[i].fmt));
 			return 2;
 		}
-	if (check_outputs(env))
+	if (emit__check(env->outputs, env->nr_outputs))
 		return 1;
 	return -1;
 }

@@ -87,7 +87,9 @@ struct env {
 	bool strict;            /* flamegraph, diff --strict: a line that is not a stack is an error */
 	const char *from_arg, *to_arg; /* flamegraph --from, --to: as given, */
 	uint64_t from_ns, to_ns;       /* and read (ns since the epoch; 0: not given) */
-	bool continuous;        /* --continuous */
+	bool continuous;        /* --continuous (and --serve, whose capture is its) */
+	const char *serve;      /* --serve ADDR */
+	const char *serve_token_file; /* --serve-token-file */
 	double interval;        /* --interval, seconds */
 	const char *output_dir; /* --output-dir */
 	struct profile_dir *profile_dir; /* it, open (continuous mode) */
@@ -113,6 +115,9 @@ struct env {
  */
 int cli__parse(int argc, char **argv, struct env *env);
 void cli__free(struct env *env);
+/* The capture's targets and outputs checked against the running system
+ * (cli_system.c): 0, or the exit code (1: the system, 2: usage). */
+int cli__check_capture(struct env *env);
 
 /*
  * The sampling rate of -F or -c (one of env's freq and period is 0), the

@@ -332,6 +332,29 @@ static const struct help_block continuous_block = {
 	.options = continuous_options,
 };
 
+static const struct help_option serve_options[] = {
+	{ .long_name = "--serve", .arg = "ADDR",
+	  .text = "sample until SIGTERM (default 19 Hz) and\n"
+		"answer GET /debug/pprof/profile?seconds=N\n"
+		"(1 to 600, default 30) with a gzip'd pprof of\n"
+		"the next N seconds, as Go's net/http/pprof,\n"
+		"for Parca, Grafana Alloy and go tool pprof;\n"
+		"/metrics for Prometheus.  ADDR is HOST:PORT,\n"
+		"or PORT (or :PORT) for 127.0.0.1:PORT: other\n"
+		"interfaces only when named (0.0.0.0:7071).\n"
+		"No TLS: put a proxy in front (docs/serve.md)" },
+	{ .long_name = "--serve-token-file", .arg = "FILE",
+	  .text = "every request must carry Authorization:\n"
+		"Bearer TOKEN, TOKEN the line FILE holds (a\n"
+		"file other users cannot read)" },
+	{ 0 },
+};
+
+static const struct help_block serve_block = {
+	.kind = HELP_OPTIONS, .heading = "Serving scrapes (a pprof endpoint; docs/serve.md)",
+	.options = serve_options,
+};
+
 static const struct help_option other_options[] = {
 	{ .long_name = "--btf", .arg = "FILE",
 	  .text = "the kernel's BTF, for kernels without\n"
@@ -383,7 +406,7 @@ static const struct help_block capture_exit = {
 
 static const struct help_block *const capture_blocks[] = {
 	&capture_about, &sample_block, &write_block, &kcontext_block, &offcpu_block,
-	&render_block, &continuous_block, &other_block, &capture_examples_block,
+	&render_block, &continuous_block, &serve_block, &other_block, &capture_examples_block,
 	&capture_exit, NULL,
 };
 

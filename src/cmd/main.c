@@ -24,6 +24,7 @@
 #include "lib/clock.h"
 #include "lib/cpus.h"
 #include "cmd/continuous.h"
+#include "cmd/serve.h"
 #include "cmd/convert.h"
 #include "lib/log.h"
 #include "session/recording.h"
@@ -527,6 +528,12 @@ static int cmd_capture(struct env *env)
 	}
 	if (stopped_during_start(&sigs)) {
 		rc = 1;
+	} else if (env->serve) {
+		fo = finish_opts_of(env);
+		fo.fold.py = s.py;
+		rc = serve__run(&(struct serve_opts){ .addr = env->serve,
+						      .token_file = env->serve_token_file },
+				&fo, &s, &sigs);
 	} else if (env->continuous) {
 		fo = finish_opts_of(env);
 		fo.fold.py = s.py;

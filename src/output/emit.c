@@ -76,6 +76,13 @@ int emit__one(const struct out_spec *o, const struct out_data *d)
 {
 	struct destination of;
 
+	if (o->stream) {
+		errno = 0;
+		if (!write_format(o->stream, o, d))
+			return 0;
+		err("cannot write %s: %s", o->path, log__errstr(errno ? errno : EIO));
+		return -1;
+	}
 	if (o->at) {
 		if (destination__open_at(&of, o->at, o->path))
 			return -1;

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include "output/format.h"
 
 #define MAX_OUTPUTS 8
@@ -22,6 +23,8 @@ struct out_spec {
 	enum out_format fmt;
 	struct destination_dir *at; /* or NULL; else a new file in a directory
 				* already open, path only names it (destination.h) */
+	FILE *stream; /* or NULL; else written there as it is (--serve's
+		       * memory stream), path only names it */
 };
 
 /* What one run has to write: the profile every format reads. */

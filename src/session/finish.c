@@ -332,9 +332,13 @@ static void offcpu_summary(const struct finish_opts *o, const uint64_t *c, uint6
 {
 	if (!o->fold.time_weighted)
 		return;
-	fprintf(stderr, "smolder: %" PRIu64 " off-CPU waits (%.3f s), %" PRIu64 " lost (pending map"
+	char held[32] = "";
+
+	if (ns != FINISH_TIME_UNKNOWN) /* --serve: its windows overlap */
+		snprintf(held, sizeof(held), " (%.3f s)", ns / 1e9);
+	fprintf(stderr, "smolder: %" PRIu64 " off-CPU waits%s, %" PRIu64 " lost (pending map"
 		" full %" PRIu64 ", count map full %" PRIu64 ", stack map full %" PRIu64 ")\n",
-		c[CNT_OFFCPU_WAITS], ns / 1e9, finish__offcpu_lost(c), c[CNT_OFFCPU_PENDING_FULL],
+		c[CNT_OFFCPU_WAITS], held, finish__offcpu_lost(c), c[CNT_OFFCPU_PENDING_FULL],
 		c[CNT_OFFCPU_COUNT_FULL], c[CNT_OFFCPU_STACK_FULL]);
 	if (c[CNT_OFFCPU_PENDING_FULL])
 		warn("the map of pending waits was full for %" PRIu64 " waits (it holds %u threads"

@@ -87,6 +87,9 @@ struct ksyms *finish__load_ksyms(const struct finish_opts *o);
  * written (lost too, "not written N" when any).  offcpu_ns: the off-CPU
  * time the profiles hold, said with the waits' count.
  */
+/* finish__summary()'s off-CPU time when no one profile holds it (--serve). */
+#define FINISH_TIME_UNKNOWN UINT64_MAX
+
 void finish__summary(const struct finish_opts *o, struct capture *cap, const uint64_t *c,
 		     uint64_t unwritten, const uint64_t *unnamed, const struct usyms *us,
 		     uint64_t offcpu_ns);

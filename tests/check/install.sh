@@ -22,7 +22,8 @@ installed() {
 	check "${name}_make_install" equals "$rc:$([ "$rc" = 0 ] || tail -c 300 "$TMP/$name.make")" "0:"
 	check "${name}_files" equals "$(cd "$d" && find . -type f -printf '%m %p\n' | sort | tr '\n' ' ')" \
 		"$(printf '%s\n' "755 .$prefix/bin/smolder" "644 .$prefix/share/man/man1/smolder.1" \
-			"644 .$unitdir/smolder.service" "644 .$usersdir/smolder.conf" | sort | tr '\n' ' ')"
+			"644 .$unitdir/smolder.service" "644 .$unitdir/smolder-serve.service" \
+			"644 .$usersdir/smolder.conf" | sort | tr '\n' ' ')"
 	[ -x "$d$prefix/bin/smolder" ] && [ -f "$d$unitdir/smolder.service" ] || return
 
 	"$d$prefix/bin/smolder" --help >"$TMP/$name.help" 2>&1
@@ -42,6 +43,17 @@ installed() {
 	sed "s|^ExecStart=$prefix/bin/smolder|ExecStart=$d$prefix/bin/smolder|" "$unit" >"$TMP/$name.service"
 	systemd-analyze verify "$TMP/$name.service" >"$TMP/$name.verify" 2>&1
 	check "${name}_unit_verifies" equals "$?:$(head -c 300 "$TMP/$name.verify")" "0:"
+	# the --serve unit: its ExecStart is the installed binary too, and it
+	# keeps smolder.service's hardening
+	local sunit=$d$unitdir/smolder-serve.service
+	check "${name}_serve_unit_execstart" some_line "$sunit" "^ExecStart=$prefix/bin/smolder --serve 127\\.0\\.0\\.1:7071 "
+	for k in NoNewPrivileges=yes MemoryMax= CapabilityBoundingSet=CAP_BPF ProtectSystem=strict \
+		MemoryDenyWriteExecute=yes; do
+		check "${name}_serve_unit_${k%%=*}" some_line "$sunit" "^$k"
+	done
+	sed "s|^ExecStart=$prefix/bin/smolder|ExecStart=$d$prefix/bin/smolder|" "$sunit" >"$TMP/$name-serve.service"
+	systemd-analyze verify "$TMP/$name-serve.service" >"$TMP/$name-serve.verify" 2>&1
+	check "${name}_serve_unit_verifies" equals "$?:$(head -c 300 "$TMP/$name-serve.verify")" "0:"
 	systemd-sysusers --root="$d" --dry-run >"$TMP/$name.users" 2>&1
 	check "${name}_sysusers_makes_user" some_line "$TMP/$name.users" "Creating user '?smolder'?"
 

@@ -11,7 +11,7 @@ CHECK="$TOP/tests/tools/check_structure.sh"
 check structure_holds equals "$?:$(head -c 400 "$TMP/src.out" | tr '\n' ' ')" "0:"
 check structure_folders_ranked equals \
 	"$(cd "$TOP/src" && ls -d */ | tr -d / | tr '\n' ' ')" \
-	"capture cmd files fold interp lib output profile session symbols unwind "
+	"capture cmd files fold interp lib output profile serve session symbols unwind "
 
 # plant NAME FILE LINE: a copy of src/ with LINE added to FILE, checked.
 plant() {

@@ -22,7 +22,7 @@ import sys
 
 # Folders, bottom to top; folders of one rank may not include each other.
 RANKS = {'lib': 0, 'files': 1, 'profile': 1, 'symbols': 2, 'unwind': 2, 'output': 2,
-         'interp': 2, 'capture': 3, 'fold': 3, 'session': 4, 'cmd': 5}
+         'interp': 2, 'capture': 3, 'fold': 3, 'session': 4, 'serve': 5, 'cmd': 6}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
