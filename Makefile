@@ -89,6 +89,10 @@ $(OUT)/obj/%.o: src/%.c | $(GEN_HEADERS) $(OUT)/.dirs
 	$(Q)mkdir -p $(@D)/.deps
 	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
+# The loader walks a waiting task's user stack with the BPF walk itself,
+# compiled for user space (src/unwind/task_walk.c, as tests/replay does).
+$(OUT)/obj/unwind/task_walk.o: ALL_CFLAGS += -Ibpf
+
 # The flame graph's script, embedded in every SVG: src/output/flamegraph.js as
 # a C byte array (od and sed, since xxd may be missing on a fresh machine).
 $(OUT)/flamegraph_js.h: src/output/flamegraph.js | $(OUT)/.dirs

@@ -71,91 +71,6 @@ static int our_pidns(uint32_t *inum)
 	return 0;
 }
 
-static int fill_filter(struct bpf_map *map, const uint32_t *ids, size_t nr)
-{
-	uint8_t one = 1;
-
-	for (size_t i = 0; i < nr; i++)
-		if (bpf_map__update_elem(map, &ids[i], sizeof(ids[i]), &one, sizeof(one), BPF_ANY))
-			return -errno;
-	return 0;
-}
-
-/*
- * bcc's --cgroupmap and --mntnsmap: the pinned hash at path takes the place
- * of map, at whatever size it was made.  Keys must be 8 bytes (a cgroup id,
- * a mount namespace inode).  Errors are said here.
- */
-static int reuse_pinned(struct bpf_map *map, const char *path, const char *opt, const char *what)
-{
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-	int fd = bpf_obj_get(path), e;
-
-	if (fd < 0) {
-		e = errno;
-		err("cannot open %s %s: %s (pin a BPF hash of %s there, as bcc's special filtering does)",
-		    opt, path, log__errstr(e), what);
-		return -1;
-	}
-	if (bpf_obj_get_info_by_fd(fd, &info, &len) || info.type != BPF_MAP_TYPE_HASH ||
-	    info.key_size != 8) {
-		err("the map pinned at %s is not a BPF hash with 8-byte keys (give %s a hash of %s)", path, opt, what);
-		close(fd);
-		return -1;
-	}
-	if ((e = bpf_map__set_value_size(map, info.value_size)) ||
-	    (e = bpf_map__set_max_entries(map, info.max_entries)) ||
-	    (e = bpf_map__set_map_flags(map, info.map_flags)) || (e = bpf_map__reuse_fd(map, fd))) {
-		err("cannot use %s %s: %s (pin a plain hash of %s there)", opt, path, log__errstr(-e), what);
-		close(fd);
-		return -1;
-	}
-	close(fd); /* reuse_fd took its own copy */
-	return 0;
-}
-
-/* The process, cgroup and mount namespace filters, before the load. */
-static int configure_filters(struct smolder_bpf *skel, const struct capture_opts *o)
-{
-	struct smolder_bpf__rodata *ro = skel->rodata;
-
-	ro->follow_forks = o->follow_forks;
-	ro->filter_cgroup = o->cgroup;
-	ro->filter_cgroupmap = o->cgroupmap;
-	ro->filter_mntns = o->mntnsmap;
-	bpf_program__set_autoload(skel->progs.on_fork, o->follow_forks);
-	if (o->cgroupmap && reuse_pinned(skel->maps.cgroupset, o->cgroupmap, "--cgroupmap", "cgroup ids"))
-		return -1;
-	if (o->mntnsmap &&
-	    reuse_pinned(skel->maps.mntnsset, o->mntnsmap, "--mntnsmap", "mount namespace inodes"))
-		return -1;
-	return 0;
-}
-
-/* After the load: what the filters hold. */
-static int fill_filters(struct capture *c, const struct capture_opts *o)
-{
-	int e;
-
-	if ((e = fill_filter(c->skel->maps.tgids, o->tgids, o->nr_tgids)) ||
-	    (e = fill_filter(c->skel->maps.tids, o->tids, o->nr_tids))) {
-		err("cannot fill pid filter: %s (%s)", log__errstr(-e), probe__fix(-e));
-		return -1;
-	}
-	if (o->cgroup) {
-		__u32 zero = 0, fd = o->cgroup_fd;
-
-		if (bpf_map__update_elem(c->skel->maps.cgroup_filter, &zero, sizeof(zero), &fd,
-					 sizeof(fd), BPF_ANY)) {
-			err("cannot filter by cgroup: %s (give a cgroup v2 directory, under /sys/fs/cgroup)",
-			    log__errstr(errno));
-			return -1;
-		}
-	}
-	return 0;
-}
-
 /* --unwind dwarf: the unwinder's maps, sized for the budget (with --unwind
  * fp they keep one entry each and the unwinder is dead code). */
 static int configure_unwind(struct smolder_bpf *skel, const struct capture_opts *o,
@@ -239,8 +154,8 @@ bool capture__unwind_stats(struct capture *c, struct unwind_maps_stats *out)
  * other; else the BPF programs leave it out. */
 static bool named_self(const struct capture_opts *o)
 {
-	for (size_t i = 0; i < o->nr_tgids; i++)
-		if (o->tgids[i] == (uint32_t)getpid())
+	for (size_t i = 0; i < o->scope.nr_tgids; i++)
+		if (o->scope.tgids[i] == (uint32_t)getpid())
 			return true;
 	return false;
 }
@@ -257,9 +172,9 @@ static int configure(struct smolder_bpf *skel, const struct capture_opts *o, int
 	ro->kernel_stacks = o->kernel_stacks;
 	ro->user_stacks = o->user_stacks;
 	ro->per_cpu = o->per_cpu;
-	ro->filter_tgid = o->nr_tgids > 0;
+	ro->filter_tgid = o->scope.nr_tgids > 0;
 	ro->self_tgid = named_self(o) ? 0 : (uint32_t)getpid();
-	ro->filter_tid = o->nr_tids > 0;
+	ro->filter_tid = o->scope.nr_tids > 0;
 	ro->idle_mode = o->idle_mode;
 	ro->kernel_mode_only = o->kernel_mode;
 	ro->kernel_threads_only = o->kernel_threads;
@@ -267,9 +182,9 @@ static int configure(struct smolder_bpf *skel, const struct capture_opts *o, int
 	ro->thread_size = probe__thread_size();
 	ro->python_frames = o->python_frames && o->user_stacks;
 	/* following forks, room for the processes the command starts */
-	if ((e = bpf_map__set_max_entries(skel->maps.tgids, o->follow_forks ? SMOLDER_MAX_FOLLOWED
-							   : o->nr_tgids ? o->nr_tgids : 1)) ||
-	    (e = bpf_map__set_max_entries(skel->maps.tids, o->nr_tids ? o->nr_tids : 1)))
+	if ((e = bpf_map__set_max_entries(skel->maps.tgids, o->scope.follow_forks ? SMOLDER_MAX_FOLLOWED
+							   : o->scope.nr_tgids ? o->scope.nr_tgids : 1)) ||
+	    (e = bpf_map__set_max_entries(skel->maps.tids, o->scope.nr_tids ? o->scope.nr_tids : 1)))
 		return e;
 	return o->dwarf_unwind ? configure_unwind(skel, o, shard_template) : 0;
 }
@@ -416,7 +331,7 @@ static int load(struct capture *c, const struct capture_opts *o)
 	}
 	c->kctx_opts = (struct kctx_opts){ .irq_frames = o->irq_frames,
 					   .kworker_frames = o->kworker_frames };
-	if (configure_filters(c->skel, o))
+	if (filters__configure(c->skel, &o->scope))
 		return -1;
 	e = configure(c->skel, o, &shard_template);
 	if (!e)
@@ -424,7 +339,7 @@ static int load(struct capture *c, const struct capture_opts *o)
 	if (!e) {
 		struct offcpu_opts oo = o->offcpu;
 
-		oo.cgroup_filtered = o->cgroup || o->cgroupmap;
+		oo.cgroup_filtered = o->scope.cgroup || o->scope.cgroupmap;
 		e = offcpu__configure(c->skel, &oo);
 	}
 	if (e) {
@@ -441,7 +356,7 @@ static int load(struct capture *c, const struct capture_opts *o)
 		probe__load_failed(e);
 		return -1;
 	}
-	if (fill_filters(c, o))
+	if (filters__fill(c->skel, &o->scope))
 		return -1;
 	e = create_banks(c, 0, o->rotate ? SMOLDER_BANKS : 1);
 	if (!e)

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
+#include "capture/filters.h"
 #include "capture/offcpu.h"
 #include "unwind/unwind_maps.h"
 #include "python.h"
@@ -43,14 +44,7 @@ struct capture_opts {
 	enum idle_mode idle_mode;
 	bool kernel_mode;    /* --kernel-mode: samples taken in kernel mode only */
 	bool kernel_threads; /* --kernel-threads: kernel threads' samples only */
-	const uint32_t *tgids; /* -p, in our PID namespace */
-	size_t nr_tgids;
-	const uint32_t *tids; /* -L */
-	size_t nr_tids;
-	bool follow_forks;    /* processes the tgids start join them (-- COMMAND) */
-	bool cgroup;          /* --cgroup: only tasks in cgroup_fd and below */
-	int cgroup_fd;        /* an open cgroup v2 directory */
-	const char *cgroupmap, *mntnsmap; /* bcc's pinned filter maps, or NULL */
+	struct scope_opts scope; /* which tasks (filters.h) */
 	const int *cpus; /* CPUs to sample */
 	size_t nr_cpus;
 	/* Sizes of one bank; continuous mode has two banks, so twice the kernel

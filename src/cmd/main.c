@@ -371,15 +371,17 @@ static void stage_opts(const struct env *env, pid_t command, struct stage_opts *
 			.kernel_threads = env->kernel_threads,
 			.irq_frames = env->irq_frames,
 			.kworker_frames = env->kworker,
-			.tgids = env->tgids,
-			.nr_tgids = env->nr_tgids,
-			.tids = env->tids,
-			.nr_tids = env->nr_tids,
-			.follow_forks = env->command && !env->no_inherit,
-			.cgroup = env->cgroup_fd >= 0,
-			.cgroup_fd = env->cgroup_fd,
-			.cgroupmap = env->cgroupmap,
-			.mntnsmap = env->mntnsmap,
+			.scope = {
+				.tgids = env->tgids,
+				.nr_tgids = env->nr_tgids,
+				.tids = env->tids,
+				.nr_tids = env->nr_tids,
+				.follow_forks = env->command && !env->no_inherit,
+				.cgroup = env->cgroup_fd >= 0,
+				.cgroup_fd = env->cgroup_fd,
+				.cgroupmap = env->cgroupmap,
+				.mntnsmap = env->mntnsmap,
+			},
 			.cpus = env->cpus,
 			.nr_cpus = env->nr_cpus,
 			/* room for stack_entries stacks of up to 32 frames */
@@ -415,8 +417,8 @@ static void stage_opts(const struct env *env, pid_t command, struct stage_opts *
 		.command_pid = command,
 	};
 	if (command) {
-		o->sampler.capture.tgids = &o->command_pid;
-		o->sampler.capture.nr_tgids = 1;
+		o->sampler.capture.scope.tgids = &o->command_pid;
+		o->sampler.capture.scope.nr_tgids = 1;
 	}
 }
 

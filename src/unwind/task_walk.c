@@ -42,7 +42,7 @@ static long task_walk_read_user(void *dst, __u32 size, const void *src);
 static __u32 unwind_shard_bits;
 static bool image_events;
 
-#include "../../bpf/unwind.bpf.h"
+#include "unwind.bpf.h" /* the BPF walk itself (-Ibpf, Makefile) */
 
 #undef bpf_map_lookup_elem /* from here on, libbpf's */
 
