@@ -486,7 +486,10 @@ int offcpu_waiting(struct bpf_iter__task *ctx)
 	struct bank b;
 	long e;
 
-	if (!task || (BPF_CORE_READ(task, flags) & PF_KTHREAD) || held_command(task))
+	/* user tasks, or with --kernel-threads kernel threads only, as
+	 * offcpu_leave chooses */
+	if (!task || !!(BPF_CORE_READ(task, flags) & PF_KTHREAD) != kernel_threads_only ||
+	    held_command(task))
 		return 0;
 	state = task_state(task);
 	waiting = !BPF_CORE_READ(task, on_cpu) &&
