@@ -16,6 +16,8 @@
  *                                   waits uninterruptibly (D) meanwhile
  *   offcpu_split sleepers N SECONDS N threads ("sleeper") that sleep 50 ms
  *                                   at a time, all waiting at once
+ *   offcpu_split blocked N SECONDS  N threads that sleep SECONDS at once:
+ *                                   waiting all along, never switching
  *   offcpu_split named NAME SECONDS the default rounds, with the writer
  *                                   thread named NAME (e.g. "[irq]", as
  *                                   any task may name itself)
@@ -134,13 +136,15 @@ __attribute__((noinline)) void vfork_waits(double seconds)
 	}
 }
 
+static double nap_length = 0.050; /* "blocked": the whole run at once */
+
 static void *sleeper(void *arg)
 {
 	double end = *(double *)arg;
 
 	prctl(PR_SET_NAME, "sleeper");
 	while (clock_s(CLOCK_MONOTONIC) < end)
-		nap(0.050);
+		nap(nap_length);
 	return NULL;
 }
 
@@ -191,6 +195,10 @@ int main(int argc, char **argv)
 	}
 	if (argc > 3 && !strcmp(argv[1], "sleepers"))
 		return sleepers(atoi(argv[2]), atof(argv[3]));
+	if (argc > 3 && !strcmp(argv[1], "blocked")) {
+		nap_length = atof(argv[3]);
+		return sleepers(atoi(argv[2]), atof(argv[3]));
+	}
 	if (argc > 3 && !strcmp(argv[1], "named")) {
 		writer_name = argv[2];
 		argv += 2;
