@@ -135,7 +135,7 @@ static void print_status(const struct continuous_opts *o, struct sampler *s,
 
 	lateness(o, iv, late, sizeof(late));
 	if (log_verbosity < 1 || (log_verbosity < 2 && !isatty(STDERR_FILENO))) {
-		if (*late)
+		if (*late && log_verbosity >= 1) /* -q: not a fault, so not said */
 			warn("%s", late + 2);
 		return;
 	}

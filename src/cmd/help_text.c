@@ -13,6 +13,7 @@ static const char *const capture_synopsis[] = {
 	"smolder [options] [duration]",
 	"smolder [options] [duration] -- COMMAND [ARGS...]",
 	"smolder flamegraph [options] [FILE...]",
+	"smolder flamegraph [options] [--from TIME] [--to TIME] DIR",
 	"smolder diff [options] BEFORE AFTER",
 	NULL,
 };

@@ -9,7 +9,7 @@ source "$(dirname "$0")/../lib.sh"
 start_wl threads 30 pin || exit 1
 T=$WL_PID
 TOUT=$WL_OUT
-start_wl cpu_split 30 || exit 1
+start_wl cpu_split 90 || exit 1
 A=$WL_PID
 for i in $(seq 100); do [ "$(wc -l <"$TOUT")" -ge 2 ] && break; sleep 0.02; done
 T1=$(awk '$1 == "thread_one" { print $2 }' "$TOUT")
