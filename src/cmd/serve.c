@@ -128,6 +128,9 @@ static int tick(struct serve *sv)
 		err("cannot switch the sample maps: %s (run with -v)", log__errstr(-e));
 		return -1;
 	}
+	for (size_t i = 0; i < HTTP_MAX_JOBS; i++)
+		if (sv->win[i].w)
+			window__new_tick(sv->win[i].w);
 	if (any_open(sv) && (e = capture__for_each_sample(cap, add_to_windows, sv)))
 		warn("cannot read samples: %s (this second's samples are lost)", log__errstr(-e));
 	e = capture__release(cap);

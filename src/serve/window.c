@@ -33,7 +33,8 @@ struct window {
 	uint32_t pids[WINDOW_MAX_PIDS];
 	size_t nr_pids;
 	char *cgroup;  /* NULL: any */
-	/* direct-mapped by tgid: a miss reads /proc again, memory stays fixed */
+	/* direct-mapped by tgid, for one tick: a miss reads /proc again,
+	 * memory stays fixed */
 	struct cgroup_verdict verdicts[CGROUP_VERDICTS];
 	struct key_slot *keys;
 	size_t nr_keys, keys_cap; /* keys_cap: a power of two */
@@ -75,6 +76,11 @@ static bool in_cgroup(struct window *w, uint32_t tgid)
 			proc_cgroup__under(path, w->cgroup);
 	}
 	return v->in;
+}
+
+void window__new_tick(struct window *w)
+{
+	memset(w->verdicts, 0, sizeof(w->verdicts));
 }
 
 static bool wanted(struct window *w, uint32_t tgid)

@@ -77,6 +77,35 @@ bad_cgroup bad_relative "$NAME"
 bad_cgroup bad_dotdot "/$NAME/../.."
 bad_cgroup bad_file "/$NAME/cgroup.procs"
 check metrics_cgroup_other equals "$(metric smolder_cgroup_other_samples_total)" 0
+
+stop_serve
+
+# --- the bound: 270 cgroups, a shell in each that burns some CPU once the
+# window is open (all at once: they wait on a fifo) and then sleeps, so
+# that it is there to be named: at most 256 values, then "other" ---
+at_exit "for d in '$CG'/many*; do for p in \$(cat \$d/cgroup.procs 2>/dev/null); do kill \$p; echo \$p >'$CG2/cgroup.procs'; done; done 2>/dev/null; sleep 0.2; rmdir '$CG'/many* 2>/dev/null"
+mkfifo "$TMP/go"
+for i in $(seq 270); do
+	mkdir "$CG/many$i" || break
+	sh -c "echo \$\$ >'$CG/many$i/cgroup.procs'; read x <'$TMP/go'; i=0; while [ \$i -lt 20000 ]; do i=\$((i+1)); done; exec sleep 60" &
+done
+for i in $(seq 100); do
+	[ "$(cat "$CG"/many*/cgroup.procs | wc -l)" -ge 270 ] && break
+	sleep 0.1
+done
+sleep 0.5 # each is then at its read
+start_serve b -F 999 || exit 1
+go tool pprof -raw "$URL/debug/pprof/profile?seconds=6&cgroup=/$NAME" >"$TMP/many.raw" 2>"$TMP/many.err" &
+PP=$!
+sleep 1
+: >"$TMP/go"
+wait "$PP"
+label_values "$TMP/many.raw" cgroup >"$TMP/many.cg"
+OTHER=$(metric smolder_cgroup_other_samples_total)
+echo "270 cgroups: $(wc -l <"$TMP/many.cg") cgroup values, $OTHER samples of \"other\""
+check bound_at_most_257_values within "$(wc -l <"$TMP/many.cg")" 2 257
+check bound_other_value some_line "$TMP/many.cg" '^other$'
+check bound_other_counted within "$OTHER" 1 1000000
 stop_serve
 
 # --- --serve-pid-labels: pid and thread labels are back ---
