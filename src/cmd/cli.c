@@ -36,7 +36,7 @@ enum {
 	OPT_BTF, OPT_UNWIND, OPT_UNWIND_MEMORY, OPT_STRICT, OPT_NO_INHERIT, OPT_CGROUPMAP,
 	OPT_MNTNSMAP, OPT_HASH_STORAGE, OPT_EBPF, OPT_HOTTEST_FIRST, OPT_OFF_CPU, OPT_WAKERS,
 	OPT_OFFCPU_SAMPLE, OPT_OFFCPU_MIN, OPT_OFFCPU_MAX, OPT_KERNEL_MODE, OPT_KERNEL_THREADS,
-	OPT_FROM, OPT_TO, OPT_SERVE, OPT_SERVE_TOKEN_FILE,
+	OPT_FROM, OPT_TO, OPT_SERVE, OPT_SERVE_TOKEN_FILE, OPT_SERVE_PID_LABELS,
 };
 
 #define RENDER_OPTIONS                                                        \
@@ -71,6 +71,7 @@ static const struct option long_opts[] = {
 	{ "continuous", no_argument, NULL, OPT_CONTINUOUS },
 	{ "serve", required_argument, NULL, OPT_SERVE },
 	{ "serve-token-file", required_argument, NULL, OPT_SERVE_TOKEN_FILE },
+	{ "serve-pid-labels", no_argument, NULL, OPT_SERVE_PID_LABELS },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "output-dir", required_argument, NULL, OPT_OUTPUT_DIR },
 	{ "keep", required_argument, NULL, OPT_KEEP },
@@ -326,6 +327,9 @@ static int parse_option(int c, const char *arg, struct env *env)
 	case OPT_SERVE_TOKEN_FILE:
 		env->serve_token_file = arg;
 		return 0;
+	case OPT_SERVE_PID_LABELS:
+		env->serve_pid_labels = true;
+		return 0;
 	case OPT_INTERVAL: return parse_seconds(arg, "interval", &env->interval);
 	case OPT_OUTPUT_DIR:
 		if (!*arg) {
@@ -436,6 +440,8 @@ static int check_conflicts(const struct env *env)
 		err("options --serve and -o or a COMMAND exclude each other (it answers scrapes: drop them)");
 	else if (env->serve_token_file && !env->serve)
 		err("option --serve-token-file needs --serve ADDR");
+	else if (env->serve_pid_labels && !env->serve)
+		err("option --serve-pid-labels needs --serve ADDR (one-shot profiles always have pid labels)");
 	else if (env->continuous && !env->output_dir)
 		err("continuous mode needs --output-dir DIR (where the profiles go)");
 	else if (env->continuous && env->nr_outputs)
@@ -497,6 +503,8 @@ static void setup_serve(struct env *env)
 	env->continuous = true;
 	env->interval = SERVE_SIZED_SECONDS;
 	env->format = FMT_PPROF;
+	/* a pid label on every sample of a busy host is a series per process */
+	env->render.without_pids = !env->serve_pid_labels;
 }
 
 /*

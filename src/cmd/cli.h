@@ -90,6 +90,7 @@ struct env {
 	bool continuous;        /* --continuous (and --serve, whose capture is its) */
 	const char *serve;      /* --serve ADDR */
 	const char *serve_token_file; /* --serve-token-file */
+	bool serve_pid_labels;  /* --serve-pid-labels */
 	double interval;        /* --interval, seconds */
 	const char *output_dir; /* --output-dir */
 	struct profile_dir *profile_dir; /* it, open (continuous mode) */

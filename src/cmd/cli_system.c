@@ -17,25 +17,10 @@
 #include <linux/magic.h>
 #include "cmd/cli.h"
 #include "lib/cpus.h"
+#include "files/proc_cgroup.h"
 #include "lib/log.h"
 #include "output/emit.h"
 #include "output/format.h"
-
-/* Where cgroup v2 is mounted (/sys/fs/cgroup, or /sys/fs/cgroup/unified
- * on a hybrid system), into buf; false when it is not. */
-static bool cgroup2_mount(char *buf, size_t len)
-{
-	char line[PATH_MAX + 64], dir[PATH_MAX], type[32];
-	bool found = false;
-	FILE *f = fopen("/proc/self/mounts", "re");
-
-	while (f && !found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "%*s %4095s %31s", dir, type) == 2 && !strcmp(type, "cgroup2") &&
-			(size_t)snprintf(buf, len, "%s", dir) < len;
-	if (f)
-		fclose(f);
-	return found;
-}
 
 /*
  * --cgroup: a cgroup v2 directory, as a path or relative to the cgroup2
@@ -48,7 +33,7 @@ static int open_cgroup(struct env *env)
 	struct statfs sf;
 	int fd;
 
-	if (p[0] != '/' && access(p, F_OK) && cgroup2_mount(root, sizeof(root)) &&
+	if (p[0] != '/' && access(p, F_OK) && proc_cgroup__mount(root, sizeof(root)) &&
 	    snprintf(rel, sizeof(rel), "%s/%s", root, p) < (int)sizeof(rel))
 		p = rel;
 	fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

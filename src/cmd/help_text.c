@@ -348,6 +348,11 @@ static const struct help_option serve_options[] = {
 	  .text = "every request must carry Authorization:\n"
 		"Bearer TOKEN, TOKEN the line FILE holds (a\n"
 		"file other users cannot read)" },
+	{ .long_name = "--serve-pid-labels",
+	  .text = "label samples with pid (and thread) too: a\n"
+		"series per process on a busy host.  Samples\n"
+		"always carry process, cgroup and container;\n"
+		"?cgroup=/PATH narrows a request to a cgroup" },
 	{ 0 },
 };
 

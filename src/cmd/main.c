@@ -106,6 +106,7 @@ static struct finish_opts finish_opts_of(const struct env *env)
 			.per_cpu = env->per_cpu,
 			.proc = env->per_thread ? PROC_THREAD : env->per_pid ? PROC_PID : PROC_COMM,
 			.by_process = !env->folded,
+			.cgroup_labels = !env->folded,
 			.group_threads = env->group_threads,
 			.irq_frames = env->irq_frames,
 			.kworker_frames = env->kworker,

@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -45,6 +46,7 @@ struct serve {
 	double last_trim;    /* caches trimmed (monotonic) */
 	/* for /metrics */
 	uint64_t window_lost, profiles, profile_errors, cancelled, unnamed;
+	uint64_t cgroup_other; /* samples served with cgroup="other" */
 	double naming_seconds;
 };
 
@@ -126,6 +128,9 @@ static int tick(struct serve *sv)
 		err("cannot switch the sample maps: %s (run with -v)", log__errstr(-e));
 		return -1;
 	}
+	for (size_t i = 0; i < HTTP_MAX_JOBS; i++)
+		if (sv->win[i].w)
+			window__new_tick(sv->win[i].w);
 	if (any_open(sv) && (e = capture__for_each_sample(cap, add_to_windows, sv)))
 		warn("cannot read samples: %s (this second's samples are lost)", log__errstr(-e));
 	e = capture__release(cap);
@@ -175,6 +180,8 @@ static void complete(struct serve *sv, struct open_window *ow)
 	sv->naming_seconds += clock__now() - t0;
 	for (int m = USYMS_NAMED + 1; res.named && m < USYMS_MISS__MAX; m++)
 		sv->unnamed += res.unnamed[m];
+	if (res.named)
+		sv->cgroup_other += res.cgroup_other;
 	if (rc || !len) {
 		free(buf);
 		sv->profile_errors++;
@@ -183,8 +190,9 @@ static void complete(struct serve *sv, struct open_window *ow)
 		sv->profiles++;
 		http__answer(sv->http, ow->id, 200, buf, len);
 	}
-	debug("window %" PRIu64 ": %" PRIu64 " samples, %zu stacks, %zu bytes, named in %.0f ms",
-	      ow->id, res.samples, res.stacks, len, (clock__now() - t0) * 1000);
+	debug("window %" PRIu64 ": %" PRIu64 " samples (%" PRIu64 " of cgroup \"other\"), %zu stacks, "
+	      "%zu bytes, named in %.0f ms",
+	      ow->id, res.samples, res.cgroup_other, res.stacks, len, (clock__now() - t0) * 1000);
 	close_window(sv, ow);
 }
 
@@ -230,7 +238,7 @@ static void take_news(struct serve *sv)
 			if (!sv->win[i].w)
 				ow = &sv->win[i];
 		/* the HTTP side takes at most HTTP_MAX_JOBS: a slot is free */
-		if (!ow || !(ow->w = window__new(jobs[k].pids, jobs[k].nr_pids))) {
+		if (!ow || !(ow->w = window__new(jobs[k].pids, jobs[k].nr_pids, jobs[k].cgroup))) {
 			answer_error(sv, jobs[k].id, 503, "smolder: out of memory");
 			continue;
 		}
@@ -321,6 +329,9 @@ static void publish_metrics(struct serve *sv)
 	fprintf(f, "smolder_naming_seconds_total %.3f\n", sv->naming_seconds);
 	METRIC(f, "counter", "smolder_unnamed_samples_total", "Samples served with an unnamed user frame.");
 	fprintf(f, "smolder_unnamed_samples_total %" PRIu64 "\n", sv->unnamed);
+	METRIC(f, "counter", "smolder_cgroup_other_samples_total",
+	       "Samples served with cgroup=\"other\": their profile had over 256 cgroups.");
+	fprintf(f, "smolder_cgroup_other_samples_total %" PRIu64 "\n", sv->cgroup_other);
 	METRIC(f, "counter", "smolder_profiles_total", "Profiles served, by outcome.");
 	fprintf(f, "smolder_profiles_total{outcome=\"served\"} %" PRIu64 "\n"
 		   "smolder_profiles_total{outcome=\"error\"} %" PRIu64 "\n"
@@ -369,6 +380,7 @@ int serve__run(const struct serve_opts *o, const struct finish_opts *fo, struct 
 	       const sigset_t *sigs)
 {
 	struct serve sv = { .s = s, .fo = fo };
+	char cgroup_root[PATH_MAX];
 	struct http_opts ho = { .addr = o->addr };
 	char *token = o->token_file ? serve__read_token(o->token_file) : NULL;
 	uint64_t c[CNT__MAX];
@@ -376,6 +388,8 @@ int serve__run(const struct serve_opts *o, const struct finish_opts *fo, struct 
 
 	if (o->token_file && !token)
 		return 1;
+	request__set_cgroup_root(proc_cgroup__mount(cgroup_root, sizeof(cgroup_root)) ? cgroup_root
+										    : NULL);
 	ho.token = token;
 	sv.http = http__start(&ho);
 	if (token)

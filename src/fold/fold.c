@@ -17,6 +17,7 @@
 #include "fold/ctxframes.h"
 #include "fold/fold.h"
 #include "fold/pyframes.h"
+#include "fold/cgroup_labels.h"
 #include "fold/unsym.h"
 #include "profile/frame_name.h"
 #include "lib/hash.h"
@@ -45,6 +46,8 @@ struct fold {
 	uint64_t *idle; /* [cpu * IDLE_PATH__MAX + path], allocated when needed */
 	uint64_t unnamed[USYMS_MISS__MAX];
 	struct unsym_tally *unsym; /* files whose code ran without symbols */
+	struct cgroup_labels *cgroups; /* with cgroup_labels */
+	uint64_t cgroup_other; /* samples labelled cgroup "other" */
 	struct fold_py_stats py;
 	/* the sample being named: its Python frames, and its merged stack */
 	enum { PY_NONE, PY_WITH, PY_WITHOUT, PY_UNSUPPORTED } py_kind;
@@ -106,7 +109,10 @@ struct fold *fold__new(const struct fold_opts *opts, const struct ksyms *ksyms,
 	f->unsym = unsym_tally__new();
 	if (f->p)
 		f->p->addrs = paddrs__new();
-	if (!f->slots || !f->p || !f->p->addrs || !f->unsym || profile__with_origins(f->p)) {
+	if (opts->cgroup_labels)
+		f->cgroups = cgroup_labels__new();
+	if (!f->slots || !f->p || !f->p->addrs || !f->unsym || profile__with_origins(f->p) ||
+	    (opts->cgroup_labels && !f->cgroups)) {
 		fold__free(f);
 		return NULL;
 	}
@@ -663,6 +669,10 @@ int fold__add_stacks(struct fold *f, const struct sample_key *key, uint64_t coun
 		return -ENOMEM;
 	memcpy(o.comm, key->comm, sizeof(o.comm));
 	o.comm[sizeof(o.comm) - 1] = '\0';
+	if (f->cgroups && (i = cgroup_labels__name(f->cgroups, f->p, key->tgid, &o)) < 0)
+		return -ENOMEM;
+	if (f->cgroups && i > 0 && !offcpu)
+		f->cgroup_other += count;
 	i = find_or_add(f, key->tgid, &o);
 	if (i < 0)
 		return -ENOMEM;
@@ -703,6 +713,11 @@ const uint64_t *fold__idle_paths(const struct fold *f)
 	return f->idle;
 }
 
+uint64_t fold__cgroup_other(const struct fold *f)
+{
+	return f->cgroup_other;
+}
+
 const uint64_t *fold__unnamed(const struct fold *f)
 {
 	return f->unnamed;
@@ -724,6 +739,7 @@ void fold__free(struct fold *f)
 		return;
 	free(f->idle);
 	free(f->slots);
+	cgroup_labels__free(f->cgroups);
 	unsym_tally__free(f->unsym);
 	profile__free(f->p);
 	free(f);

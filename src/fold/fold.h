@@ -44,6 +44,9 @@ struct fold_opts {
 	bool per_cpu;         /* "cpu_N" first */
 	enum proc_frame proc; /* the process frame */
 	bool by_process;      /* never merge stacks of different processes */
+	/* each process's cgroup v2 path and container id on its stacks'
+	 * origins (with by_process; cgroup_labels.h) */
+	bool cgroup_labels;
 	/* Kernel context, right above the process frame (see ctxframes.h): */
 	bool group_threads;   /* kworker/u16:3 -> kworker (--group-threads) */
 	bool irq_frames;      /* [irq], [softirq:NET_RX] (--irq-frames) */
@@ -98,6 +101,8 @@ uint64_t fold__total(const struct fold *f);
 const uint64_t *fold__idle_paths(const struct fold *f);
 /* CPU samples added with an "[unknown]" user frame, by the reason of the
  * leaf-most one: USYMS_MISS__MAX counts (USYMS_NAMED stays 0). */
+/* Samples whose cgroup label is "other": over CGROUP_LABELS_MAX values. */
+uint64_t fold__cgroup_other(const struct fold *f);
 const uint64_t *fold__unnamed(const struct fold *f);
 /* CPU samples with a user frame no symbol names, in all and by file. */
 struct unsym_summary;

@@ -45,6 +45,8 @@ struct render_opts {
 				  x is time */
 	const char *name;      /* profile name for speedscope/pprof (--title,
 				  else "smolder") */
+	bool without_pids;     /* pprof: no pid and thread labels (--serve
+				  without --serve-pid-labels) */
 };
 
 /* The name speedscope and pprof give the profile: o->name, else the

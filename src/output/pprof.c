@@ -8,7 +8,9 @@
  * per stack and addresses of its frames (a site, profile_addr.h), one
  * Location per (name, file, address) and one Mapping per file segment, with
  * its range; its samples also carry labels: process (comm), pid, and thread
- * and cpu when the view kept them; its file has duration_nanos, the main
+ * and cpu when the view kept them (pid and thread not with
+ * render_opts.without_pids), cgroup and container when the process had
+ * them (stack_origin); its file has duration_nanos, the main
  * binary (the command's or the one -p process's executable, with its build
  * id) as the first Mapping, and [kernel.kallsyms] when kernel stacks were
  * taken.  A source location (a CPython frame: profile_addr.h) is a
@@ -84,7 +86,7 @@ enum {
  * first value's type is "samples", or "wall" in a time-weighted profile. */
 enum {
 	S_EMPTY, S_VALUE_TYPE, S_COUNT, S_CPU, S_NANOSECONDS, S_NAME, S_EXPORTER, S_PROCESS,
-	S_PID, S_THREAD, S_MAIN, S_BUILD_ID, S_KERNEL, S_DESCRIBED, S_FRAMES
+	S_PID, S_THREAD, S_MAIN, S_BUILD_ID, S_KERNEL, S_DESCRIBED, S_CGROUP, S_CONTAINER, S_FRAMES
 };
 
 /* The process names and CPU numbers of labels: strings after the frame names. */
@@ -109,6 +111,12 @@ struct pprof_writer {
 	uint64_t period_ns;
 	const struct profile *p;
 	struct comms comms;
+	bool without_pids;   /* no pid and thread labels */
+	/* the cgroup and container values (profile name ids) of the kept
+	 * stacks: strings after the frame names, then the comms */
+	uint32_t *value_number; /* per name id: its value's number + 1, 0 unused */
+	uint32_t *value_order;  /* value k is name value_order[k] */
+	size_t nr_values;
 	struct pb label;
 	uint8_t *in_kernel;  /* per used name: a kernel frame (location -> [kernel.kallsyms]) */
 	uint64_t kernel_mapping; /* its mapping id, 0 without */
@@ -206,7 +214,7 @@ static int64_t pw_comm(struct pprof_writer *w, const char *c)
 	size_t i;
 
 	if (m->nr && !strncmp(m->name[m->last], c, 16))
-		return S_FRAMES + w->used.nr + m->last;
+		return S_FRAMES + w->used.nr + w->nr_values + m->last;
 	for (i = 0; i < m->nr && strncmp(m->name[i], c, 16); i++)
 		;
 	if (i == m->nr) {
@@ -216,7 +224,7 @@ static int64_t pw_comm(struct pprof_writer *w, const char *c)
 		m->name[m->nr++][15] = '\0';
 	}
 	m->last = i;
-	return S_FRAMES + w->used.nr + i;
+	return S_FRAMES + w->used.nr + w->nr_values + i;
 }
 
 /* A Label {key, str} or {key, num} of the sample being built in w->msg. */
@@ -242,10 +250,15 @@ static int pw_labels(struct pprof_writer *w, size_t i)
 	if ((comm = pw_comm(w, o->comm)) < 0)
 		return (int)comm;
 	pw_label(w, S_PROCESS, comm, 0);
-	if (o->tgid)
+	if (o->tgid && !w->without_pids)
 		pw_label(w, S_PID, -1, o->tgid);
-	if (o->tid)
+	if (o->tid && !w->without_pids)
 		pw_label(w, S_THREAD, -1, o->tid);
+	if (o->cgroup)
+		pw_label(w, S_CGROUP, S_FRAMES + w->used.nr + w->value_number[o->cgroup - 1] - 1, 0);
+	if (o->container)
+		pw_label(w, S_CONTAINER,
+			 S_FRAMES + w->used.nr + w->value_number[o->container - 1] - 1, 0);
 	if (o->cpu >= 0) {
 		/* a string: pprof drops a numeric label of 0 that has no unit */
 		char cpu[16];
@@ -331,7 +344,7 @@ static int pw_site_ids(struct pprof_writer *w, uint32_t depth)
  * after the frame names and the labels' values. */
 static uint64_t pw_map_string(const struct pprof_writer *w, size_t k)
 {
-	return S_FRAMES + w->used.nr + w->comms.nr + 2 * k;
+	return S_FRAMES + w->used.nr + w->nr_values + w->comms.nr + 2 * k;
 }
 
 /* Mapping id for the range [start, limit) at file offset offset. */
@@ -629,6 +642,29 @@ static bool kept(const struct pstack *s)
 
 static int pw_sample(struct pprof_writer *w, const struct profile *p, const struct pstack *s);
 
+static void pw_number_value(struct pprof_writer *w, uint32_t id_plus_1)
+{
+	if (id_plus_1 && !w->value_number[id_plus_1 - 1]) {
+		w->value_order[w->nr_values] = id_plus_1 - 1;
+		w->value_number[id_plus_1 - 1] = (uint32_t)++w->nr_values;
+	}
+}
+
+/* Numbers the label values of the stacks' origins (their strings
+ * precede the comms, which are numbered as the samples are written). */
+static int pw_values_init(struct pprof_writer *w, const struct profile *p)
+{
+	w->value_number = calloc(p->names.nr + 1, sizeof(*w->value_number));
+	w->value_order = malloc((p->names.nr + 1) * sizeof(*w->value_order));
+	if (!w->value_number || !w->value_order)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nr; i++) {
+		pw_number_value(w, p->origins[i].cgroup);
+		pw_number_value(w, p->origins[i].container);
+	}
+	return 0;
+}
+
 /* A Sample per site: its stack's, with the site's count. */
 static int pw_sites(struct pprof_writer *w, const struct profile *p)
 {
@@ -713,6 +749,7 @@ static int pw_strings(struct pprof_writer *w, const char *name)
 		[S_MAIN] = w->p->info.main_binary ? w->p->info.main_binary : "",
 		[S_BUILD_ID] = w->p->info.main_build_id ? w->p->info.main_build_id : "",
 		[S_KERNEL] = "[kernel.kallsyms]", [S_DESCRIBED] = w->described,
+		[S_CGROUP] = "cgroup", [S_CONTAINER] = "container",
 	};
 
 	for (int i = 0; i < S_FRAMES; i++)
@@ -725,6 +762,11 @@ static int pw_strings(struct pprof_writer *w, const char *name)
 			return -ENOMEM;
 		if (w->top.len >= FLUSH_AT && pw_deflate(w, Z_NO_FLUSH))
 			return -1;
+	}
+	for (size_t i = 0; i < w->nr_values; i++) {
+		const struct strtab_ent *e = &w->names->ent[w->value_order[i]];
+
+		pb__string(&w->top, PROFILE_STRING_TABLE, e->s, e->len);
 	}
 	for (size_t i = 0; i < w->comms.nr; i++)
 		pb__string(&w->top, PROFILE_STRING_TABLE, w->comms.name[i], strlen(w->comms.name[i]));
@@ -762,7 +804,8 @@ static int pw_body(struct pprof_writer *w, const struct profile *p, const char *
 
 int pprof__write(FILE *out, const struct profile *p, const struct render_opts *o)
 {
-	struct pprof_writer w = { .out = out, .period_ns = p->period_ns, .names = &p->names, .p = p };
+	struct pprof_writer w = { .out = out, .period_ns = p->period_ns, .names = &p->names, .p = p,
+				  .without_pids = o && o->without_pids };
 	const char *name = format__profile_name(o);
 	int err;
 
@@ -777,6 +820,8 @@ int pprof__write(FILE *out, const struct profile *p, const struct render_opts *o
 	err = profile__used_names(p, kept, &w.used) ? -ENOMEM : 0;
 	if (!err && p->origins && !(w.in_kernel = calloc(w.used.nr + 1, 1)))
 		err = -ENOMEM;
+	if (!err && p->origins)
+		err = pw_values_init(&w, p);
 	if (!err && p->addrs && p->addrs->nr_sites)
 		err = pw_addr_init(&w, p->addrs);
 	if (!err)
@@ -790,6 +835,8 @@ int pprof__write(FILE *out, const struct profile *p, const struct render_opts *o
 	pb__free(&w.line);
 	pb__free(&w.label);
 	free(w.comms.name);
+	free(w.value_number);
+	free(w.value_order);
 	free(w.ids);
 	if (!err && ferror(out)) {
 		if (!errno)

@@ -36,7 +36,7 @@ struct name_block;
  * Where a capture's stack came from, for the outputs that say it apart
  * from the frames (the readable report, pprof labels, speedscope's profile
  * per process): the process, the thread and CPU when the view kept them
- * (--per-thread, --per-cpu; else 0 and -1), and which of its frames are
+ * (--per-thread, --per-cpu; else 0 and -1), its cgroup, and which of its frames are
  * which.  Its frames, root first, are n_head head frames (cpu_N, the
  * process, context frames), n_user user frames, n_delim (0 or 1) "-",
  * then n_kernel kernel frames.
@@ -47,6 +47,9 @@ struct stack_origin {
 	int32_t cpu;
 	char comm[16];
 	uint16_t n_head, n_user, n_delim, n_kernel;
+	/* its process's cgroup v2 path and container id, as name ids + 1
+	 * (0: none; fold's cgroup_labels) */
+	uint32_t cgroup, container;
 };
 
 /* The index of the stack's first kernel frame. */

@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/queue.h>
+#include <sys/stat.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 #include "lib/log.h"
@@ -97,6 +99,42 @@ static int parse_pids(const char *v, struct http_job *j)
 	return 0;
 }
 
+static char cgroup_root[PATH_MAX];
+
+void request__set_cgroup_root(const char *mount)
+{
+	snprintf(cgroup_root, sizeof(cgroup_root), "%s", mount ? mount : "");
+}
+
+/*
+ * cgroup=/PATH: absolute, printable, no "." or ".." component (it names a
+ * cgroup, never a file elsewhere), and a directory under the cgroup2
+ * mount, so that a typo is a 400, not an empty profile.  0 or -1.
+ */
+static int parse_cgroup(const char *v, struct http_job *j)
+{
+	char dir[PATH_MAX + PROC_CGROUP_MAX];
+	struct stat st;
+
+	if (!*cgroup_root || v[0] != '/' || strlen(v) >= sizeof(j->cgroup))
+		return -1;
+	for (const char *c = v; *c; c++)
+		if (*c <= ' ' || *c > '~')
+			return -1;
+	for (const char *c = v + 1; *c;) {
+		size_t n = strcspn(c, "/");
+
+		if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return -1;
+		c += n + (c[n] == '/');
+	}
+	snprintf(dir, sizeof(dir), "%s%s", cgroup_root, v);
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+		return -1;
+	snprintf(j->cgroup, sizeof(j->cgroup), "%s", v);
+	return 0;
+}
+
 /* The job a query asks for; 0, or -1 with why in *why. */
 int request__parse_query(const char *query, struct http_job *j, const char **why)
 {
@@ -115,6 +153,10 @@ int request__parse_query(const char *query, struct http_job *j, const char **why
 			rc = -1;
 		} else if (!strcmp(kv->key, "pid") && parse_pids(kv->value, j)) {
 			*why = "pid must be process ids, comma-separated (at most 16)";
+			rc = -1;
+		} else if (!strcmp(kv->key, "cgroup") && parse_cgroup(kv->value, j)) {
+			*why = "cgroup must be an existing cgroup v2 path, as in /proc/PID/cgroup "
+			       "(e.g. /system.slice)";
 			rc = -1;
 		}
 		if (rc)

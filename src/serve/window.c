@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "files/proc_cgroup.h"
 #include "lib/hash.h"
 #include "serve/window.h"
 
@@ -21,9 +22,20 @@ struct blob_slot {
 	void *data;
 };
 
+/* Whether a process is in the window's cgroup, as last read. */
+#define CGROUP_VERDICTS 256
+struct cgroup_verdict {
+	uint32_t tgid; /* 0: none yet */
+	bool in;
+};
+
 struct window {
 	uint32_t pids[WINDOW_MAX_PIDS];
 	size_t nr_pids;
+	char *cgroup;  /* NULL: any */
+	/* direct-mapped by tgid, for one tick: a miss reads /proc again,
+	 * memory stays fixed */
+	struct cgroup_verdict verdicts[CGROUP_VERDICTS];
 	struct key_slot *keys;
 	size_t nr_keys, keys_cap; /* keys_cap: a power of two */
 	struct blob_slot *blobs;
@@ -33,25 +45,51 @@ struct window {
 	struct stack_trace tmp; /* what capture__stack reads into */
 };
 
-struct window *window__new(const uint32_t *pids, size_t nr_pids)
+struct window *window__new(const uint32_t *pids, size_t nr_pids, const char *cgroup)
 {
 	struct window *w = calloc(1, sizeof(*w));
 
 	if (!w)
 		return NULL;
+	if (cgroup && *cgroup && !(w->cgroup = strdup(cgroup))) {
+		free(w);
+		return NULL;
+	}
 	w->nr_pids = nr_pids < WINDOW_MAX_PIDS ? nr_pids : WINDOW_MAX_PIDS;
 	memcpy(w->pids, pids, w->nr_pids * sizeof(*pids));
 	return w;
 }
 
-static bool wanted(const struct window *w, uint32_t tgid)
+/* The process is in the window's cgroup; one gone is not. */
+static bool in_cgroup(struct window *w, uint32_t tgid)
 {
-	if (!w->nr_pids)
+	struct cgroup_verdict *v = &w->verdicts[hash__mix64(tgid) & (CGROUP_VERDICTS - 1)];
+	char path[PROC_CGROUP_MAX];
+
+	if (!w->cgroup)
 		return true;
-	for (size_t i = 0; i < w->nr_pids; i++)
-		if (w->pids[i] == tgid)
-			return true;
-	return false;
+	if (!tgid)
+		return false; /* the idle task */
+	if (v->tgid != tgid) {
+		v->tgid = tgid;
+		v->in = !proc_cgroup__path(tgid, path, sizeof(path)) &&
+			proc_cgroup__under(path, w->cgroup);
+	}
+	return v->in;
+}
+
+void window__new_tick(struct window *w)
+{
+	memset(w->verdicts, 0, sizeof(w->verdicts));
+}
+
+static bool wanted(struct window *w, uint32_t tgid)
+{
+	bool listed = !w->nr_pids;
+
+	for (size_t i = 0; i < w->nr_pids && !listed; i++)
+		listed = w->pids[i] == tgid;
+	return listed && in_cgroup(w, tgid);
 }
 
 static uint64_t key_hash(const struct sample_key *k)
@@ -307,5 +345,6 @@ void window__free(struct window *w)
 		free(w->blobs[i].data);
 	free(w->blobs);
 	free(w->keys);
+	free(w->cgroup);
 	free(w);
 }

@@ -23,12 +23,17 @@
 
 struct window;
 
-/* A window of the samples of the processes pids (nr_pids 0: all). */
-struct window *window__new(const uint32_t *pids, size_t nr_pids);
+/* A window of the samples of the processes pids (nr_pids 0: all) in the
+ * cgroup v2 path cgroup or below it (NULL or "": any), told by their
+ * /proc/PID/cgroup when their samples arrive. */
+struct window *window__new(const uint32_t *pids, size_t nr_pids, const char *cgroup);
 /* Adds the drained bank's sample key and count, reading what it names from
  * cap.  0 (a sample over the bound is counted as lost), or -errno. */
 int window__add(struct window *w, struct capture *cap, const struct sample_key *key,
 		uint64_t count);
+/* A new tick's samples follow: processes are told by their cgroup anew (a
+ * process may have moved since: a child forked then put in a cgroup). */
+void window__new_tick(struct window *w);
 /* The samples kept and those over the bound. */
 uint64_t window__samples(const struct window *w);
 uint64_t window__lost(const struct window *w);

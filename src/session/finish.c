@@ -120,6 +120,7 @@ static struct fold *fold_all(const struct finish_opts *o, const struct sample_so
 		memcpy(res->unnamed, fold__unnamed(f), sizeof(res->unnamed));
 		fold__unsymbolized(f, &res->unsym);
 		fold__py_stats(f, &res->py);
+		res->cgroup_other = fold__cgroup_other(f);
 	}
 	free(ctx);
 	if (e) {

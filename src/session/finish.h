@@ -65,6 +65,7 @@ struct finish_result {
 	uint64_t unnamed[USYMS_MISS__MAX]; /* with an "[unknown]" user frame, by why */
 	struct unsym_summary unsym; /* with a frame no symbol names, by file */
 	struct fold_py_stats py; /* samples of processes with CPython */
+	uint64_t cgroup_other; /* samples whose cgroup label is "other" (cgroup_labels.h) */
 };
 
 /*

@@ -86,8 +86,11 @@ done
 echo "overlap: window 10 s $n10 samples, one-shot $r10 ($d10%); window 3 s $n3, one-shot $r3 ($d3%)"
 check overlap_10s_matches_oneshot within "$d10" -10 10
 check overlap_3s_matches_oneshot within "$d3" -10 10
-grep -E '^ +pid:\[' "$TMP/w10.raw" >"$TMP/w10.pids"
-check overlap_pid_only all_lines "$TMP/w10.pids" "pid:\[$W\]"
+# (no pid label without --serve-pid-labels: the process label tells, W
+# being the one cpu_split)
+grep -oE 'process:\[[^]]*\]' "$TMP/w10.raw" >"$TMP/w10.procs"
+check overlap_pid_only all_lines "$TMP/w10.procs" 'process:\[cpu_split\]'
+check overlap_no_pid_label no_line "$TMP/w10.raw" '^ +pid:\['
 
 # --- errors: text/plain with X-Go-Pprof: 1 and a body ---
 # status_of NAME CURL-ARGS...: the reply's status, its headers in
