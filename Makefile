@@ -241,7 +241,7 @@ FUZZ_CFLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-DSMOLDER_VERSION='"$(VERSION)"'
 FUZZ_MODULES := elf_file elf_syms debuginfo proc_maps perfmap perfmap_file safe_open budget \
 	demangle log unwind_table unwind_cfi unwind_funcs func_ranges folded_read profile profile_addr strtab format folded svg flame \
-	speedscope pprof pb utf8 clock grow py_code py_layout
+	speedscope pprof pprof_addr pb utf8 clock grow py_code py_layout
 FUZZ_OBJS := $(patsubst src/%.c,$(OUT)/fuzz/obj/%.o,\
 	$(foreach m,$(FUZZ_MODULES),$(wildcard src/*/$(m).c src/*/*/$(m).c)))
 # expat and json-c check that fuzz_outputs' SVG and JSON stay well-formed
