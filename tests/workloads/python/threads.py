@@ -20,7 +20,10 @@ def left_leaf(until):
 
 
 def left_loop(until, started):
-    print("left %d" % threading.get_native_id(), flush=True)
+    # one write: print() writes its end apart, and the two threads' lines
+    # could interleave ("left 1right 2")
+    sys.stdout.write("left %d\n" % threading.get_native_id())
+    sys.stdout.flush()
     started.release()
     left_leaf(until)
 
@@ -34,7 +37,10 @@ def right_leaf(until):
 
 
 def right_loop(until, started):
-    print("right %d" % threading.get_native_id(), flush=True)
+    # one write: print() writes its end apart, and the two threads' lines
+    # could interleave ("left 1right 2")
+    sys.stdout.write("right %d\n" % threading.get_native_id())
+    sys.stdout.flush()
     started.release()
     right_leaf(until)
 
