@@ -23,10 +23,13 @@ CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -I$(OUT) -Iinclude -Isrc \
 	-DSMOLDER_VERSION='"$(VERSION)"' -D_GNU_SOURCE
-# libbpf, libelf, zlib, liblzma, libiberty (the demangler) and libevent's
-# core and evhttp (--serve) go in statically so the binary runs on hosts
-# without them: `ldd ./smolder` lists only the C library.
-STATIC_LIBS := -Wl,-Bstatic -lbpf -lelf -lz -llzma -liberty -levent_extra -levent_core \
+# libbpf, elfutils' libdw (DWARF: inline frames and lines) and libelf,
+# zlib, liblzma, bzip2 and zstd (the compressions libdw reads), libiberty
+# (the demangler) and libevent's core and evhttp (--serve) go in statically
+# so the binary runs on hosts without them: `ldd ./smolder` lists only the
+# C library.
+STATIC_LIBS := -Wl,-Bstatic -lbpf -ldw -lelf -lz -llzma -lbz2 -lzstd -liberty \
+	-levent_extra -levent_core \
 	-Wl,-Bdynamic -pthread
 LDLIBS := $(STATIC_LIBS)
 
@@ -245,7 +248,7 @@ FUZZ_MODULES := elf_file elf_syms debuginfo proc_maps perfmap perfmap_file safe_
 FUZZ_OBJS := $(patsubst src/%.c,$(OUT)/fuzz/obj/%.o,\
 	$(foreach m,$(FUZZ_MODULES),$(wildcard src/*/$(m).c src/*/*/$(m).c)))
 # expat and json-c check that fuzz_outputs' SVG and JSON stay well-formed
-FUZZ_LIBS := -lelf -lz -llzma -liberty -lexpat -ljson-c
+FUZZ_LIBS := -ldw -lelf -lz -llzma -lbz2 -lzstd -liberty -lexpat -ljson-c
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_NAMES := $(patsubst tests/fuzz/%.c,%,$(FUZZ_SRCS))
 FUZZERS := $(addprefix $(OUT)/fuzz/,$(FUZZ_NAMES))

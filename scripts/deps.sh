@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 # needs; "bench" (make bench) the tests' and the peers the benchmarks
 # measure smolder against.
 WHAT=${1:-test}
-BUILD_PKGS="clang llvm make gcc libc6-dev libbpf-dev libelf-dev zlib1g-dev liblzma-dev libevent-dev bpftool pkg-config libiberty-dev binutils xz-utils"
+BUILD_PKGS="clang llvm make gcc libc6-dev libbpf-dev libelf-dev zlib1g-dev liblzma-dev libdw-dev libbz2-dev libzstd-dev libevent-dev bpftool pkg-config libiberty-dev binutils xz-utils"
 # Tests only: g++ and libclang-rt-dev build the C++ workload and the
 # fuzzers; libexpat1-dev and libjson-c-dev let fuzz_outputs check that
 # the SVG and JSON it writes parse; chromium + chromium-driver drive the SVG in a real browser,
