@@ -264,24 +264,40 @@ static uint32_t die_udata(Dwarf_Die *d, unsigned int name)
 	return (uint32_t)w;
 }
 
-/* The name of file number idx of cu's line table; NULL if none. */
-static const char *unit_file(Dwarf_Die *cu, uint32_t idx)
+/*
+ * The name in the line table's file list of the file attribute attr of d
+ * (DW_AT_decl_file through abstract_origin and specification, or
+ * DW_AT_call_file), read in the unit that holds the attribute; NULL if
+ * none.  In DWARF 5 (clang 14's default) index 0 is the unit's primary
+ * file, where libdw 0.188's dwarf_decl_file takes 0 for "none" and gives
+ * NULL for every function clang declares in its main file.
+ */
+static const char *die_file(Dwarf_Die *d, unsigned int attr)
 {
+	Dwarf_Attribute at;
+	Dwarf_Word idx;
+	Dwarf_Half version;
 	Dwarf_Files *files;
+	Dwarf_Die cu;
 	size_t n;
 
-	if (!idx || dwarf_getsrcfiles(cu, &files, &n) || idx >= n)
+	if (!dwarf_attr_integrate(d, attr, &at) || dwarf_formudata(&at, &idx) ||
+	    !dwarf_cu_die(at.cu, &cu, &version, NULL, NULL, NULL, NULL, NULL))
+		return NULL;
+	if ((!idx && version < 5) || dwarf_getsrcfiles(&cu, &files, &n) || idx >= n)
 		return NULL;
 	return dwarf_filesrc(files, idx, NULL, NULL);
 }
 
 static void set_func(struct dwarf_frame *f, Dwarf_Die *d)
 {
-	int line = 0;
+	Dwarf_Attribute at;
+	Dwarf_Word line;
 
 	f->func = die_name(d);
-	f->decl_file = dwarf_decl_file(d);
-	if (!dwarf_decl_line(d, &line) && line > 0)
+	f->decl_file = die_file(d, DW_AT_decl_file);
+	if (dwarf_attr_integrate(d, DW_AT_decl_line, &at) && !dwarf_formudata(&at, &line) &&
+	    line <= UINT32_MAX)
 		f->decl_line = (uint32_t)line;
 }
 
@@ -314,7 +330,7 @@ static uint32_t inner_first(Dwarf_Die *cu, uint64_t vaddr, struct dwarf_frame *t
 			break;
 		/* the call's place is the line that ran in the function around it */
 		lineno = (int)die_udata(&scopes[i], DW_AT_call_line);
-		file = unit_file(cu, die_udata(&scopes[i], DW_AT_call_file));
+		file = die_file(&scopes[i], DW_AT_call_file);
 		nr_outer = dwarf_getscopes_die(&scopes[i], &outer);
 		free(scopes);
 		scopes = outer;
