@@ -180,6 +180,8 @@ static int index_units(struct dwarf_names *dn, const struct budget *b)
 		}
 		off = next;
 	}
+	if (!dn->nr_units)
+		return -ENODATA; /* no unit covers code: nothing to name */
 	qsort(dn->units, dn->nr_units, sizeof(*dn->units), cmp_unit);
 	return 0;
 }
@@ -393,7 +395,8 @@ static int memo_add(struct dwarf_names *dn, uint64_t vaddr, const struct dwarf_c
 		dn->memo_frames = f;
 		dn->cap_frames = cap;
 	}
-	memcpy(dn->memo_frames + dn->nr_frames, c->f, c->n * sizeof(c->f[0]));
+	if (c->n)
+		memcpy(dn->memo_frames + dn->nr_frames, c->f, c->n * sizeof(c->f[0]));
 	m = memo_slot(dn, vaddr);
 	*m = (struct memo){ vaddr, (uint32_t)dn->nr_frames, c->n };
 	dn->nr_frames += c->n;
@@ -415,7 +418,8 @@ int dwarf_names__chain(struct dwarf_names *dn, uint64_t vaddr, const struct budg
 
 		if (m->n != UINT32_MAX) {
 			out->n = m->n;
-			memcpy(out->f, dn->memo_frames + m->first, m->n * sizeof(out->f[0]));
+			if (m->n)
+				memcpy(out->f, dn->memo_frames + m->first, m->n * sizeof(out->f[0]));
 			return m->n ? 0 : -ENOENT;
 		}
 	}
@@ -437,6 +441,16 @@ size_t dwarf_names__bytes(const struct dwarf_names *dn)
 		return 0;
 	return sizeof(*dn) + dn->inflated + dn->cap_units * sizeof(*dn->units) +
 	       dn->cap_memo * sizeof(*dn->memo) + dn->cap_frames * sizeof(*dn->memo_frames);
+}
+
+bool dwarf_names__unit_range(const struct dwarf_names *dn, size_t i, uint64_t *lo,
+			     uint64_t *hi)
+{
+	if (i >= dn->nr_units)
+		return false;
+	*lo = dn->units[i].lo;
+	*hi = dn->units[i].hi;
+	return true;
 }
 
 bool dwarf_names__separate(const struct dwarf_names *dn)
