@@ -179,11 +179,13 @@ $(OUT)/workloads/unwind_fallbacks-%: tests/workloads/frameless/unwind_fallbacks.
 # BPF features to one process (a BPF LSM program).  Linked like smolder, so
 # the kernel matrix's guests run them too.  many_syms writes an ELF file with
 # millions of symbols (hostile input for the symbol reader), hostile_cfi one
-# whose CFI makes an unwind-table build work hard (hostile input for it).
+# whose CFI makes an unwind-table build work hard (hostile input for it),
+# hostile_dwarf a program with crafted DWARF (for the inline-frame reader).
 # source_profile writes a profile with source-location frames through the
 # real writers (tests/check/pprof_source.sh).
 TOOLS := $(OUT)/tools/btf_rename $(OUT)/tools/deny $(OUT)/tools/unwind_dump $(OUT)/tools/many_syms \
-	$(OUT)/tools/hostile_cfi $(OUT)/tools/py_layout $(OUT)/tools/source_profile
+	$(OUT)/tools/hostile_cfi $(OUT)/tools/hostile_dwarf $(OUT)/tools/py_layout \
+	$(OUT)/tools/source_profile
 $(OUT)/tools/deny.bpf.o: tests/tools/deny.bpf.c
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
@@ -230,6 +232,11 @@ $(OUT)/tools/hostile_cfi: tests/tools/hostile_cfi.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $< -lz -o $@
 
+$(OUT)/tools/hostile_dwarf: tests/tools/hostile_dwarf.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< -lz -o $@
+
 # libFuzzer targets, one per tests/fuzz/fuzz_*.c, built by clang with ASan
 # and UBSan (any report is a crash) from the module sources themselves:
 # build/libsmolder.a is gcc-built without sanitizers.  A module a target
@@ -242,7 +249,7 @@ FUZZ_CC ?= $(CLANG)
 FUZZ_CFLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -Isrc -I$(OUT) \
 	-DSMOLDER_VERSION='"$(VERSION)"'
-FUZZ_MODULES := elf_file elf_syms debuginfo proc_maps perfmap perfmap_file safe_open budget \
+FUZZ_MODULES := elf_file elf_syms debuginfo dwarf_names proc_maps perfmap perfmap_file safe_open budget \
 	demangle log unwind_table unwind_cfi unwind_funcs func_ranges folded_read profile profile_addr strtab format folded svg flame \
 	speedscope pprof pprof_addr pb utf8 clock grow py_code py_layout
 FUZZ_OBJS := $(patsubst src/%.c,$(OUT)/fuzz/obj/%.o,\
@@ -293,6 +300,13 @@ $(OUT)/fuzz/corpus-fuzz_elf/.seeded:
 $(OUT)/fuzz/corpus-fuzz_cfi/.seeded: tests/fuzz/cfi_seeds.sh $(OUT)/tools/hostile_cfi
 	$(Q)CC=$(CC) CLANG=$(CLANG) HOSTILE_CFI=$(abspath $(OUT)/tools/hostile_cfi) \
 		tests/fuzz/cfi_seeds.sh $(@D)
+	$(Q)touch $@
+
+# DWARF: small libraries from both compilers, DWARF 4 and 5, compressed,
+# and hostile_dwarf's shapes, small (see tests/fuzz/dwarf_seeds.sh).
+$(OUT)/fuzz/corpus-fuzz_dwarf/.seeded: tests/fuzz/dwarf_seeds.sh $(OUT)/tools/hostile_dwarf
+	$(Q)CC=$(CC) CLANG=$(CLANG) HOSTILE_DWARF=$(abspath $(OUT)/tools/hostile_dwarf) \
+		tests/fuzz/dwarf_seeds.sh $(@D)
 	$(Q)touch $@
 
 $(OUT)/fuzz/corpus-fuzz_proc_maps/.seeded:
@@ -407,6 +421,7 @@ check: deps-check
 	$(Q)tests/run.sh --check
 
 check-build: smolder $(UNIT_BINS) $(FRAMELESS) $(OUT)/tools/hostile_cfi fuzzers
+check-build: $(OUT)/tools/hostile_dwarf
 check-build: $(OUT)/tools/py_layout
 check-build: $(OUT)/tools/source_profile
 

@@ -73,6 +73,10 @@ int dwarf_names__chain(struct dwarf_names *dn, uint64_t vaddr, const struct budg
 		       struct dwarf_chain *out);
 /* What dn holds in memory (index, memo, and what libdw inflated). */
 size_t dwarf_names__bytes(const struct dwarf_names *dn);
+/* The i-th address range [*lo, *hi) of the units indexed, in address
+ * order; false past the last (for tests and the fuzz target). */
+bool dwarf_names__unit_range(const struct dwarf_names *dn, size_t i, uint64_t *lo,
+			     uint64_t *hi);
 /* Whether the DWARF came from a separate debug file. */
 bool dwarf_names__separate(const struct dwarf_names *dn);
 void dwarf_names__free(struct dwarf_names *dn);
