@@ -1,43 +1,36 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* A file's inline chains and source lines from its DWARF (dwarf_names.h). */
+/*
+ * A file's inline chains and source lines from its DWARF (dwarf_names.h):
+ * owns finding and opening the DWARF, the index of its units' ranges and
+ * the memo; the chain at an address is dwarf_scopes.c's.
+ * What libdw would do on its own that a crafted file could abuse is done
+ * here instead, or bounded: it never opens a file itself (a
+ * .gnu_debugaltlink file, as dwz writes, is looked up here by build id
+ * under the root, through safe_open, and handed to it); the units are
+ * listed from their headers first (dwarf_next_unit), so that what libdw
+ * will hold for each (DWARF_UNIT_COST, and its abbreviations, up to
+ * DWARF_ABBREV_COST a byte of the table it may parse) is known before it
+ * reads any, and a file whose units would not fit the budget's bytes is
+ * E2BIG without having cost them.
+ */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "files/debuginfo.h"
-#include "files/dwarf_names.h"
+#include "files/dwarf_names_int.h"
+#include "files/safe_open.h"
 #include "lib/hash.h"
 
-/* One compilation unit's address range. */
-struct unit_range {
-	uint64_t lo, hi;  /* [lo, hi) */
-	uint64_t offset;  /* its DIE's offset in .debug_info */
-};
-
-/* A chain asked for before: its frames in memo_frames. */
-struct memo {
-	uint64_t vaddr;
-	uint32_t first, n; /* n == UINT32_MAX: an empty slot */
-};
-
-struct dwarf_names {
-	int fd;            /* the file libdw reads (ours, dup'ed) */
-	Elf *elf;
-	Dwarf *dw;
-	bool separate;
-	size_t inflated;   /* bytes of compressed sections libdw will inflate */
-	struct unit_range *units;
-	size_t nr_units, cap_units;
-	struct memo *memo;
-	size_t nr_memo, cap_memo; /* cap a power of 2, at most half full */
-	struct dwarf_frame *memo_frames;
-	size_t nr_frames, cap_frames;
-};
+#define DEBUG_DIR "/usr/lib/debug"
+#define MAX_BUILD_ID 64
 
 const char *dwarf_names__strerror(int err)
 {
@@ -101,9 +94,95 @@ static bool debug_sizes(Elf *elf, size_t *all, size_t *inflated, bool *debugdata
 	return info;
 }
 
+/* The data of elf's section name (as libdw left it: inflated); NULL if none. */
+static const unsigned char *section(Elf *elf, const char *name, size_t *size)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+		Elf_Data *d;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    !(n = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    (strcmp(n, name) && (n[1] != 'z' || strcmp(n + 2, name + 1))))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf)
+			return NULL;
+		*size = d->d_size;
+		return d->d_buf;
+	}
+	return NULL;
+}
+
+/* A regular file at rel in root ("" ours), opened for reading; -1 if none. */
+static int open_in_root(const char *root, const char *rel)
+{
+	struct stat st;
+	int root_fd, pfd, fd;
+
+	if (!root || !root[0])
+		return safe_open__file(rel, &st);
+	root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root_fd < 0)
+		return -1;
+	pfd = safe_open__in_root(root_fd, rel, true);
+	close(root_fd);
+	if (pfd < 0)
+		return -1;
+	fd = safe_open__reopen(pfd, &st);
+	close(pfd);
+	return fd;
+}
+
+/*
+ * The .gnu_debugaltlink file (dwz's common DWARF) for dn, found by its
+ * build id under root and handed to libdw, which would otherwise open the
+ * path the file names, in our own namespace, whatever it is (a FIFO would
+ * block it for good).  0 when dn needs none; -ENODATA when it is missing.
+ */
+static int open_alt(struct dwarf_names *dn, const char *root, bool untrusted,
+		    const struct budget *b)
+{
+	char rel[sizeof(DEBUG_DIR "/.build-id/xx/.debug") + 2 * MAX_BUILD_ID];
+	const unsigned char *id;
+	const char *name;
+	ssize_t n = dwelf_dwarf_gnu_debugaltlink(dn->dw, &name, (const void **)&id);
+	size_t all, inflated, at;
+	bool debugdata;
+
+	if (n <= 0)
+		return 0; /* libdw finds no altlink either */
+	if (n < 2 || n > MAX_BUILD_ID)
+		return -ENODATA;
+	at = snprintf(rel, sizeof(rel), DEBUG_DIR "/.build-id/%02x/", id[0]);
+	for (ssize_t i = 1; i < n; i++)
+		at += snprintf(rel + at, sizeof(rel) - at, "%02x", id[i]);
+	snprintf(rel + at, sizeof(rel) - at, ".debug");
+	dn->alt_fd = open_in_root(root, rel);
+	if (dn->alt_fd < 0)
+		return -ENODATA;
+	dn->alt_elf = elf_begin(dn->alt_fd, ELF_C_READ_MMAP, NULL);
+	if (!dn->alt_elf || !debug_sizes(dn->alt_elf, &all, &inflated, &debugdata))
+		return -ENODATA;
+	dn->inflated += inflated;
+	if (budget__too_big(b, dn->inflated) || (untrusted && budget__too_big(b, all)))
+		return -E2BIG;
+	dn->alt = dwarf_begin_elf(dn->alt_elf, DWARF_C_READ, NULL);
+	if (!dn->alt)
+		return -ENODATA;
+	dwarf_setalt(dn->dw, dn->alt);
+	return 0;
+}
+
 /* Opens fd's DWARF into dn if it has one within b; -errno. */
-static int open_dwarf(struct dwarf_names *dn, int fd, bool untrusted, const struct budget *b,
-		      bool *debugdata)
+static int open_dwarf(struct dwarf_names *dn, int fd, const char *root, bool untrusted,
+		      const struct budget *b, bool *debugdata)
 {
 	size_t all, inflated;
 
@@ -116,73 +195,187 @@ static int open_dwarf(struct dwarf_names *dn, int fd, bool untrusted, const stru
 		return -E2BIG;
 	dn->inflated = inflated;
 	dn->dw = dwarf_begin_elf(dn->elf, DWARF_C_READ, NULL);
-	return dn->dw ? 0 : -EINVAL;
+	if (!dn->dw)
+		return -EINVAL;
+	dn->line_sec = section(dn->elf, ".debug_line", &dn->line_size);
+	return open_alt(dn, root, untrusted, b);
 }
 
 static void close_dwarf(struct dwarf_names *dn)
 {
 	if (dn->dw)
 		dwarf_end(dn->dw);
+	if (dn->alt)
+		dwarf_end(dn->alt);
 	if (dn->elf)
 		elf_end(dn->elf);
+	if (dn->alt_elf)
+		elf_end(dn->alt_elf);
 	if (dn->fd >= 0)
 		close(dn->fd);
-	dn->dw = NULL;
-	dn->elf = NULL;
-	dn->fd = -1;
+	if (dn->alt_fd >= 0)
+		close(dn->alt_fd);
+	dn->dw = dn->alt = NULL;
+	dn->elf = dn->alt_elf = NULL;
+	dn->fd = dn->alt_fd = -1;
+	dn->line_sec = NULL;
 }
 
-static int add_unit(struct dwarf_names *dn, uint64_t lo, uint64_t hi, uint64_t offset)
+static int add_range(struct dwarf_names *dn, uint64_t lo, uint64_t hi, uint32_t unit)
 {
 	if (lo >= hi)
 		return 0;
-	if (dn->nr_units == dn->cap_units) {
-		size_t cap = dn->cap_units ? dn->cap_units * 2 : 64;
-		struct unit_range *u = reallocarray(dn->units, cap, sizeof(*u));
+	if (dn->nr_ranges == dn->cap_ranges) {
+		size_t cap = dn->cap_ranges ? dn->cap_ranges * 2 : 64;
+		struct unit_range *r = reallocarray(dn->ranges, cap, sizeof(*r));
 
-		if (!u)
+		if (!r)
 			return -ENOMEM;
-		dn->units = u;
-		dn->cap_units = cap;
+		dn->ranges = r;
+		dn->cap_ranges = cap;
 	}
-	dn->units[dn->nr_units++] = (struct unit_range){ lo, hi, offset };
+	dn->ranges[dn->nr_ranges++] = (struct unit_range){ lo, hi, unit };
 	return 0;
 }
 
-static int cmp_unit(const void *a, const void *b)
+static int cmp_range(const void *a, const void *b)
 {
 	const struct unit_range *x = a, *y = b;
 
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* The address ranges of every compilation unit, sorted: read from each
- * unit's first DIE, as clang writes no .debug_aranges. */
-static int index_units(struct dwarf_names *dn, const struct budget *b)
+static int cmp_u64(const void *a, const void *b)
 {
-	Dwarf_Off off = 0, next;
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* What the index holds of ours, and what libdw holds for it. */
+static size_t index_bytes(const struct dwarf_names *dn)
+{
+	return dn->inflated + dn->libdw_bytes + dn->cap_units * sizeof(*dn->units) +
+	       dn->cap_ranges * sizeof(*dn->ranges);
+}
+
+/*
+ * Lists the units of .debug_info from their headers, with where their
+ * abbreviation tables start in *abbrevs (as many), within b's bytes: each
+ * will cost DWARF_UNIT_COST once libdw reads it.
+ */
+static int list_units(struct dwarf_names *dn, const struct budget *b, uint64_t **abbrevs)
+{
+	Dwarf_Off off = 0, next, abbrev;
+	Dwarf_Half version;
 	size_t hsize;
 
-	while (dwarf_nextcu(dn->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		Dwarf_Die cu;
-		Dwarf_Addr base, lo, hi;
-		ptrdiff_t it = 0;
-
-		if (dn->nr_units >= DWARF_MAX_UNITS || next <= off)
-			break;
+	/* a version libdw does not read ends the list (zeros in a sparse hole) */
+	while (dwarf_next_unit(dn->dw, off, &next, &hsize, &version, &abbrev, NULL, NULL, NULL,
+			       NULL) == 0 && next > off && version >= 2 && version <= 5) {
 		if ((dn->nr_units & 63) == 0 && budget__expired(b))
 			return -ETIMEDOUT;
-		if (dwarf_offdie(dn->dw, off + hsize, &cu)) {
-			for (int k = 0; k < 4096 && (it = dwarf_ranges(&cu, it, &base, &lo, &hi)) > 0;
-			     k++)
-				if (add_unit(dn, lo, hi, off + hsize))
-					return -ENOMEM;
+		if (dn->nr_units == dn->cap_units) {
+			size_t cap = dn->cap_units ? dn->cap_units * 2 : 64;
+			struct dwarf_unit *u = reallocarray(dn->units, cap, sizeof(*u));
+			uint64_t *a = u ? reallocarray(*abbrevs, cap, sizeof(*a)) : NULL;
+
+			if (u)
+				dn->units = u;
+			if (!a)
+				return -ENOMEM;
+			*abbrevs = a;
+			dn->cap_units = cap;
 		}
+		if (dn->nr_units >= DWARF_MAX_UNITS ||
+		    budget__too_big(b, index_bytes(dn) + (dn->nr_units + 1) * DWARF_UNIT_COST))
+			return -E2BIG;
+		dn->units[dn->nr_units] = (struct dwarf_unit){ .die = off + hsize };
+		(*abbrevs)[dn->nr_units++] = abbrev;
 		off = next;
 	}
-	if (!dn->nr_units)
+	return 0;
+}
+
+/* Each unit's abbreviation span: to the next table's start, or the section's end. */
+static int abbrev_spans(struct dwarf_names *dn, const uint64_t *abbrevs)
+{
+	size_t size = 0, n = dn->nr_units;
+	uint64_t *sorted = malloc((n ? n : 1) * sizeof(*sorted));
+
+	if (!sorted)
+		return -ENOMEM;
+	section(dn->elf, ".debug_abbrev", &size);
+	if (n) {
+		memcpy(sorted, abbrevs, n * sizeof(*sorted));
+		qsort(sorted, n, sizeof(*sorted), cmp_u64);
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t lo = 0, hi = n;
+
+		while (lo < hi) { /* the first table that starts after this one */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (sorted[mid] <= abbrevs[i])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		dn->units[i].abbrev_span = (lo < n ? sorted[lo] : size) - abbrevs[i];
+		if (abbrevs[i] > size)
+			dn->units[i].abbrev_span = 0;
+	}
+	free(sorted);
+	return 0;
+}
+
+/* The ranges of unit i, read from its first DIE (clang writes no .debug_aranges). */
+static int index_unit(struct dwarf_names *dn, size_t i, const struct budget *b)
+{
+	struct dwarf_unit *u = &dn->units[i];
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t it = 0;
+	Dwarf_Die cu;
+	int tag;
+
+	/* reading its first DIE parses its abbreviations up to that DIE's */
+	dn->libdw_bytes += DWARF_UNIT_COST;
+	if (budget__too_big(b, index_bytes(dn) + u->abbrev_span * DWARF_ABBREV_COST))
+		return -E2BIG;
+	dn->libdw_bytes += u->abbrev_span * DWARF_ABBREV_COST;
+	u->walked = true;
+	if (!dwarf_offdie(dn->dw, u->die, &cu))
+		return 0;
+	tag = dwarf_tag(&cu);
+	/* a skeleton's code is described in its .dwo, which is not read */
+	if (tag != DW_TAG_compile_unit && tag != DW_TAG_partial_unit)
+		return 0;
+	for (int k = 0; k < 4096 && (it = dwarf_ranges(&cu, it, &base, &lo, &hi)) > 0; k++)
+		if (add_range(dn, lo, hi, (uint32_t)i))
+			return -ENOMEM;
+	return 0;
+}
+
+/* The address ranges of every compilation unit, sorted. */
+static int index_units(struct dwarf_names *dn, const struct budget *b)
+{
+	uint64_t *abbrevs = NULL;
+	int e = list_units(dn, b, &abbrevs);
+
+	if (!e)
+		e = abbrev_spans(dn, abbrevs);
+	free(abbrevs);
+	for (size_t i = 0; !e && i < dn->nr_units; i++) {
+		/* a unit can cost milliseconds: its abbreviations are parsed */
+		if (budget__expired(b))
+			return -ETIMEDOUT;
+		e = index_unit(dn, i, b);
+	}
+	if (e)
+		return e;
+	if (!dn->nr_ranges)
 		return -ENODATA; /* no unit covers code: nothing to name */
-	qsort(dn->units, dn->nr_units, sizeof(*dn->units), cmp_unit);
+	qsort(dn->ranges, dn->nr_ranges, sizeof(*dn->ranges), cmp_range);
 	return 0;
 }
 
@@ -198,9 +391,10 @@ struct dwarf_names *dwarf_names__open(int fd, const char *root, const char *path
 		return NULL;
 	}
 	elf_version(EV_CURRENT);
+	dn->alt_fd = -1;
 	dn->fd = dup(fd);
-	e = dn->fd < 0 ? -errno : open_dwarf(dn, dn->fd, untrusted, b, &debugdata);
-	if (e == -ENODATA) {
+	e = dn->fd < 0 ? -errno : open_dwarf(dn, dn->fd, root, untrusted, b, &debugdata);
+	if (e == -ENODATA && !dn->dw) {
 		struct elf_file *dbg;
 
 		close_dwarf(dn);
@@ -209,9 +403,9 @@ struct dwarf_names *dwarf_names__open(int fd, const char *root, const char *path
 			elf_file__close(dbg);
 			dn->fd = dfd;
 			dn->separate = true;
-			e = open_dwarf(dn, dfd, untrusted, b, &debugdata);
+			e = open_dwarf(dn, dfd, root, untrusted, b, &debugdata);
 		}
-		if (e == -ENODATA && debugdata)
+		if (e == -ENODATA && debugdata && !dn->dw)
 			e = -ENOMSG;
 	}
 	if (!e)
@@ -225,122 +419,23 @@ struct dwarf_names *dwarf_names__open(int fd, const char *root, const char *path
 }
 
 /* The unit whose range holds vaddr; NULL if none. */
-static const struct unit_range *unit_of(const struct dwarf_names *dn, uint64_t vaddr)
+static const struct unit_range *range_of(const struct dwarf_names *dn, uint64_t vaddr)
 {
-	size_t lo = 0, hi = dn->nr_units;
+	size_t lo = 0, hi = dn->nr_ranges;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (dn->units[mid].lo <= vaddr)
+		if (dn->ranges[mid].lo <= vaddr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	/* ranges may nest or overlap (a unit's ranges list): look back a little */
 	for (size_t i = lo, k = 0; i-- > 0 && k < 64; k++)
-		if (vaddr < dn->units[i].hi)
-			return &dn->units[i];
+		if (vaddr < dn->ranges[i].hi)
+			return &dn->ranges[i];
 	return NULL;
-}
-
-static const char *die_name(Dwarf_Die *d)
-{
-	Dwarf_Attribute at;
-	Dwarf_Attribute *a = dwarf_attr_integrate(d, DW_AT_linkage_name, &at);
-
-	if (!a)
-		a = dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &at);
-	if (!a)
-		a = dwarf_attr_integrate(d, DW_AT_name, &at);
-	return a ? dwarf_formstring(a) : NULL;
-}
-
-static uint32_t die_udata(Dwarf_Die *d, unsigned int name)
-{
-	Dwarf_Attribute at;
-	Dwarf_Word w = 0;
-
-	if (!dwarf_attr(d, name, &at) || dwarf_formudata(&at, &w) || w > UINT32_MAX)
-		return 0;
-	return (uint32_t)w;
-}
-
-/*
- * The name in the line table's file list of the file attribute attr of d
- * (DW_AT_decl_file through abstract_origin and specification, or
- * DW_AT_call_file), read in the unit that holds the attribute; NULL if
- * none.  In DWARF 5 (clang 14's default) index 0 is the unit's primary
- * file, where libdw 0.188's dwarf_decl_file takes 0 for "none" and gives
- * NULL for every function clang declares in its main file.
- */
-static const char *die_file(Dwarf_Die *d, unsigned int attr)
-{
-	Dwarf_Attribute at;
-	Dwarf_Word idx;
-	Dwarf_Half version;
-	Dwarf_Files *files;
-	Dwarf_Die cu;
-	size_t n;
-
-	if (!dwarf_attr_integrate(d, attr, &at) || dwarf_formudata(&at, &idx) ||
-	    !dwarf_cu_die(at.cu, &cu, &version, NULL, NULL, NULL, NULL, NULL))
-		return NULL;
-	if ((!idx && version < 5) || dwarf_getsrcfiles(&cu, &files, &n) || idx >= n)
-		return NULL;
-	return dwarf_filesrc(files, idx, NULL, NULL);
-}
-
-static void set_func(struct dwarf_frame *f, Dwarf_Die *d)
-{
-	Dwarf_Attribute at;
-	Dwarf_Word line;
-
-	f->func = die_name(d);
-	f->decl_file = die_file(d, DW_AT_decl_file);
-	if (dwarf_attr_integrate(d, DW_AT_decl_line, &at) && !dwarf_formudata(&at, &line) &&
-	    line <= UINT32_MAX)
-		f->decl_line = (uint32_t)line;
-}
-
-/*
- * The inline chain at vaddr into inner-first frames tmp[0..n): the innermost
- * scope of dwarf_getscopes, then each inlined instance's own scopes
- * (dwarf_getscopes_die) up to the subprogram it was inlined into.
- */
-static uint32_t inner_first(Dwarf_Die *cu, uint64_t vaddr, struct dwarf_frame *tmp)
-{
-	Dwarf_Die *scopes = NULL;
-	int nr = dwarf_getscopes(cu, vaddr, &scopes);
-	uint32_t n = 0;
-	Dwarf_Line *line = dwarf_getsrc_die(cu, vaddr);
-	const char *file = line ? dwarf_linesrc(line, NULL, NULL) : NULL;
-	int lineno = 0;
-
-	if (line)
-		dwarf_lineno(line, &lineno);
-	for (int i = 0; i < nr && n < DWARF_MAX_INLINE; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-		Dwarf_Die *outer = NULL;
-		int nr_outer;
-
-		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
-			continue;
-		tmp[n] = (struct dwarf_frame){ .file = file, .line = lineno > 0 ? (uint32_t)lineno : 0 };
-		set_func(&tmp[n++], &scopes[i]);
-		if (tag == DW_TAG_subprogram)
-			break;
-		/* the call's place is the line that ran in the function around it */
-		lineno = (int)die_udata(&scopes[i], DW_AT_call_line);
-		file = die_file(&scopes[i], DW_AT_call_file);
-		nr_outer = dwarf_getscopes_die(&scopes[i], &outer);
-		free(scopes);
-		scopes = outer;
-		nr = nr_outer;
-		i = 0; /* outer[0] is the inlined instance itself */
-	}
-	free(scopes);
-	return n;
 }
 
 /* Memo slot for vaddr: its own, or the empty one it would take. */
@@ -407,10 +502,9 @@ static int memo_add(struct dwarf_names *dn, uint64_t vaddr, const struct dwarf_c
 int dwarf_names__chain(struct dwarf_names *dn, uint64_t vaddr, const struct budget *b,
 		       struct dwarf_chain *out)
 {
-	struct dwarf_frame tmp[DWARF_MAX_INLINE];
-	const struct unit_range *u;
+	const struct unit_range *r;
 	Dwarf_Die cu;
-	uint32_t n;
+	int e = -ENOENT;
 
 	out->n = 0;
 	if (dn->cap_memo) {
@@ -425,31 +519,31 @@ int dwarf_names__chain(struct dwarf_names *dn, uint64_t vaddr, const struct budg
 	}
 	if (budget__expired(b))
 		return -ETIMEDOUT;
-	u = unit_of(dn, vaddr);
-	n = u && dwarf_offdie(dn->dw, u->offset, &cu) ? inner_first(&cu, vaddr, tmp) : 0;
-	for (uint32_t i = 0; i < n; i++)
-		out->f[i] = tmp[n - 1 - i];
-	out->n = n;
+	r = range_of(dn, vaddr);
+	if (r && dwarf_offdie(dn->dw, dn->units[r->unit].die, &cu))
+		e = dwarf_scopes__chain(dn, &cu, vaddr, b, out);
+	if (e == -ETIMEDOUT)
+		return e; /* not remembered: a later budget may have the time */
 	if (memo_add(dn, vaddr, out))
 		return -ENOMEM;
-	return n ? 0 : -ENOENT;
+	return out->n ? 0 : -ENOENT;
 }
 
 size_t dwarf_names__bytes(const struct dwarf_names *dn)
 {
 	if (!dn)
 		return 0;
-	return sizeof(*dn) + dn->inflated + dn->cap_units * sizeof(*dn->units) +
-	       dn->cap_memo * sizeof(*dn->memo) + dn->cap_frames * sizeof(*dn->memo_frames);
+	return sizeof(*dn) + index_bytes(dn) + dn->cap_memo * sizeof(*dn->memo) +
+	       dn->cap_frames * sizeof(*dn->memo_frames);
 }
 
 bool dwarf_names__unit_range(const struct dwarf_names *dn, size_t i, uint64_t *lo,
 			     uint64_t *hi)
 {
-	if (i >= dn->nr_units)
+	if (i >= dn->nr_ranges)
 		return false;
-	*lo = dn->units[i].lo;
-	*hi = dn->units[i].hi;
+	*lo = dn->ranges[i].lo;
+	*hi = dn->ranges[i].hi;
 	return true;
 }
 
@@ -464,6 +558,7 @@ void dwarf_names__free(struct dwarf_names *dn)
 		return;
 	close_dwarf(dn);
 	free(dn->units);
+	free(dn->ranges);
 	free(dn->memo);
 	free(dn->memo_frames);
 	free(dn);

@@ -20,6 +20,10 @@
  *             deep stack);
  *   units     N (-n, 1M) compilation units of 28 bytes, each covering the
  *             code;
+ *   abbrev    N (-n, 1000) units sharing one abbreviation table of 100000
+ *             abbreviations, whose last is their first DIE's (a reader
+ *             that parses a table again for each unit holding it parses
+ *             it N times);
  *   wide      one unit with N (-n, 1M) subprograms elsewhere before the
  *             one covering the code, which has 16 inlined instances nested
  *             in it (each level's scopes are searched from the unit's
@@ -112,6 +116,14 @@ static void abbrev(struct buf *b, unsigned code, unsigned tag, bool children, co
 	}
 	u8(b, 0);
 	u8(b, 0);
+}
+
+/* Abbreviations no DIE uses, before those that are: a parse goes through them. */
+static void filler_abbrevs(struct buf *b, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		abbrev(b, 1000 + i, DW_TAG_variable, false, (const unsigned[]){
+			DW_AT_name, DW_FORM_string, 0 });
 }
 
 static void abbrevs(struct buf *b)
@@ -504,7 +516,7 @@ static void write_out(const char *out_path, const unsigned char *in, size_t in_l
 static void usage(void)
 {
 	fprintf(stderr, "usage: hostile_dwarf [-n N] [-s SIZE] "
-		"cycle|length|line|lhead|deep|units|wide|sparse|zlib|zbomb IN OUT\n");
+		"cycle|length|line|lhead|deep|units|abbrev|wide|sparse|zlib|zbomb IN OUT\n");
 	exit(2);
 }
 
@@ -563,6 +575,11 @@ int main(int argc, char **argv)
 		deep_unit(&s[1].data, n == UINT64_MAX ? 1u << 20 : n);
 	} else if (!strcmp(mode, "units")) {
 		tiny_units(&s[1].data, n == UINT64_MAX ? 1u << 20 : n);
+	} else if (!strcmp(mode, "abbrev")) {
+		s[0].data.len = 0;
+		filler_abbrevs(&s[0].data, 100000);
+		abbrevs(&s[0].data);
+		tiny_units(&s[1].data, n == UINT64_MAX ? 1000 : n);
 	} else if (!strcmp(mode, "wide")) {
 		wide_unit(&s[1].data, n == UINT64_MAX ? 1u << 20 : n);
 	} else if (!strcmp(mode, "sparse")) {
