@@ -268,11 +268,14 @@ static int list_units(struct dwarf_names *dn, const struct budget *b, uint64_t *
 {
 	Dwarf_Off off = 0, next, abbrev;
 	Dwarf_Half version;
-	size_t hsize;
+	size_t hsize, info_size = 0;
 
-	/* a version libdw does not read ends the list (zeros in a sparse hole) */
+	section(dn->elf, ".debug_info", &info_size);
+	/* a unit past the section's end, or of a version libdw does not read
+	 * (zeros in a sparse hole), ends the list */
 	while (dwarf_next_unit(dn->dw, off, &next, &hsize, &version, &abbrev, NULL, NULL, NULL,
-			       NULL) == 0 && next > off && version >= 2 && version <= 5) {
+			       NULL) == 0 && next > off && next <= info_size && version >= 2 &&
+	       version <= 5) {
 		if ((dn->nr_units & 63) == 0 && budget__expired(b))
 			return -ETIMEDOUT;
 		if (dn->nr_units == dn->cap_units) {

@@ -28,6 +28,11 @@
  *             one covering the code, which has 16 inlined instances nested
  *             in it (each level's scopes are searched from the unit's
  *             start);
+ *   altlink   a good unit whose inlined function's origin is in the
+ *             .gnu_debugaltlink file (DW_FORM_GNU_ref_alt), which names
+ *             PATH (-p) and a build id no file has;
+ *   skeleton  a DWARF 5 skeleton unit covering the code, whose split
+ *             DWARF is in PATH (-p, DW_AT_dwo_name);
  *   sparse    a .debug_info of SIZE (-s, 1 GiB) whose good unit is
  *             followed by a hole: the section header points past the end
  *             of the data written, and the file is extended sparsely;
@@ -35,7 +40,7 @@
  *             it inflates to SIZE (-s, 1 GiB) but holds one small unit;
  *   zbomb     a compressed .debug_info whose header says 4 KiB but whose
  *             zlib stream inflates to SIZE (-s, 64 MiB) of zeros.
- * Usage: hostile_dwarf [-n N] [-s SIZE] MODE IN OUT
+ * Usage: hostile_dwarf [-n N] [-s SIZE] [-p PATH] MODE IN OUT
  */
 #include <elf.h>
 #include <errno.h>
@@ -62,6 +67,9 @@ enum {
 	AB_ORIGIN,       /* subprogram: abstract_origin, inline */
 	AB_TINY_CU,      /* compile_unit: low_pc, high_pc; no children */
 	AB_SUB_LEAF,     /* subprogram: name, low_pc, high_pc; no children */
+	AB_INLINED_ALT,  /* inlined_subroutine: abstract_origin in the alt file,
+			  * low_pc, high_pc; no children */
+	AB_SKELETON,     /* skeleton_unit: dwo_name, comp_dir, low_pc, high_pc */
 };
 
 struct buf {
@@ -151,6 +159,12 @@ static void abbrevs(struct buf *b)
 	abbrev(b, AB_SUB_LEAF, DW_TAG_subprogram, false, (const unsigned[]){
 		DW_AT_name, DW_FORM_string, DW_AT_low_pc, DW_FORM_addr,
 		DW_AT_high_pc, DW_FORM_data8, 0 });
+	abbrev(b, AB_INLINED_ALT, DW_TAG_inlined_subroutine, false, (const unsigned[]){
+		DW_AT_abstract_origin, DW_FORM_GNU_ref_alt, DW_AT_low_pc, DW_FORM_addr,
+		DW_AT_high_pc, DW_FORM_data8, 0 });
+	abbrev(b, AB_SKELETON, DW_TAG_skeleton_unit, false, (const unsigned[]){
+		DW_AT_dwo_name, DW_FORM_string, DW_AT_comp_dir, DW_FORM_string,
+		DW_AT_low_pc, DW_FORM_addr, DW_AT_high_pc, DW_FORM_data8, 0 });
 	u8(b, 0);
 }
 
@@ -216,6 +230,40 @@ static void good_unit(struct buf *b)
 	u8(b, 0);
 	u8(b, 0);
 	u8(b, 0);
+	unit_end(b, at);
+}
+
+/* A unit naming the code "outer", whose inlined function is in the alt file. */
+static void alt_unit(struct buf *b)
+{
+	size_t at = unit_start(b);
+
+	cu_die(b, "alt.c");
+	sub_die(b, "outer", lo, hi);
+	uleb(b, AB_INLINED_ALT);
+	u32(b, 0x10);
+	u64(b, lo);
+	u64(b, hi - lo);
+	u8(b, 0);
+	u8(b, 0);
+	unit_end(b, at);
+}
+
+static void skeleton_unit(struct buf *b, const char *dwo)
+{
+	size_t at = b->len;
+
+	u32(b, 0);
+	u16(b, 5);
+	u8(b, DW_UT_skeleton);
+	u8(b, 8);  /* address size */
+	u32(b, 0); /* abbrev offset */
+	u64(b, 0x1234567890abcdefull); /* dwo_id */
+	uleb(b, AB_SKELETON);
+	str(b, dwo);
+	str(b, "/");
+	u64(b, lo);
+	u64(b, hi - lo);
 	unit_end(b, at);
 }
 
@@ -516,13 +564,17 @@ static void write_out(const char *out_path, const unsigned char *in, size_t in_l
 static void usage(void)
 {
 	fprintf(stderr, "usage: hostile_dwarf [-n N] [-s SIZE] "
-		"cycle|length|line|lhead|deep|units|abbrev|wide|sparse|zlib|zbomb IN OUT\n");
+		"[-p PATH] cycle|length|line|lhead|deep|units|abbrev|wide|altlink|skeleton|sparse|"
+		"zlib|zbomb IN OUT\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	struct sect s[3] = { { .name = ".debug_abbrev" }, { .name = ".debug_info" }, { .name = ".debug_line" } };
+	struct sect s[4] = { { .name = ".debug_abbrev" }, { .name = ".debug_info" },
+			     { .name = ".debug_line" }, { .name = ".gnu_debugaltlink" } };
+	const char *path = "/nonexistent";
+	int ns = 3;
 	uint64_t n = UINT64_MAX, size = 0;
 	struct buf info = { 0 };
 	unsigned char *in;
@@ -530,8 +582,10 @@ int main(int argc, char **argv)
 	size_t in_len;
 	int c;
 
-	while ((c = getopt(argc, argv, "n:s:")) != -1) {
-		if (c == 'n')
+	while ((c = getopt(argc, argv, "n:s:p:")) != -1) {
+		if (c == 'p')
+			path = optarg;
+		else if (c == 'n')
 			n = strtoull(optarg, NULL, 0);
 		else if (c == 's')
 			size = strtoull(optarg, NULL, 0);
@@ -582,6 +636,14 @@ int main(int argc, char **argv)
 		tiny_units(&s[1].data, n == UINT64_MAX ? 1000 : n);
 	} else if (!strcmp(mode, "wide")) {
 		wide_unit(&s[1].data, n == UINT64_MAX ? 1u << 20 : n);
+	} else if (!strcmp(mode, "altlink")) {
+		alt_unit(&s[1].data);
+		str(&s[3].data, path);
+		for (int i = 0; i < 20; i++)
+			u8(&s[3].data, 0xab);
+		ns = 4;
+	} else if (!strcmp(mode, "skeleton")) {
+		skeleton_unit(&s[1].data, path);
 	} else if (!strcmp(mode, "sparse")) {
 		good_unit(&s[1].data);
 		s[1].sparse = size ? size : 1ull << 30;
@@ -595,6 +657,6 @@ int main(int argc, char **argv)
 	} else {
 		usage();
 	}
-	write_out(argv[optind + 2], in, in_len, s, 3);
+	write_out(argv[optind + 2], in, in_len, s, ns);
 	return 0;
 }
