@@ -8,10 +8,10 @@
  * .gnu_debugaltlink file, as dwz writes, is looked up here by build id
  * under the root, through safe_open, and handed to it); the units are
  * listed from their headers first (dwarf_next_unit), so that what libdw
- * will hold for each (DWARF_UNIT_COST, and its abbreviations, up to
- * DWARF_ABBREV_COST a byte of the table it may parse) is known before it
- * reads any, and a file whose units would not fit the budget's bytes is
- * E2BIG without having cost them.
+ * will hold for each (DWARF_UNIT_COST, and DWARF_ABBREV_COST for each
+ * abbreviation of its table, counted here) is known before it reads any,
+ * and a file whose units would not fit the budget's bytes is E2BIG
+ * without having cost them.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -120,6 +120,25 @@ static const unsigned char *section(Elf *elf, const char *name, size_t *size)
 	return NULL;
 }
 
+/* Whether elf's section name is stored as it is read (not compressed). */
+static bool mapped(Elf *elf, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(n, name))
+			return !(sh.sh_flags & SHF_COMPRESSED);
+	}
+	return false;
+}
+
 /* A regular file at rel in root ("" ours), opened for reading; -1 if none. */
 static int open_in_root(const char *root, const char *rel)
 {
@@ -194,6 +213,9 @@ static int open_dwarf(struct dwarf_names *dn, int fd, const char *root, bool unt
 	if (budget__too_big(b, inflated) || (untrusted && budget__too_big(b, all)))
 		return -E2BIG;
 	dn->inflated = inflated;
+	/* before libdw inflates them */
+	dn->info_mapped = mapped(dn->elf, ".debug_info");
+	dn->line_mapped = mapped(dn->elf, ".debug_line");
 	dn->dw = dwarf_begin_elf(dn->elf, DWARF_C_READ, NULL);
 	if (!dn->dw)
 		return -EINVAL;
@@ -255,7 +277,7 @@ static int cmp_u64(const void *a, const void *b)
 /* What the index holds of ours, and what libdw holds for it. */
 static size_t index_bytes(const struct dwarf_names *dn)
 {
-	return dn->inflated + dn->libdw_bytes + dn->cap_units * sizeof(*dn->units) +
+	return dn->inflated + dn->libdw_bytes + dn->line_list + dn->cap_units * sizeof(*dn->units) +
 	       dn->cap_ranges * sizeof(*dn->ranges);
 }
 
@@ -293,40 +315,76 @@ static int list_units(struct dwarf_names *dn, const struct budget *b, uint64_t *
 		if (dn->nr_units >= DWARF_MAX_UNITS ||
 		    budget__too_big(b, index_bytes(dn) + (dn->nr_units + 1) * DWARF_UNIT_COST))
 			return -E2BIG;
-		dn->units[dn->nr_units] = (struct dwarf_unit){ .die = off + hsize };
+		dn->units[dn->nr_units] = (struct dwarf_unit){ .die = off + hsize, .size = next - off };
 		(*abbrevs)[dn->nr_units++] = abbrev;
 		off = next;
 	}
 	return 0;
 }
 
-/* Each unit's abbreviation span: to the next table's start, or the section's end. */
-static int abbrev_spans(struct dwarf_names *dn, const uint64_t *abbrevs)
+/* A ULEB128 at *p, below end; false if it runs past end or over 64 bits. */
+static bool uleb(const unsigned char **p, const unsigned char *end, uint64_t *v)
+{
+	*v = 0;
+	for (unsigned shift = 0; *p < end && shift < 64; shift += 7) {
+		unsigned char c = *(*p)++;
+
+		*v |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The abbreviations of the table at off in sec (what libdw may parse for
+ * a unit that uses it: a code, a tag, a children flag, then attribute and
+ * form pairs up to 0, 0, and a value for DW_FORM_implicit_const).
+ */
+static uint64_t count_abbrevs(const unsigned char *sec, size_t size, uint64_t off)
+{
+	const unsigned char *p = sec + off, *end = sec + size;
+	uint64_t n = 0, code, v, name, form;
+
+	if (!sec || off >= size)
+		return 0;
+	while (uleb(&p, end, &code) && code && uleb(&p, end, &v) && p++ < end) {
+		n++;
+		while (uleb(&p, end, &name) && uleb(&p, end, &form) && (name || form))
+			if (form == DW_FORM_implicit_const && !uleb(&p, end, &v))
+				return n;
+	}
+	return n;
+}
+
+/* Each unit's abbreviations, each table counted once. */
+static int abbrev_counts(struct dwarf_names *dn, const uint64_t *abbrevs)
 {
 	size_t size = 0, n = dn->nr_units;
-	uint64_t *sorted = malloc((n ? n : 1) * sizeof(*sorted));
+	const unsigned char *sec = section(dn->elf, ".debug_abbrev", &size);
+	uint64_t *sorted = malloc((n ? n : 1) * 2 * sizeof(*sorted)), *counts = sorted + n;
 
 	if (!sorted)
 		return -ENOMEM;
-	section(dn->elf, ".debug_abbrev", &size);
 	if (n) {
 		memcpy(sorted, abbrevs, n * sizeof(*sorted));
 		qsort(sorted, n, sizeof(*sorted), cmp_u64);
 	}
+	for (size_t i = 0; i < n; i++)
+		counts[i] = i && sorted[i] == sorted[i - 1] ? counts[i - 1] :
+			    count_abbrevs(sec, size, sorted[i]);
 	for (size_t i = 0; i < n; i++) {
 		size_t lo = 0, hi = n;
 
-		while (lo < hi) { /* the first table that starts after this one */
+		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
 
-			if (sorted[mid] <= abbrevs[i])
+			if (sorted[mid] < abbrevs[i])
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		dn->units[i].abbrev_span = (lo < n ? sorted[lo] : size) - abbrevs[i];
-		if (abbrevs[i] > size)
-			dn->units[i].abbrev_span = 0;
+		dn->units[i].abbrevs = counts[lo];
 	}
 	free(sorted);
 	return 0;
@@ -341,12 +399,14 @@ static int index_unit(struct dwarf_names *dn, size_t i, const struct budget *b)
 	Dwarf_Die cu;
 	int tag;
 
-	/* reading its first DIE parses its abbreviations up to that DIE's */
+	/*
+	 * Reading its first DIE parses its abbreviations up to that DIE's, the
+	 * walks the rest: counted at once, as they may all be.
+	 */
 	dn->libdw_bytes += DWARF_UNIT_COST;
-	if (budget__too_big(b, index_bytes(dn) + u->abbrev_span * DWARF_ABBREV_COST))
+	if (budget__too_big(b, index_bytes(dn) + u->abbrevs * DWARF_ABBREV_COST))
 		return -E2BIG;
-	dn->libdw_bytes += u->abbrev_span * DWARF_ABBREV_COST;
-	u->walked = true;
+	dn->libdw_bytes += u->abbrevs * DWARF_ABBREV_COST;
 	if (!dwarf_offdie(dn->dw, u->die, &cu))
 		return 0;
 	tag = dwarf_tag(&cu);
@@ -366,7 +426,7 @@ static int index_units(struct dwarf_names *dn, const struct budget *b)
 	int e = list_units(dn, b, &abbrevs);
 
 	if (!e)
-		e = abbrev_spans(dn, abbrevs);
+		e = abbrev_counts(dn, abbrevs);
 	free(abbrevs);
 	for (size_t i = 0; !e && i < dn->nr_units; i++) {
 		/* a unit can cost milliseconds: its abbreviations are parsed */

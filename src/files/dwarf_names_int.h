@@ -14,25 +14,30 @@
 
 /*
  * What libdw holds, measured with hostile_dwarf's shapes (RSS growth,
- * rounded up): a unit it has seen (its Dwarf_CU and abbreviation hash) 1.3
- * KiB; while it reads a line program, up to 104 bytes a byte of it (a row
- * per DW_LNS_copy: a list node, then the sorted row), and after 48 bytes a
- * row; an abbreviation table, up to 12 bytes a byte.
+ * rounded up): a unit it has seen (its Dwarf_CU and abbreviation hash)
+ * 1.2 KiB; a line program it read, 40 bytes a row, and the list it built
+ * them in, 64 bytes a row, freed into the heap, where the largest list
+ * stays resident (the next ones reuse it); before it reads one, up to 112
+ * bytes a byte (a row a DW_LNS_copy); an abbreviation parsed, 56 bytes (a
+ * table shared by units is parsed again for each).
+ * What it reads of the file (mapped: a unit's DIEs, its line program)
+ * counts too.
  */
-#define DWARF_UNIT_COST 1400u
+#define DWARF_UNIT_COST 1280u
 #define DWARF_LINE_PEAK 112u
-#define DWARF_LINE_ROW 48u
-#define DWARF_ABBREV_COST 12u
+#define DWARF_LINE_ROW 40u
+#define DWARF_LINE_LIST 64u
+#define DWARF_ABBREV_COST 56u
 
 enum unit_lines { LINES_UNREAD, LINES_READ, LINES_REFUSED };
 
 /* One compilation unit indexed. */
 struct dwarf_unit {
 	uint64_t die;          /* its unit DIE's offset in .debug_info */
-	uint64_t abbrev_span;  /* bytes of .debug_abbrev from its table's start
-				* to the next table's: what libdw may parse */
+	uint64_t abbrevs;      /* in its abbreviation table: what libdw may parse */
+	uint64_t size;         /* of the unit, header and DIEs */
 	uint8_t lines;         /* enum unit_lines */
-	bool walked;           /* its DIEs were read (abbrev_span counted) */
+	bool walked;           /* its DIEs were read (size counted) */
 };
 
 /* One address range of a unit. */
@@ -53,10 +58,14 @@ struct dwarf_names {
 	Elf *elf, *alt_elf;
 	Dwarf *dw, *alt;
 	bool separate;
+	bool info_mapped;      /* .debug_info and .debug_line are read from the */
+	bool line_mapped;      /* mapped file (not inflated): their pages count
+				* as units are walked and lines read */
 	const unsigned char *line_sec; /* .debug_line as libdw reads it */
 	size_t line_size;
 	size_t inflated;       /* bytes of compressed sections libdw inflated */
 	size_t libdw_bytes;    /* what libdw holds besides: units, lines, abbrevs */
+	size_t line_list;      /* the largest line list libdw built (freed) */
 	struct dwarf_unit *units;
 	size_t nr_units, cap_units;
 	struct unit_range *ranges;

@@ -127,7 +127,7 @@ static uint64_t program_length(const struct dwarf_names *dn, uint64_t off)
 	return len < dn->line_size - off ? len : dn->line_size - off;
 }
 
-/* Whether the abbreviations and lines of the unit whose DIE is cu may be read. */
+/* Whether the DIEs (and lines) of the unit whose DIE is cu may be read. */
 static bool unit_affordable(struct dwarf_names *dn, Dwarf_Die *cu, const struct budget *b,
 			    bool lines)
 {
@@ -140,10 +140,12 @@ static bool unit_affordable(struct dwarf_names *dn, Dwarf_Die *cu, const struct 
 	if (!u)
 		return false;
 	if (!u->walked) {
-		if (budget__too_big(b, dn->libdw_bytes + u->abbrev_span * DWARF_ABBREV_COST))
+		size_t pages = dn->info_mapped ? u->size : 0;
+
+		if (budget__too_big(b, dn->libdw_bytes + pages))
 			return false;
 		u->walked = true;
-		dn->libdw_bytes += u->abbrev_span * DWARF_ABBREV_COST;
+		dn->libdw_bytes += pages;
 	}
 	if (!lines || u->lines != LINES_UNREAD)
 		return !lines || u->lines == LINES_READ;
@@ -151,12 +153,14 @@ static bool unit_affordable(struct dwarf_names *dn, Dwarf_Die *cu, const struct 
 	if (!dwarf_attr(cu, DW_AT_stmt_list, &at) || dwarf_formudata(&at, &off))
 		return false;
 	len = program_length(dn, off);
-	if (!len || budget__too_big(b, dn->libdw_bytes + len * DWARF_LINE_PEAK))
+	if (!len || budget__too_big(b, dn->libdw_bytes + dn->line_list + len * DWARF_LINE_PEAK))
 		return false;
 	if (dwarf_getsrclines(cu, &rows, &nr))
 		return false;
 	u->lines = LINES_READ;
-	dn->libdw_bytes += nr * DWARF_LINE_ROW + len;
+	dn->libdw_bytes += nr * DWARF_LINE_ROW + (dn->line_mapped ? len : 0);
+	if (nr * DWARF_LINE_LIST > dn->line_list)
+		dn->line_list = nr * DWARF_LINE_LIST;
 	return true;
 }
 

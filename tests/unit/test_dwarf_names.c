@@ -644,6 +644,101 @@ TEST(hostile_files)
 	}
 }
 
+/* What the process holds now: anonymous and file pages, in KiB. */
+static long rss_kib(void)
+{
+	char line[256];
+	long anon = 0, file = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		sscanf(line, "RssAnon: %ld", &anon);
+		sscanf(line, "RssFile: %ld", &file);
+	}
+	if (f)
+		fclose(f);
+	return anon + file;
+}
+
+/*
+ * In a child: the RSS that opening name and asking every 4th address of
+ * its ranges added, and what dwarf_names__bytes says it holds, in KiB.
+ */
+static int measure_bytes(const char *name, long *grown, long *said)
+{
+	int fds[2], status;
+	long got[2] = { -1, -1 };
+	pid_t pid;
+
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		struct budget b = { .max_bytes = 1ul << 30 };
+		struct dwarf_names *dn = open_file("gcc", dir, NULL);
+		uint64_t lo, hi;
+		long before;
+
+		/* libdw's and libelf's code and first allocations: not the file's */
+		for (size_t i = 0; dn && dwarf_names__unit_range(dn, i, &lo, &hi); i++) {
+			struct dwarf_chain c;
+
+			dwarf_names__chain(dn, lo, &b, &c);
+		}
+		dwarf_names__free(dn);
+		before = rss_kib();
+		dn = open_within(name, dir, NULL, false, &b);
+
+		for (size_t i = 0; dn && dwarf_names__unit_range(dn, i, &lo, &hi); i++)
+			for (uint64_t a = lo; a < hi; a += 4) {
+				struct dwarf_chain c;
+
+				dwarf_names__chain(dn, a, &b, &c);
+			}
+		got[0] = rss_kib() - before;
+		got[1] = dn ? (long)(dwarf_names__bytes(dn) >> 10) : -1;
+		_exit(write(fds[1], got, sizeof(got)) == sizeof(got) ? 0 : 1);
+	}
+	close(fds[1]);
+	if (pid < 0 || read(fds[0], got, sizeof(got)) != sizeof(got))
+		got[1] = -1;
+	close(fds[0]);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	*grown = got[0];
+	*said = got[1];
+	return got[1] < 0 ? -1 : 0;
+}
+
+/*
+ * dwarf_names__bytes follows what reading costs, libdw's allocations and
+ * the file's pages it reads included: at least 80% of the RSS added, at
+ * most twice it, for shapes whose cost is libdw's (many units, a long
+ * line program read whole) and a -g program of a few thousand lines.
+ */
+TEST(bytes_follow_rss)
+{
+	static const struct { const char *name, *make; } shapes[] = {
+		{ "units", "'%s/hostile_dwarf' -n 20000 units plain units" },
+		{ "line", "'%s/hostile_dwarf' -s 1000000 line plain line" },
+		{ "many", "for i in $(seq 300); do printf 'static inline int h%%d(int x) "
+			  "{ return x * %%d + 1; }\\nint f%%d(int x) { return h%%d(x) ^ h%%d(x >> 1); }\\n' "
+			  "$i $i $i $i $i; done >many.c && gcc -O2 -g -shared -fPIC many.c -o many" },
+	};
+
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		long grown = 0, said = 0;
+
+		if (sh(shapes[i].make, tools) || measure_bytes(shapes[i].name, &grown, &said)) {
+			unit_failed_checks++;
+			continue;
+		}
+		printf("  %s: RSS grew %ld KiB, dwarf_names__bytes %ld KiB\n", shapes[i].name, grown,
+		       said);
+		CHECK(said * 10 >= grown * 8 && said <= 2 * grown);
+	}
+}
+
 static void release(void);
 
 int main(void)
@@ -670,6 +765,7 @@ int main(void)
 		RUN(separate_debug_files);
 		RUN(no_dwarf);
 		RUN(hostile_files);
+		RUN(bytes_follow_rss);
 	}
 	release();
 	UNIT_EXIT();
