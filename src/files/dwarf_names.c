@@ -40,6 +40,7 @@ const char *dwarf_names__strerror(int err)
 	case E2BIG: return "DWARF over the memory budget";
 	case ETIMEDOUT: return "out of time";
 	case ENOMEM: return "out of memory";
+	case ENOLINK: return "its .gnu_debugaltlink file (dwz's common DWARF) is missing";
 	default: return "DWARF libdw refused";
 	}
 }
@@ -160,46 +161,48 @@ static int open_in_root(const char *root, const char *rel)
 }
 
 /*
- * The .gnu_debugaltlink file (dwz's common DWARF) for dn, found by its
- * build id under root and handed to libdw, which would otherwise open the
- * path the file names, in our own namespace, whatever it is (a FIFO would
- * block it for good).  0 when dn needs none; -ENODATA when it is missing.
+ * The .gnu_debugaltlink file (dwz's common DWARF) of dn, found by its
+ * build id under root and mapped, to hand to libdw when it is indexed:
+ * libdw would otherwise open the path the file names, in our own
+ * namespace, whatever it is (a FIFO blocks it for good).  0 when dn needs
+ * none; -ENOLINK when it is missing.
  */
 static int open_alt(struct dwarf_names *dn, const char *root, bool untrusted,
 		    const struct budget *b)
 {
 	char rel[sizeof(DEBUG_DIR "/.build-id/xx/.debug") + 2 * MAX_BUILD_ID];
-	const unsigned char *id;
-	const char *name;
-	ssize_t n = dwelf_dwarf_gnu_debugaltlink(dn->dw, &name, (const void **)&id);
-	size_t all, inflated, at;
+	size_t len = 0, all, inflated, name_len, n, at;
+	const unsigned char *link = section(dn->elf, ".gnu_debugaltlink", &len), *id;
 	bool debugdata;
 
-	if (n <= 0)
-		return 0; /* libdw finds no altlink either */
-	if (n < 2 || n > MAX_BUILD_ID)
-		return -ENODATA;
+	if (!link)
+		return 0;
+	/* a name, NUL, the build id (as dwelf_dwarf_gnu_debugaltlink reads it) */
+	name_len = strnlen((const char *)link, len);
+	if (name_len >= len || len - name_len - 1 < 2 || len - name_len - 1 > MAX_BUILD_ID)
+		return -ENOLINK;
+	id = link + name_len + 1;
+	n = len - name_len - 1;
 	at = snprintf(rel, sizeof(rel), DEBUG_DIR "/.build-id/%02x/", id[0]);
-	for (ssize_t i = 1; i < n; i++)
+	for (size_t i = 1; i < n; i++)
 		at += snprintf(rel + at, sizeof(rel) - at, "%02x", id[i]);
 	snprintf(rel + at, sizeof(rel) - at, ".debug");
 	dn->alt_fd = open_in_root(root, rel);
 	if (dn->alt_fd < 0)
-		return -ENODATA;
+		return -ENOLINK;
 	dn->alt_elf = elf_begin(dn->alt_fd, ELF_C_READ_MMAP, NULL);
-	if (!dn->alt_elf || !debug_sizes(dn->alt_elf, &all, &inflated, &debugdata))
-		return -ENODATA;
+	if (!dn->alt_elf || !debug_sizes(dn->alt_elf, &all, &inflated, &debugdata) ||
+	    elf_cntl(dn->alt_elf, ELF_C_FDDONE))
+		return -ENOLINK;
+	close(dn->alt_fd);
+	dn->alt_fd = -1;
 	dn->inflated += inflated;
 	if (budget__too_big(b, dn->inflated) || (untrusted && budget__too_big(b, all)))
 		return -E2BIG;
-	dn->alt = dwarf_begin_elf(dn->alt_elf, DWARF_C_READ, NULL);
-	if (!dn->alt)
-		return -ENODATA;
-	dwarf_setalt(dn->dw, dn->alt);
 	return 0;
 }
 
-/* Opens fd's DWARF into dn if it has one within b; -errno. */
+/* Maps fd's DWARF into dn if it has one within b; -errno. */
 static int open_dwarf(struct dwarf_names *dn, int fd, const char *root, bool untrusted,
 		      const struct budget *b, bool *debugdata)
 {
@@ -216,10 +219,11 @@ static int open_dwarf(struct dwarf_names *dn, int fd, const char *root, bool unt
 	/* before libdw inflates them */
 	dn->info_mapped = mapped(dn->elf, ".debug_info");
 	dn->line_mapped = mapped(dn->elf, ".debug_line");
-	dn->dw = dwarf_begin_elf(dn->elf, DWARF_C_READ, NULL);
-	if (!dn->dw)
+	/* the file is mapped whole: the descriptor is not needed again */
+	if (elf_cntl(dn->elf, ELF_C_FDDONE))
 		return -EINVAL;
-	dn->line_sec = section(dn->elf, ".debug_line", &dn->line_size);
+	close(dn->fd);
+	dn->fd = -1;
 	return open_alt(dn, root, untrusted, b);
 }
 
@@ -313,7 +317,7 @@ static int list_units(struct dwarf_names *dn, const struct budget *b, uint64_t *
 			dn->cap_units = cap;
 		}
 		if (dn->nr_units >= DWARF_MAX_UNITS ||
-		    budget__too_big(b, index_bytes(dn) + (dn->nr_units + 1) * DWARF_UNIT_COST))
+		    dwarf_names__over(dn, b, index_bytes(dn) + (dn->nr_units + 1) * DWARF_UNIT_COST))
 			return -E2BIG;
 		dn->units[dn->nr_units] = (struct dwarf_unit){ .die = off + hsize, .size = next - off };
 		(*abbrevs)[dn->nr_units++] = abbrev;
@@ -404,7 +408,7 @@ static int index_unit(struct dwarf_names *dn, size_t i, const struct budget *b)
 	 * walks the rest: counted at once, as they may all be.
 	 */
 	dn->libdw_bytes += DWARF_UNIT_COST;
-	if (budget__too_big(b, index_bytes(dn) + u->abbrevs * DWARF_ABBREV_COST))
+	if (dwarf_names__over(dn, b, index_bytes(dn) + u->abbrevs * DWARF_ABBREV_COST))
 		return -E2BIG;
 	dn->libdw_bytes += u->abbrevs * DWARF_ABBREV_COST;
 	if (!dwarf_offdie(dn->dw, u->die, &cu))
@@ -420,6 +424,46 @@ static int index_unit(struct dwarf_names *dn, size_t i, const struct budget *b)
 }
 
 /* The address ranges of every compilation unit, sorted. */
+static int index_units(struct dwarf_names *dn, const struct budget *b);
+
+/* libdw's reading of dn (its alt file handed to it) and the units' index. */
+static int index_dwarf(struct dwarf_names *dn, const struct budget *b)
+{
+	const char *name;
+	const void *id;
+
+	dn->dw = dwarf_begin_elf(dn->elf, DWARF_C_READ, NULL);
+	if (!dn->dw)
+		return -EINVAL;
+	if (dn->alt_elf) {
+		dn->alt = dwarf_begin_elf(dn->alt_elf, DWARF_C_READ, NULL);
+		if (!dn->alt)
+			return -ENOLINK;
+		dwarf_setalt(dn->dw, dn->alt);
+	} else if (dwelf_dwarf_gnu_debugaltlink(dn->dw, &name, &id) > 0) {
+		return -ENOLINK; /* libdw would look for it itself */
+	}
+	dn->line_sec = section(dn->elf, ".debug_line", &dn->line_size);
+	return index_units(dn, b);
+}
+
+/* Undoes index_dwarf, for another try in a later budget. */
+static void unindex(struct dwarf_names *dn)
+{
+	if (dn->dw)
+		dwarf_end(dn->dw);
+	if (dn->alt)
+		dwarf_end(dn->alt);
+	dn->dw = dn->alt = NULL;
+	dn->line_sec = NULL;
+	free(dn->units);
+	free(dn->ranges);
+	dn->units = NULL;
+	dn->ranges = NULL;
+	dn->nr_units = dn->nr_ranges = dn->cap_units = dn->cap_ranges = 0;
+	dn->libdw_bytes = dn->line_list = 0;
+}
+
 static int index_units(struct dwarf_names *dn, const struct budget *b)
 {
 	uint64_t *abbrevs = NULL;
@@ -455,9 +499,10 @@ struct dwarf_names *dwarf_names__open(int fd, const char *root, const char *path
 	}
 	elf_version(EV_CURRENT);
 	dn->alt_fd = -1;
+	dn->max_bytes = b ? b->max_bytes : 0;
 	dn->fd = dup(fd);
 	e = dn->fd < 0 ? -errno : open_dwarf(dn, dn->fd, root, untrusted, b, &debugdata);
-	if (e == -ENODATA && !dn->dw) {
+	if (e == -ENODATA) {
 		struct elf_file *dbg;
 
 		close_dwarf(dn);
@@ -468,11 +513,9 @@ struct dwarf_names *dwarf_names__open(int fd, const char *root, const char *path
 			dn->separate = true;
 			e = open_dwarf(dn, dfd, root, untrusted, b, &debugdata);
 		}
-		if (e == -ENODATA && debugdata && !dn->dw)
+		if (e == -ENODATA && debugdata)
 			e = -ENOMSG;
 	}
-	if (!e)
-		e = index_units(dn, b);
 	if (e) {
 		dwarf_names__free(dn);
 		errno = -e;
@@ -582,6 +625,19 @@ int dwarf_names__chain(struct dwarf_names *dn, uint64_t vaddr, const struct budg
 	}
 	if (budget__expired(b))
 		return -ETIMEDOUT;
+	if (!dn->dw && !dn->index_error) {
+		/* indexed when first asked: files whose code never runs cost
+		 * their section headers only */
+		dn->index_error = index_dwarf(dn, b);
+		if (dn->index_error)
+			unindex(dn); /* what libdw read is freed */
+		if (dn->index_error == -ETIMEDOUT) { /* again in a later budget */
+			dn->index_error = 0;
+			return -ETIMEDOUT;
+		}
+	}
+	if (dn->index_error)
+		return -ENOENT;
 	r = range_of(dn, vaddr);
 	if (r && dwarf_offdie(dn->dw, dn->units[r->unit].die, &cu))
 		e = dwarf_scopes__chain(dn, &cu, vaddr, b, out);
@@ -608,6 +664,11 @@ bool dwarf_names__unit_range(const struct dwarf_names *dn, size_t i, uint64_t *l
 	*lo = dn->ranges[i].lo;
 	*hi = dn->ranges[i].hi;
 	return true;
+}
+
+int dwarf_names__error(const struct dwarf_names *dn)
+{
+	return dn->index_error;
 }
 
 bool dwarf_names__separate(const struct dwarf_names *dn)

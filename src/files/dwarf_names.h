@@ -9,16 +9,27 @@
  * reads any of it, an index from addresses to compilation units (clang
  * writes no .debug_aranges), and a memo of the chains already asked for.
  *
- * Lazy: opening reads section headers and each compilation unit's first
- * DIE (its address ranges); a chain reads the one unit that holds the
- * address.  A file with 1 GB of .debug_info costs its units' headers,
- * not its size.
+ * Lazy: opening maps the file (its process may be gone by the time its
+ * frames are named) and reads its section headers; the first chain reads
+ * each compilation unit's first DIE (its address ranges), and a chain the
+ * one unit that holds its address.  A file with 1 GB of .debug_info costs
+ * its units' headers, not its size.
  *
  * Bounds: the debug sections libdw would inflate into memory (compressed
  * ones) must fit b->max_bytes; for a file its owner could have crafted
  * (untrusted), all of its debug sections must, and the index holds at
- * most DWARF_MAX_UNITS units.  The work checks b's deadline between units
- * and between chains.
+ * most DWARF_MAX_UNITS units.  What libdw then holds (measured: units,
+ * abbreviations, line programs; dwarf_names_int.h) is counted before it
+ * is spent and stays within the open's max_bytes: a file whose units do
+ * not fit is not indexed, a line program that does not fit is not read
+ * (its functions keep their names, without lines).  The work checks b's
+ * deadline between units, while walking a unit's DIEs and between chains.
+ * libdw never opens a file on its own (dwz's .gnu_debugaltlink file is
+ * found here, under the root; split DWARF's .dwo files are not read).
+ * Measured on crafted files (tests/tools/hostile_dwarf.c), libdw 0.188
+ * in-process within these bounds ended each within the budget's time and
+ * memory; no crash was found by fuzzing (tests/fuzz/fuzz_dwarf.c), so
+ * untrusted files are read in-process, not in a child.
  */
 #ifndef SMOLDER_DWARF_NAMES_H
 #define SMOLDER_DWARF_NAMES_H
@@ -59,8 +70,8 @@ struct dwarf_chain {
  * its separate debug file (looked up in root, "" for ours, with path the
  * file's path there for .gnu_debuglink; NULL: no debug link).  NULL with
  * errno: ENODATA no DWARF, ENOMSG only MiniDebugInfo (no DWARF in it),
- * E2BIG over b's bytes, ETIMEDOUT out of time, ENOMEM, or what libdw
- * refused (EINVAL).
+ * ENOLINK its .gnu_debugaltlink file is missing, E2BIG over b's bytes,
+ * ETIMEDOUT out of time, ENOMEM, or what libdw refused (EINVAL).
  */
 struct dwarf_names *dwarf_names__open(int fd, const char *root, const char *path,
 				      bool untrusted, const struct budget *b);
@@ -73,10 +84,14 @@ int dwarf_names__chain(struct dwarf_names *dn, uint64_t vaddr, const struct budg
 		       struct dwarf_chain *out);
 /* What dn holds in memory (index, memo, and what libdw inflated). */
 size_t dwarf_names__bytes(const struct dwarf_names *dn);
-/* The i-th address range [*lo, *hi) of the units indexed, in address
- * order; false past the last (for tests and the fuzz target). */
+/* The i-th address range [*lo, *hi) of the units indexed (by the first
+ * chain), in address order; false past the last (for tests and the fuzz
+ * target). */
 bool dwarf_names__unit_range(const struct dwarf_names *dn, size_t i, uint64_t *lo,
 			     uint64_t *hi);
+/* Why dn names nothing: 0, or the -errno of its index, built by the first
+ * chain (-E2BIG: its units would not fit the open's budget). */
+int dwarf_names__error(const struct dwarf_names *dn);
 /* Whether the DWARF came from a separate debug file. */
 bool dwarf_names__separate(const struct dwarf_names *dn);
 void dwarf_names__free(struct dwarf_names *dn);

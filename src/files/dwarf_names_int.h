@@ -55,9 +55,11 @@ struct memo {
 struct dwarf_names {
 	int fd;                /* the file libdw reads (ours, dup'ed) */
 	int alt_fd;            /* its .gnu_debugaltlink file's; -1 none */
-	Elf *elf, *alt_elf;
-	Dwarf *dw, *alt;
+	Elf *elf, *alt_elf;    /* mapped: its process may be gone when it is read */
+	Dwarf *dw, *alt;       /* NULL until the first chain (see index_error) */
 	bool separate;
+	int index_error;       /* why the first chain could not index it (-errno) */
+	size_t max_bytes;      /* the open's budget: chains' budgets may have none */
 	bool info_mapped;      /* .debug_info and .debug_line are read from the */
 	bool line_mapped;      /* mapped file (not inflated): their pages count
 				* as units are walked and lines read */
@@ -75,6 +77,13 @@ struct dwarf_names {
 	struct dwarf_frame *memo_frames;
 	size_t nr_frames, cap_frames;
 };
+
+/* Whether bytes are more than dn may hold: its open's budget, or b's. */
+static inline bool dwarf_names__over(const struct dwarf_names *dn, const struct budget *b,
+				     size_t bytes)
+{
+	return (dn->max_bytes && bytes > dn->max_bytes) || budget__too_big(b, bytes);
+}
 
 /*
  * The chain at vaddr in the unit whose DIE is cu, outermost first, in

@@ -142,7 +142,7 @@ static bool unit_affordable(struct dwarf_names *dn, Dwarf_Die *cu, const struct 
 	if (!u->walked) {
 		size_t pages = dn->info_mapped ? u->size : 0;
 
-		if (budget__too_big(b, dn->libdw_bytes + pages))
+		if (dwarf_names__over(dn, b, dwarf_names__bytes(dn) + pages))
 			return false;
 		u->walked = true;
 		dn->libdw_bytes += pages;
@@ -153,7 +153,7 @@ static bool unit_affordable(struct dwarf_names *dn, Dwarf_Die *cu, const struct 
 	if (!dwarf_attr(cu, DW_AT_stmt_list, &at) || dwarf_formudata(&at, &off))
 		return false;
 	len = program_length(dn, off);
-	if (!len || budget__too_big(b, dn->libdw_bytes + dn->line_list + len * DWARF_LINE_PEAK))
+	if (!len || dwarf_names__over(dn, b, dwarf_names__bytes(dn) + len * DWARF_LINE_PEAK))
 		return false;
 	if (dwarf_getsrclines(cu, &rows, &nr))
 		return false;

@@ -83,6 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dn = dwarf_names__open(fd, NO_ROOT, NULL, data[0] & 1, &b);
 	if (!dn)
 		return 0;
+	ask(dn, 0, &b); /* the first chain indexes the units */
 	for (size_t i = 0; i < MAX_RANGES && dwarf_names__unit_range(dn, i, &lo, &hi); i++) {
 		if (lo >= hi)
 			abort();
