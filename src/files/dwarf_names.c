@@ -347,11 +347,13 @@ static bool uleb(const unsigned char **p, const unsigned char *end, uint64_t *v)
  */
 static uint64_t count_abbrevs(const unsigned char *sec, size_t size, uint64_t off)
 {
-	const unsigned char *p = sec + off, *end = sec + size;
+	const unsigned char *p, *end;
 	uint64_t n = 0, code, v, name, form;
 
 	if (!sec || off >= size)
 		return 0;
+	p = sec + off;
+	end = sec + size;
 	while (uleb(&p, end, &code) && code && uleb(&p, end, &v) && p++ < end) {
 		n++;
 		while (uleb(&p, end, &name) && uleb(&p, end, &form) && (name || form))
