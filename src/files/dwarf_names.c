@@ -10,8 +10,9 @@
  * listed from their headers first (dwarf_next_unit), so that what libdw
  * will hold for each (DWARF_UNIT_COST, and DWARF_ABBREV_COST for each
  * abbreviation of its table, counted here) is known before it reads any,
- * and a file whose units would not fit the budget's bytes is E2BIG
- * without having cost them.
+ * and a file whose units would not fit the budget's bytes is not indexed
+ * (E2BIG) without having cost them.  Opening maps the file; libdw begins
+ * reading it at the first chain, which indexes the units.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -426,7 +427,27 @@ static int index_unit(struct dwarf_names *dn, size_t i, const struct budget *b)
 }
 
 /* The address ranges of every compilation unit, sorted. */
-static int index_units(struct dwarf_names *dn, const struct budget *b);
+static int index_units(struct dwarf_names *dn, const struct budget *b)
+{
+	uint64_t *abbrevs = NULL;
+	int e = list_units(dn, b, &abbrevs);
+
+	if (!e)
+		e = abbrev_counts(dn, abbrevs);
+	free(abbrevs);
+	for (size_t i = 0; !e && i < dn->nr_units; i++) {
+		/* a unit can cost milliseconds: its abbreviations are parsed */
+		if (budget__expired(b))
+			return -ETIMEDOUT;
+		e = index_unit(dn, i, b);
+	}
+	if (e)
+		return e;
+	if (!dn->nr_ranges)
+		return -ENODATA; /* no unit covers code: nothing to name */
+	qsort(dn->ranges, dn->nr_ranges, sizeof(*dn->ranges), cmp_range);
+	return 0;
+}
 
 /* libdw's reading of dn (its alt file handed to it) and the units' index. */
 static int index_dwarf(struct dwarf_names *dn, const struct budget *b)
@@ -464,28 +485,6 @@ static void unindex(struct dwarf_names *dn)
 	dn->ranges = NULL;
 	dn->nr_units = dn->nr_ranges = dn->cap_units = dn->cap_ranges = 0;
 	dn->libdw_bytes = dn->line_list = 0;
-}
-
-static int index_units(struct dwarf_names *dn, const struct budget *b)
-{
-	uint64_t *abbrevs = NULL;
-	int e = list_units(dn, b, &abbrevs);
-
-	if (!e)
-		e = abbrev_counts(dn, abbrevs);
-	free(abbrevs);
-	for (size_t i = 0; !e && i < dn->nr_units; i++) {
-		/* a unit can cost milliseconds: its abbreviations are parsed */
-		if (budget__expired(b))
-			return -ETIMEDOUT;
-		e = index_unit(dn, i, b);
-	}
-	if (e)
-		return e;
-	if (!dn->nr_ranges)
-		return -ENODATA; /* no unit covers code: nothing to name */
-	qsort(dn->ranges, dn->nr_ranges, sizeof(*dn->ranges), cmp_range);
-	return 0;
 }
 
 struct dwarf_names *dwarf_names__open(int fd, const char *root, const char *path,
