@@ -455,6 +455,8 @@ static int index_dwarf(struct dwarf_names *dn, const struct budget *b)
 	const char *name;
 	const void *id;
 
+	if (!budget__affords(b, (double)dn->inflated / DWARF_INFLATE_RATE))
+		return -ETIMEDOUT; /* it cannot stop halfway: a later budget */
 	dn->dw = dwarf_begin_elf(dn->elf, DWARF_C_READ, NULL);
 	if (!dn->dw)
 		return -EINVAL;
