@@ -130,6 +130,15 @@ $(OUT)/workloads/%: tests/workloads/%.c | $(OUT)/.dirs
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WORKLOAD_CFLAGS) $< -o $@ -ldl
 
+# inline_split is built as distributions build code, -O2 -g, by gcc and by
+# clang (inline_split_clang): its known split runs through functions the
+# compiler inlines, which only DWARF names (tests/cli/inline_frames.sh).
+INLINE_WORKLOADS := $(OUT)/workloads/inline_split_clang
+$(OUT)/workloads/inline_split: WORKLOAD_CFLAGS := -O2 -g
+$(OUT)/workloads/inline_split_clang: tests/workloads/inline_split.c | $(OUT)/.dirs
+	$(call msg,CC,$@)
+	$(Q)$(CLANG) -O2 -g $< -o $@
+
 # Frameless workloads (tests/workloads/frameless), built the way
 # distributions build code, -O2 without frame pointers, by gcc and by clang:
 # unwind_paths-gcc, unwind_paths-clang and the libraries they dlopen, for
@@ -374,7 +383,7 @@ fuzz: fuzzers
 	done
 
 unit: $(UNIT_BINS) $(ROOT_UNIT_BINS)
-workloads: $(WORKLOADS) $(FRAMELESS)
+workloads: $(WORKLOADS) $(FRAMELESS) $(INLINE_WORKLOADS)
 tools: $(TOOLS)
 
 deps:
