@@ -29,7 +29,7 @@
 
 enum {
 	OPT_IDLE_ONLY = 1000, OPT_STACK_STORAGE, OPT_PER_CPU, OPT_PER_PID,
-	OPT_PER_THREAD, OPT_VERSION, OPT_NO_DEMANGLE, OPT_NO_PYTHON, OPT_PYTHON_LINES, OPT_FORMAT, OPT_TITLE,
+	OPT_PER_THREAD, OPT_VERSION, OPT_NO_DEMANGLE, OPT_NO_INLINE, OPT_LINES, OPT_NO_PYTHON, OPT_PYTHON_LINES, OPT_FORMAT, OPT_TITLE,
 	OPT_SUBTITLE, OPT_WIDTH, OPT_MINWIDTH, OPT_COLORS, OPT_COUNTNAME,
 	OPT_INVERTED, OPT_REVERSE, OPT_FLAMECHART, OPT_CONTINUOUS, OPT_INTERVAL,
 	OPT_OUTPUT_DIR, OPT_KEEP, OPT_MAX_SIZE, OPT_GROUP_THREADS, OPT_KWORKER, OPT_IRQ_FRAMES,
@@ -80,6 +80,8 @@ static const struct option long_opts[] = {
 	{ "delimited", no_argument, NULL, 'd' },
 	{ "annotations", no_argument, NULL, 'a' },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "no-python", no_argument, NULL, OPT_NO_PYTHON },
 	{ "python-lines", no_argument, NULL, OPT_PYTHON_LINES },
 	{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
@@ -363,6 +365,8 @@ static int parse_option(int c, const char *arg, struct env *env)
 	case 'd': env->delimited = true; return 0;
 	case 'a': env->annotate = true; return 0;
 	case OPT_NO_DEMANGLE: env->no_demangle = true; return 0;
+	case OPT_NO_INLINE: env->no_inline = true; return 0;
+	case OPT_LINES: env->source_lines = true; return 0;
 	case OPT_NO_PYTHON: env->no_python = true; return 0;
 	case OPT_PYTHON_LINES: env->python_lines = true; return 0;
 	case OPT_PER_CPU: env->per_cpu = true; return 0;

@@ -48,6 +48,8 @@ struct env {
 	bool annotate;     /* -a */
 	bool folded;       /* -f */
 	bool no_demangle;  /* --no-demangle */
+	bool no_inline;    /* --no-inline */
+	bool source_lines; /* --lines */
 	bool no_python;    /* --no-python */
 	bool python_lines; /* --python-lines */
 	bool per_cpu, per_pid, per_thread;

@@ -139,9 +139,16 @@ static const struct help_option write_options[] = {
 	  .text = "a \"-\" frame between user and kernel frames" },
 	{ .short_name = "-a", .long_name = "--annotations",
 	  .text = "append _[k] to kernel frames, _[j] to JIT frames,\n"
-		"_[py] to Python frames" },
+		"_[py] to Python frames, _[i] to inlined frames" },
 	{ .long_name = "--no-demangle",
 	  .text = "keep C++ and Rust symbols as they are mangled" },
+	{ .long_name = "--no-inline",
+	  .text = "one frame per symbol: no frames for the functions\n"
+		"the compiler inlined (default: from DWARF where the\n"
+		"file or its debug file has it)" },
+	{ .long_name = "--lines",
+	  .text = "the leaf user frame names its source line, from\n"
+		"DWARF: func (file.c:42)" },
 	{ .long_name = "--no-python",
 	  .text = "no Python frames: CPython's interpreter loop\n"
 		"(_PyEval_EvalFrameDefault) stays as it is" },

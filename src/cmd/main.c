@@ -102,6 +102,7 @@ static struct finish_opts finish_opts_of(const struct env *env)
 			.delimiter = env->delimited,
 			.annotate = env->annotate,
 			.python_lines = env->python_lines,
+			.source_lines = env->source_lines,
 			.module_names = !env->folded,
 			.per_cpu = env->per_cpu,
 			.proc = env->per_thread ? PROC_THREAD : env->per_pid ? PROC_PID : PROC_COMM,
@@ -198,6 +199,7 @@ static int cmd_replay(struct env *env, const char *path)
 
 	if (us) {
 		usyms__set_demangle(us, !env->no_demangle);
+		usyms__set_inline(us, !env->no_inline);
 		usyms__set_func_reader(us, unwind_funcs__reader);
 		env->captured_ns = recording__captured_ns(rec);
 		snprintf(env->main_binary, sizeof(env->main_binary), "%s",
@@ -404,6 +406,7 @@ static void stage_opts(const struct env *env, pid_t command, struct stage_opts *
 			},
 		},
 		.sampler.demangle = !env->no_demangle,
+		.sampler.inline_frames = !env->no_inline,
 		.convert = {
 			.inputs = env->inputs,
 			.nr_inputs = env->nr_inputs,

@@ -26,9 +26,10 @@ struct memo {
 };
 
 struct dwarf_names {
-	int fd;            /* the file libdw reads (ours, dup'ed) */
-	Elf *elf;
-	Dwarf *dw;
+	int fd;            /* the file libdw reads (ours, dup'ed) until mapped */
+	Elf *elf;          /* mapped: its process may be gone when it is read */
+	Dwarf *dw;         /* NULL until the first chain (indexed: see index_error) */
+	int index_error;   /* why the first chain could not index it (-errno) */
 	bool separate;
 	size_t inflated;   /* bytes of compressed sections libdw will inflate */
 	struct unit_range *units;
@@ -115,8 +116,12 @@ static int open_dwarf(struct dwarf_names *dn, int fd, bool untrusted, const stru
 	if (budget__too_big(b, inflated) || (untrusted && budget__too_big(b, all)))
 		return -E2BIG;
 	dn->inflated = inflated;
-	dn->dw = dwarf_begin_elf(dn->elf, DWARF_C_READ, NULL);
-	return dn->dw ? 0 : -EINVAL;
+	/* the file is mapped whole: the descriptor is not needed again */
+	if (elf_cntl(dn->elf, ELF_C_FDDONE))
+		return -EINVAL;
+	close(dn->fd);
+	dn->fd = -1;
+	return 0;
 }
 
 static void close_dwarf(struct dwarf_names *dn)
@@ -212,8 +217,6 @@ struct dwarf_names *dwarf_names__open(int fd, const char *root, const char *path
 		if (e == -ENODATA && debugdata)
 			e = -ENOMSG;
 	}
-	if (!e)
-		e = index_units(dn, b);
 	if (e) {
 		dwarf_names__free(dn);
 		errno = -e;
@@ -405,6 +408,21 @@ int dwarf_names__chain(struct dwarf_names *dn, uint64_t vaddr, const struct budg
 	}
 	if (budget__expired(b))
 		return -ETIMEDOUT;
+	if (!dn->dw && !dn->index_error) {
+		/* indexed when first asked: files whose code never runs cost
+		 * their section headers only */
+		dn->dw = dwarf_begin_elf(dn->elf, DWARF_C_READ, NULL);
+		dn->index_error = !dn->dw ? -EINVAL : index_units(dn, b);
+		if (dn->index_error == -ETIMEDOUT) { /* again in a later budget */
+			dwarf_end(dn->dw);
+			dn->dw = NULL;
+			dn->nr_units = 0;
+			dn->index_error = 0;
+			return -ETIMEDOUT;
+		}
+	}
+	if (dn->index_error)
+		return -ENOENT;
 	u = unit_of(dn, vaddr);
 	n = u && dwarf_offdie(dn->dw, u->offset, &cu) ? inner_first(&cu, vaddr, tmp) : 0;
 	for (uint32_t i = 0; i < n; i++)

@@ -9,10 +9,11 @@
  * reads any of it, an index from addresses to compilation units (clang
  * writes no .debug_aranges), and a memo of the chains already asked for.
  *
- * Lazy: opening reads section headers and each compilation unit's first
- * DIE (its address ranges); a chain reads the one unit that holds the
- * address.  A file with 1 GB of .debug_info costs its units' headers,
- * not its size.
+ * Lazy: opening maps the file (its process may be gone by the time its
+ * frames are named) and reads its section headers; the first chain reads
+ * each compilation unit's first DIE (its address ranges), and a chain the
+ * one unit that holds its address.  A file with 1 GB of .debug_info costs
+ * its units' headers, not its size.
  *
  * Bounds: the debug sections libdw would inflate into memory (compressed
  * ones) must fit b->max_bytes; for a file its owner could have crafted

@@ -16,6 +16,7 @@
 #include "lib/cpus.h"
 #include "fold/ctxframes.h"
 #include "fold/fold.h"
+#include "fold/fold_int.h"
 #include "fold/pyframes.h"
 #include "fold/cgroup_labels.h"
 #include "fold/unsym.h"
@@ -24,39 +25,8 @@
 #include "symbols/ksyms.h"
 #include "symbols/usyms.h"
 
-#define NAME_MAX_LEN 1024
-/* The most frames a sample names: cpu_N, the process, [idle:...], [irq],
- * three work item frames; user frames, "-", kernel frames; [off-cpu:S],
- * woken-by:COMM (or woken-by-irq...) and the waker's kernel frames, or
- * woken-by-timer alone. */
-#define FOLD_MAX_FRAMES (7 + PYFRAMES_MAX + 1 + SMOLDER_MAX_DEPTH + 2 + SMOLDER_MAX_DEPTH)
-
-struct fold {
-	struct fold_opts o;
-	const struct ksyms *ksyms;
-	struct usyms *usyms;
-	struct profile *p;  /* the merged stacks, each with its origin */
-	uint32_t *slots;    /* index + 1 into p's stacks, 0 = empty */
-	size_t nslots;
-	uint64_t total;
-	bool sorted;        /* p is sorted: the slots point at other stacks */
-	uint32_t ids[FOLD_MAX_FRAMES]; /* the sample being named */
-	struct paddr_frame at[FOLD_MAX_FRAMES]; /* where its frames were */
-	uint32_t nr_ids;
-	uint64_t *idle; /* [cpu * IDLE_PATH__MAX + path], allocated when needed */
-	uint64_t unnamed[USYMS_MISS__MAX];
-	struct unsym_tally *unsym; /* files whose code ran without symbols */
-	struct cgroup_labels *cgroups; /* with cgroup_labels */
-	uint64_t cgroup_other; /* samples labelled cgroup "other" */
-	struct fold_py_stats py;
-	/* the sample being named: its Python frames, and its merged stack */
-	enum { PY_NONE, PY_WITH, PY_WITHOUT, PY_UNSUPPORTED } py_kind;
-	enum py_miss py_miss;
-	struct merged_frame merged[PYFRAMES_MAX];
-};
-
-/* Appends the frame name + suffix to the sample being named. */
-static int push_frame(struct fold *f, const char *name, const char *suffix)
+/* The sample being named gets one more frame (fold_int.h). */
+int fold_push_frame(struct fold *f, const char *name, const char *suffix)
 {
 	size_t n = strnlen(name, NAME_MAX_LEN), m = strnlen(suffix, 8);
 	char buf[NAME_MAX_LEN + 8];
@@ -194,7 +164,7 @@ static int add_head(struct fold *f, const struct sample_key *key, uint16_t *n,
 	o->tid = f->o.proc == PROC_THREAD && !grouped ? key->pid : 0;
 	if (f->o.per_cpu) {
 		snprintf(name, sizeof(name), "cpu_%u", key->cpu);
-		if (push_frame(f, name, ""))
+		if (fold_push_frame(f, name, ""))
 			return -ENOMEM;
 		(*n)++;
 	}
@@ -207,7 +177,7 @@ static int add_head(struct fold *f, const struct sample_key *key, uint16_t *n,
 	else
 		snprintf(name, sizeof(name), "%s", comm);
 	(*n)++;
-	return push_frame(f, name, "");
+	return fold_push_frame(f, name, "");
 }
 
 /* Frame i's address to name: the leaf's own, a caller's return address - 1,
@@ -235,9 +205,9 @@ static int native_frame(struct fold *f, const struct sample_key *key,
 		*miss = fr.miss;
 	unsym_tally__frame(f->unsym, &fr);
 	frame_name__sanitize(name);
-	if (push_frame(f, name, fr.jit && f->o.annotate ? "_[j]" : "") || user_frame_at(f, &fr))
+	if (fold_push_frame(f, name, fr.jit && f->o.annotate ? "_[j]" : "") || user_frame_at(f, &fr))
 		return -ENOMEM;
-	return 0;
+	return fr.chain ? fold_inline_frames(f, name, fr.chain, i == 0) : 0;
 }
 
 /* Python frame i of pyst, named; *miss gets why it is not. */
@@ -257,7 +227,7 @@ static int python_frame(struct fold *f, const struct sample_key *key,
 			*miss = pf.miss;
 	}
 	frame_name__sanitize(name);
-	e = push_frame(f, name, f->o.annotate ? "_[py]" : "");
+	e = fold_push_frame(f, name, f->o.annotate ? "_[py]" : "");
 	if (e || !pf.func) /* an unnamed Python frame has no source */
 		return e;
 	return paddrs__source(f->p->addrs, &(struct paddr_source){ .func = pf.func,
@@ -312,7 +282,7 @@ static int add_user(struct fold *f, const struct sample_key *key, const struct s
 	f->py_miss = PY_NAMED;
 	if (key->flags & (SAMPLE_USTACK_LOST | SAMPLE_USTACK_ERR)) {
 		*n = 1;
-		return push_frame(f, key->flags & SAMPLE_USTACK_LOST ?
+		return fold_push_frame(f, key->flags & SAMPLE_USTACK_LOST ?
 				"[lost user stack]" : "[missed user stack]", "");
 	}
 	if (pi)
@@ -402,17 +372,17 @@ static int add_work(struct fold *f, const struct sample_key *key, uint16_t *n)
 	d.wq[sizeof(d.wq) - 1] = 0;
 	snprintf(name, sizeof(name), "wq:%s", known && d.wq[0] ? d.wq : "[unknown]");
 	frame_name__sanitize(name);
-	if (push_frame(f, name, ""))
+	if (fold_push_frame(f, name, ""))
 		return -ENOMEM;
 	if (known)
 		kernel_name(f, d.func, name, sizeof(name));
 	else
 		snprintf(name, sizeof(name), "[unknown]");
-	if (push_frame(f, name, f->o.annotate ? "_[k]" : ""))
+	if (fold_push_frame(f, name, f->o.annotate ? "_[k]" : ""))
 		return -ENOMEM;
 	ctxframes__queuer(&d, f->o.group_threads, name, sizeof(name));
 	*n += 3;
-	return push_frame(f, name, "");
+	return fold_push_frame(f, name, "");
 }
 
 /* The context frames above the process frame (see ctxframes.h). */
@@ -425,14 +395,14 @@ static int add_context(struct fold *f, const struct sample_key *key,
 	if (f->o.idle_paths && (key->flags & (SAMPLE_IDLE | SAMPLE_IDLE_INJECT))) {
 		*idle = idle_path(f, key, kst);
 		snprintf(name, sizeof(name), "[idle:%s]", ctxframes__idle_path_name(*idle));
-		if (push_frame(f, name, ""))
+		if (fold_push_frame(f, name, ""))
 			return -ENOMEM;
 		(*n)++;
 	}
 	if (f->o.irq_frames &&
 	    ctxframes__irq(key->ctx, key->ctx == CTX_IRQ_STACK && in_softirq_loop(f, kst), name,
 			   sizeof(name))) {
-		if (push_frame(f, name, ""))
+		if (fold_push_frame(f, name, ""))
 			return -ENOMEM;
 		(*n)++;
 	}
@@ -472,14 +442,15 @@ static int add_kernel(struct fold *f, const struct sample_key *key,
 	*n = 0;
 	if (key->flags & (SAMPLE_KSTACK_LOST | SAMPLE_KSTACK_ERR)) {
 		*n = 1;
-		return push_frame(f, key->flags & SAMPLE_KSTACK_LOST ?
+		return fold_push_frame(f, key->flags & SAMPLE_KSTACK_LOST ?
 				"[lost kernel stack]" : "[missed kernel stack]", suffix);
 	}
 	for (int i = st ? (int)st->nr - 1 : -1; i >= skip; i--) {
 		kernel_name(f, frame_addr(st, i), name, sizeof(name));
-		if (push_frame(f, name, suffix))
+		if (fold_push_frame(f, name, suffix))
 			return -ENOMEM;
-		f->at[f->nr_ids - 1] = (struct paddr_frame){ PADDR_KERNEL, frame_addr(st, i) };
+		f->at[f->nr_ids - 1] = (struct paddr_frame){ .map = PADDR_KERNEL,
+							     .addr = frame_addr(st, i) };
 		(*n)++;
 	}
 	return 0;
@@ -558,19 +529,19 @@ static int add_offcpu(struct fold *f, const struct sample_key *key,
 	char name[SMOLDER_COMM_LEN + 16];
 	int from, skip;
 
-	if (push_frame(f, key->flags & SAMPLE_OFFCPU_D ? "[off-cpu:D]" : "[off-cpu:S]", ""))
+	if (fold_push_frame(f, key->flags & SAMPLE_OFFCPU_D ? "[off-cpu:D]" : "[off-cpu:S]", ""))
 		return -ENOMEM;
 	(*n)++;
 	if (!f->o.wakers || !key->work)
 		return 0;
 	if (timer_wakeup(f, wst)) {
-		if (push_frame(f, "woken-by-timer", ""))
+		if (fold_push_frame(f, "woken-by-timer", ""))
 			return -ENOMEM;
 		(*n)++;
 		return 0;
 	}
 	from = waker_frame(f, key, wst, name, sizeof(name));
-	if (push_frame(f, name, ""))
+	if (fold_push_frame(f, name, ""))
 		return -ENOMEM;
 	(*n)++;
 	if (from < 0)
@@ -580,7 +551,7 @@ static int add_offcpu(struct fold *f, const struct sample_key *key,
 		char kname[NAME_MAX_LEN];
 
 		kernel_name(f, frame_addr(wst, i), kname, sizeof(kname));
-		if (push_frame(f, kname, f->o.annotate ? "_[k]" : ""))
+		if (fold_push_frame(f, kname, f->o.annotate ? "_[k]" : ""))
 			return -ENOMEM;
 		(*n)++;
 	}
@@ -650,6 +621,7 @@ int fold__add_stacks(struct fold *f, const struct sample_key *key, uint64_t coun
 		return -ENOMEM;
 	f->sorted = false;
 	f->nr_ids = 0;
+	f->nr_inlined = 0;
 	unsym_tally__end_sample(f->unsym, 0); /* one given up midway counts nothing */
 	if (add_head(f, key, &o.n_head, &o) || add_context(f, key, kst, &o.n_head, &idle))
 		return -ENOMEM;

@@ -35,11 +35,14 @@ struct fold_opts {
 	bool user, kernel;    /* which stacks to name */
 	bool delimiter;       /* "-" between user and kernel frames (-d) */
 	bool annotate;        /* "_[k]" after kernel frames, "_[j]" after JIT ones,
-			       * "_[py]" after Python ones (-a) */
+			       * "_[py]" after Python ones, "_[i]" after inlined
+			       * ones (-a) */
 	/* CPython frames in place of the interpreter loop (NULL: none), with
 	 * the line in their names (--python-lines) */
 	struct py_names *py;
 	bool python_lines;
+	/* the leaf user frame names its source line, from DWARF (--lines) */
+	bool source_lines;
 	bool module_names;    /* "func [module]" for module frames */
 	bool per_cpu;         /* "cpu_N" first */
 	enum proc_frame proc; /* the process frame */

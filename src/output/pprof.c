@@ -234,6 +234,9 @@ static int pw_site_ids(struct pprof_writer *w, uint32_t depth)
 	for (uint32_t i = 0; i < depth; i++) {
 		uint32_t l = locs[i];
 
+		/* inlined into by the next frame: one Location, the innermost's */
+		if (i + 1 < depth && w->addrs->locs[locs[i + 1]].outer == l + 1)
+			continue;
 		if (!w->loc_number[l]) {
 			w->loc_order[w->nr_locs] = l;
 			w->loc_number[l] = (uint32_t)++w->nr_locs;

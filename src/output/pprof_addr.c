@@ -138,23 +138,51 @@ void pw_addr_mappings(struct pprof_writer *w)
 		pw_kernel_mapping(w, id);
 }
 
-/* The Line {function, line} of source location l, its Function numbered
- * after the names' as first used. */
-static void pw_source_line(struct pprof_writer *w, const struct ploc *l)
+/* Appends Line {function, line (0: none)} to the Location in w->msg. */
+static void pw_line(struct pprof_writer *w, uint64_t function, uint32_t line)
 {
-	uint32_t src = ploc__source(l);
+	w->line.len = 0;
+	pb__uint(&w->line, LINE_FUNCTION_ID, function);
+	if (line)
+		pb__uint(&w->line, LINE_LINE, line);
+	pb__bytes(&w->msg, LOCATION_LINE, w->line.buf, w->line.len);
+}
 
+/* The Line {function, line} of source function src at line, its Function
+ * numbered after the names' as first used. */
+static void pw_source_line(struct pprof_writer *w, uint32_t src, uint32_t line)
+{
 	if (!w->src_number[src]) {
 		w->src_order[w->nr_srcs] = src;
 		w->src_number[src] = (uint32_t)++w->nr_srcs;
 	}
-	pb__uint(&w->line, LINE_FUNCTION_ID, w->used.nr + w->src_number[src]);
-	if (ploc__line(l))
-		pb__uint(&w->line, LINE_LINE, ploc__line(l));
+	pw_line(w, w->used.nr + w->src_number[src], line);
 }
 
-/* Location k + 1 {mapping, address, line: its name's Function}, or a
- * source location's {line: its function and line}. */
+/*
+ * The Lines of location l, innermost first as pprof orders them: its own,
+ * then those of the frames it was inlined into (ploc.outer).  Each names
+ * its source function where it has one (a Python frame's, a native
+ * frame's from DWARF), else its name's Function.
+ */
+static void pw_loc_lines(struct pprof_writer *w, const struct ploc *l)
+{
+	for (uint32_t k = 0; l && k <= PPROF_MAX_INLINE; k++) {
+		uint32_t src, line, number = w->used.number[l->name];
+
+		if (ploc__has_source(l, &src, &line))
+			pw_source_line(w, src, line);
+		else
+			pw_line(w, number, 0);
+		if (number) /* a kept site's stack is kept: always */
+			w->name_use[number - 1] |= l->map == PADDR_SOURCE ? NAME_BY_SOURCE :
+										NAME_BY_ADDR;
+		l = l->outer ? &w->addrs->locs[l->outer - 1] : NULL;
+	}
+}
+
+/* Location k + 1 {mapping, address, lines}; a source location's has no
+ * address. */
 int pw_addr_locations(struct pprof_writer *w)
 {
 	for (size_t k = 0; k < w->nr_locs; k++) {
@@ -166,22 +194,13 @@ int pw_addr_locations(struct pprof_writer *w)
 
 		if (l->map && l->map != PADDR_KERNEL && !source) /* a file offset */
 			addr += w->map_start[l->map - 1] - w->addrs->maps[l->map - 1].offset;
-
-		w->line.len = 0;
-		if (source)
-			pw_source_line(w, l);
-		else
-			pb__uint(&w->line, LINE_FUNCTION_ID, w->used.number[l->name]);
-		if (w->used.number[l->name]) /* a kept site's stack is kept: always */
-			w->name_use[w->used.number[l->name] - 1] |= source ? NAME_BY_SOURCE :
-									     NAME_BY_ADDR;
 		w->msg.len = 0;
 		pb__uint(&w->msg, LOCATION_ID, k + 1);
 		if (map)
 			pb__uint(&w->msg, LOCATION_MAPPING_ID, map);
 		if (addr)
 			pb__uint(&w->msg, LOCATION_ADDRESS, addr);
-		pb__bytes(&w->msg, LOCATION_LINE, w->line.buf, w->line.len);
+		pw_loc_lines(w, l);
 		pb__bytes(&w->top, PROFILE_LOCATION, w->msg.buf, w->msg.len);
 		if (w->msg.err || w->line.err || w->top.err)
 			return -ENOMEM;

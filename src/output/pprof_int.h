@@ -113,6 +113,8 @@ struct pprof_writer {
 /* Which Locations use a name's Function: one only source locations use is
  * not written (theirs are the source functions). */
 enum { NAME_BY_ADDR = 1, NAME_BY_SOURCE = 2 };
+/* The Lines of one Location at most (an inline chain, with its function). */
+#define PPROF_MAX_INLINE 64
 
 int pw_deflate(struct pprof_writer *w, int flush);
 void pw_mapping(struct pprof_writer *w, uint64_t id, int file, int build_id);

@@ -320,13 +320,15 @@ static struct frame_source *frame_sources(const struct profile *p, const struct 
 	for (size_t i = 0; i < a->nr_locs; i++) {
 		const struct ploc *l = &a->locs[i];
 		struct frame_source *x;
+		uint32_t src, line, src0, line0;
 
-		if (l->map != PADDR_SOURCE || !u->number[l->name])
+		if (!ploc__has_source(l, &src, &line) || !u->number[l->name])
 			continue;
 		x = &fs[u->number[l->name] - 1];
 		if (!x->loc)
 			*x = (struct frame_source){ .loc = (uint32_t)i + 1, .one_line = true };
-		else if (a->locs[x->loc - 1].addr != l->addr)
+		else if (ploc__has_source(&a->locs[x->loc - 1], &src0, &line0) &&
+			 (src0 != src || line0 != line))
 			x->one_line = false;
 	}
 	return fs;
@@ -335,10 +337,14 @@ static struct frame_source *frame_sources(const struct profile *p, const struct 
 /* ,"file":..,"line":.. of a frame named from source location x. */
 static void write_frame_source(FILE *f, const struct paddrs *a, const struct frame_source *x)
 {
-	const struct ploc *l = &a->locs[x->loc - 1];
-	const struct psource *src = &a->srcs[ploc__source(l)];
-	uint32_t len, line = x->one_line && ploc__line(l) ? ploc__line(l) : src->start_line;
-	const char *file = paddrs__src_str(a, src->file, &len);
+	uint32_t s = 0, at = 0, len, line;
+	const struct psource *src;
+	const char *file;
+
+	ploc__has_source(&a->locs[x->loc - 1], &s, &at);
+	src = &a->srcs[s];
+	line = x->one_line && at ? at : src->start_line;
+	file = paddrs__src_str(a, src->file, &len);
 
 	fputs(",\"file\":", f);
 	json_string(f, file, len);

@@ -152,7 +152,8 @@ static uint64_t src_hash(const struct paddrs *a, size_t i)
 	return src_key(a->srcs[i].func, a->srcs[i].file, a->srcs[i].start_line);
 }
 
-int paddrs__source(struct paddrs *a, const struct paddr_source *s, struct paddr_frame *out)
+/* The index of source function s in a->srcs, kept if new; -ENOMEM. */
+static long source_id(struct paddrs *a, const struct paddr_source *s)
 {
 	long func = src_str(a, s->func), file = func < 0 ? func : src_str(a, s->file);
 	struct psource key;
@@ -173,37 +174,60 @@ int paddrs__source(struct paddrs *a, const struct paddr_source *s, struct paddr_
 		a->srcs[a->nr_srcs] = key;
 		a->src_slots[j] = (uint32_t)++a->nr_srcs;
 	}
+	return (long)a->src_slots[j] - 1;
+}
+
+int paddrs__source(struct paddrs *a, const struct paddr_source *s, struct paddr_frame *out)
+{
+	long src = source_id(a, s);
+
+	if (src < 0)
+		return -ENOMEM;
 	*out = (struct paddr_frame){ .map = PADDR_SOURCE,
-				     .addr = paddr__source_addr(a->src_slots[j] - 1, s->line) };
+				     .addr = paddr__source_addr((uint32_t)src, s->line) };
 	return 0;
 }
 
-static uint64_t loc_key(uint32_t name, uint32_t map, uint64_t addr)
+int paddrs__line(struct paddrs *a, const struct paddr_source *s, struct paddr_frame *out)
 {
-	return hash__mix64(addr ^ hash__mix64(((uint64_t)name << 32) | map));
+	long src = source_id(a, s);
+
+	if (src < 0)
+		return -ENOMEM;
+	out->src = (uint32_t)src + 1;
+	out->line = s->line;
+	return 0;
+}
+
+static uint64_t loc_key(const struct ploc *l)
+{
+	return hash__mix64(l->addr ^ hash__mix64(((uint64_t)l->name << 32) | l->map) ^
+			   hash__mix64(((uint64_t)l->src << 32 | l->line) ^
+				       ((uint64_t)l->outer << 20)));
 }
 
 static uint64_t loc_hash(const struct paddrs *a, size_t i)
 {
-	return loc_key(a->locs[i].name, a->locs[i].map, a->locs[i].addr);
+	return loc_key(&a->locs[i]);
 }
 
-/* The id of location (name, map, addr), made if new; -ENOMEM. */
-static long loc_id(struct paddrs *a, uint32_t name, uint32_t map, uint64_t addr)
+/* The id of location *key, made if new; -ENOMEM. */
+static long loc_id(struct paddrs *a, const struct ploc *key)
 {
 	size_t j;
 
 	if (slots_room(&a->loc_slots, &a->nloc_slots, a->nr_locs, loc_hash, a) ||
 	    GROW(a->locs, a->cap_locs, a->nr_locs + 1, 1024))
 		return -ENOMEM;
-	j = loc_key(name, map, addr) & (a->nloc_slots - 1);
+	j = loc_key(key) & (a->nloc_slots - 1);
 	for (; a->loc_slots[j]; j = (j + 1) & (a->nloc_slots - 1)) {
 		const struct ploc *l = &a->locs[a->loc_slots[j] - 1];
 
-		if (l->name == name && l->map == map && l->addr == addr)
+		if (l->name == key->name && l->map == key->map && l->addr == key->addr &&
+		    l->src == key->src && l->line == key->line && l->outer == key->outer)
 			return a->loc_slots[j] - 1;
 	}
-	a->locs[a->nr_locs] = (struct ploc){ .name = name, .map = map, .addr = addr };
+	a->locs[a->nr_locs] = *key;
 	a->loc_slots[j] = (uint32_t)++a->nr_locs;
 	return (long)a->nr_locs - 1;
 }
@@ -236,7 +260,11 @@ int paddrs__add_sample(struct paddrs *a, uint32_t stack, const uint32_t *names,
 	if (GROW(a->site_locs, a->cap_site_locs, first + depth + 1, 4096))
 		return -ENOMEM;
 	for (uint32_t i = 0; i < depth; i++) {
-		long id = loc_id(a, names[i], frames[i].map, frames[i].addr);
+		const struct paddr_frame *fr = &frames[i];
+		struct ploc key = { .name = names[i], .map = fr->map, .addr = fr->addr,
+				    .src = fr->src, .line = fr->line,
+				    .outer = i && fr->inlined ? a->site_locs[first + i - 1] + 1 : 0 };
+		long id = loc_id(a, &key);
 
 		if (id < 0)
 			return -ENOMEM;

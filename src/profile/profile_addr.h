@@ -24,6 +24,7 @@
 #ifndef SMOLDER_PROFILE_ADDR_H
 #define SMOLDER_PROFILE_ADDR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "profile/strtab.h"
@@ -43,12 +44,21 @@ struct pmapping {
 	char *build_id;        /* GNU build id in hex, "" when none */
 };
 
-/* A frame's name at an address: map is a mapping's index + 1 (addr is a
+/*
+ * A frame's name at an address: map is a mapping's index + 1 (addr is a
  * file offset), PADDR_KERNEL (addr is the kernel's), PADDR_SOURCE (addr is
- * a function of a->srcs and a line), or 0 (no file: addr is 0). */
+ * a function of a->srcs and a line), or 0 (no file: addr is 0).  A native
+ * frame named from its file's DWARF also has a source: src (a function of
+ * a->srcs + 1; 0 none) and line.  A function inlined at an address is a
+ * frame of its own at that address, its outer the location (+ 1) of the
+ * frame it was inlined into (0: not inlined): pprof makes the chain one
+ * Location with a Line each.
+ */
 struct ploc {
 	uint32_t name, map;
 	uint64_t addr;
+	uint32_t src, line;
+	uint32_t outer;
 };
 
 /* count samples of profile stack `stack` at locations locs[first ..
@@ -102,6 +112,8 @@ struct paddr_frame {
 	uint32_t map;  /* paddrs__mapping's, PADDR_KERNEL, PADDR_SOURCE, or 0 */
 	uint64_t addr; /* the file offset (map is a file), the kernel address,
 			* paddrs__source's, or 0 */
+	uint32_t src, line; /* a native frame's DWARF source (paddrs__line) */
+	bool inlined;  /* inlined into the frame before it, at the same address */
 };
 
 /* A frame's source location (a CPython frame's), for paddrs__source. */
@@ -122,6 +134,12 @@ long paddrs__mapping(struct paddrs *a, const struct paddr_file *f);
  * named from s.  0, or -ENOMEM.
  */
 int paddrs__source(struct paddrs *a, const struct paddr_source *s, struct paddr_frame *out);
+/*
+ * Gives native frame *out (at an address already) the source location s:
+ * its function (kept if new) and line, from its file's DWARF.  0, or
+ * -ENOMEM.
+ */
+int paddrs__line(struct paddrs *a, const struct paddr_source *s, struct paddr_frame *out);
 /*
  * Adds count samples of profile stack `stack` whose frames are names[0 ..
  * depth) at frames[0 .. depth); 0, or -ENOMEM.
@@ -145,6 +163,22 @@ static inline uint32_t ploc__source(const struct ploc *l)
 static inline uint32_t ploc__line(const struct ploc *l)
 {
 	return (uint32_t)l->addr;
+}
+
+/* Whether l has a source location (a Python frame's, or a native frame's
+ * from DWARF): its function (an index of a->srcs) and line. */
+static inline bool ploc__has_source(const struct ploc *l, uint32_t *src, uint32_t *line)
+{
+	if (l->map == PADDR_SOURCE) {
+		*src = ploc__source(l);
+		*line = ploc__line(l);
+		return true;
+	}
+	if (!l->src)
+		return false;
+	*src = l->src - 1;
+	*line = l->line;
+	return true;
 }
 
 /* Source string i (a function's name or file) and its length. */

@@ -168,6 +168,7 @@ int sampler__open(struct sampler *s, const struct sampler_opts *opts)
 	/* unwind tables as soon as maps are read */
 	usyms__set_maps_hook(s->us, on_maps, s);
 	usyms__set_demangle(s->us, opts->demangle);
+	usyms__set_inline(s->us, opts->inline_frames);
 	usyms__set_func_reader(s->us, unwind_funcs__reader);
 	settle(s);
 	if (capture__start(s->cap)) {

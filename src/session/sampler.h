@@ -32,6 +32,7 @@ struct sampler_opts {
 	/* What to sample and how; the sampler sets on_image and arg. */
 	struct capture_opts capture;
 	bool demangle; /* C++ and Rust names as written in the source */
+	bool inline_frames; /* inlined functions as frames, from DWARF */
 	/* capture.python_frames: CPython frames, named by the sampler's py */
 };
 

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "symbols/demangle.h"
+#include "files/dwarf_names.h"
 #include "files/elf_syms.h"
 #include "files/func_ranges.h"
 #include "lib/hash.h"
@@ -83,6 +84,9 @@ struct symfile {
 	struct demangled *dm;
 	size_t dm_nr, dm_cap;
 	struct name_block *dm_names;
+	/* its DWARF, read when a frame of it is first named (symcache__chain) */
+	struct dwarf_names *dw;
+	enum { DW_UNREAD, DW_READ, DW_NONE } dw_state;
 };
 
 struct symcache {
@@ -90,7 +94,9 @@ struct symcache {
 	struct symfile no_file; /* for mappings whose file would not open */
 	func_ranges_reader read_funcs; /* NULL: frames keep their exact offsets */
 	bool demangle;
+	bool inline_frames;
 	uint64_t too_big, late;
+	uint64_t dw_read, dw_none, dw_too_big, dw_failed;
 };
 
 static void symfile_free(struct filecache_ent *e, void *arg)
@@ -106,6 +112,7 @@ static void symfile_free(struct filecache_ent *e, void *arg)
 	free(f->dm);
 	elf_syms__free(f->es);
 	func_ranges__free(f->funcs);
+	dwarf_names__free(f->dw);
 	free(f);
 }
 
@@ -139,6 +146,11 @@ void symcache__set_func_reader(struct symcache *sc, func_ranges_reader fn)
 void symcache__set_demangle(struct symcache *sc, bool on)
 {
 	sc->demangle = on;
+}
+
+void symcache__set_inline(struct symcache *sc, bool on)
+{
+	sc->inline_frames = on;
 }
 
 void symcache__hold(struct symcache *sc, struct symfile *f)
@@ -247,6 +259,46 @@ static void read_build_id(struct symfile *f, int fd)
 		snprintf(f->build_id + 2 * i, 3, "%02x", id[i]);
 }
 
+/*
+ * Opens f's DWARF from fd (pid's mapping m: debug files are looked up in
+ * its root) within rd's time and the bytes it allows, whatever is left of
+ * them after its symbols; once, whatever the outcome.  A file its owner
+ * could have crafted (not root's) is held to the budget in all its debug
+ * sections (dwarf_names.h).
+ */
+static void read_dwarf(struct symcache *sc, struct symfile *f, int fd, const struct stat *st,
+		       pid_t pid, const struct proc_map *m, const struct symcache_read *rd)
+{
+	struct budget b = rd->budget ? *rd->budget : (struct budget){ 0 };
+	const char *name = m->path ? m->path : "?";
+	size_t allowed = rd->allowance(rd->arg);
+	char root[64];
+
+	f->dw_state = DW_NONE;
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	b.max_bytes = allowed < SYMCACHE_FILE_BUDGET ? allowed : SYMCACHE_FILE_BUDGET;
+	errno = E2BIG;
+	f->dw = b.max_bytes ? dwarf_names__open(fd, root, m->deleted ? NULL : m->path,
+						st->st_uid != 0, &b) : NULL;
+	if (f->dw) {
+		f->dw_state = DW_READ;
+		sc->dw_read++;
+		return;
+	}
+	if (errno == ENODATA || errno == ENOMSG) {
+		sc->dw_none++;
+		debug("no inline frames for %s (pid %d): %s", name, (int)pid,
+		      dwarf_names__strerror(errno));
+		return;
+	}
+	if (errno == E2BIG)
+		sc->dw_too_big++;
+	else
+		sc->dw_failed++;
+	info("inline frames of %s (pid %d) not read: %s; its frames keep their symbol names",
+	     name, (int)pid, dwarf_names__strerror(errno));
+}
+
 static struct symfile *file_get(struct symcache *sc, const struct stat *st, int fd,
 				pid_t pid, const struct proc_map *m,
 				const struct symcache_read *rd)
@@ -259,14 +311,17 @@ static struct symfile *file_get(struct symcache *sc, const struct stat *st, int 
 	if (f) {
 		/* given up in an earlier budget: once more in this one (held,
 		 * so that making room cannot free it) */
-		size_t had = func_ranges__bytes(f->funcs); /* replaced by the read */
+		/* replaced by the read */
+		size_t had = func_ranges__bytes(f->funcs) + dwarf_names__bytes(f->dw);
 
 		filecache__hold(&f->ent);
 		read_table(sc, f, fd, pid, m, rd);
+		if (f->es && sc->inline_frames && f->dw_state == DW_UNREAD)
+			read_dwarf(sc, f, fd, st, pid, m, rd);
 		filecache__release(&f->ent);
 		/* modulo 2^64: the charge is what the entry grew by, maybe less than had */
 		filecache__charge(sc->files, &f->ent, elf_syms__bytes(f->es) +
-				  func_ranges__bytes(f->funcs) - had);
+				  func_ranges__bytes(f->funcs) + dwarf_names__bytes(f->dw) - had);
 		return f;
 	}
 	f = calloc(1, sizeof(*f));
@@ -275,7 +330,10 @@ static struct symfile *file_get(struct symcache *sc, const struct stat *st, int 
 	f->ent.id = id;
 	read_build_id(f, fd);
 	read_table(sc, f, fd, pid, m, rd);
-	f->ent.bytes = sizeof(*f) + elf_syms__bytes(f->es) + func_ranges__bytes(f->funcs);
+	if (f->es && sc->inline_frames)
+		read_dwarf(sc, f, fd, st, pid, m, rd);
+	f->ent.bytes = sizeof(*f) + elf_syms__bytes(f->es) + func_ranges__bytes(f->funcs) +
+		       dwarf_names__bytes(f->dw);
 	filecache__add(sc->files, &f->ent);
 	return f;
 }
@@ -392,6 +450,26 @@ const char *symcache__build_id(const struct symfile *f)
 	return f->build_id;
 }
 
+int symcache__chain(struct symcache *sc, struct symfile *f, const struct symcache_read *rd,
+		    uint64_t vaddr, struct dwarf_chain *out)
+{
+	size_t had;
+	int e;
+
+	out->n = 0;
+	if (!sc->inline_frames || f == &sc->no_file)
+		return -ENOENT;
+	if (!f->dw)
+		return -ENOENT;
+	had = dwarf_names__bytes(f->dw);
+	e = dwarf_names__chain(f->dw, vaddr, rd->budget, out);
+	filecache__charge(sc->files, &f->ent, dwarf_names__bytes(f->dw) - had);
+	for (uint32_t i = 0; i < out->n; i++)
+		if (out->f[i].func)
+			out->f[i].func = demangled(sc, f, out->f[i].func);
+	return e;
+}
+
 void symcache__trim(struct symcache *sc, const struct filecache_trim *t)
 {
 	filecache__trim(sc->files, t);
@@ -403,6 +481,10 @@ void symcache__stats(const struct symcache *sc, struct symcache_stats *out)
 	out->files.table_bytes += sizeof(*sc);
 	out->too_big = sc->too_big;
 	out->late = sc->late;
+	out->dw_read = sc->dw_read;
+	out->dw_none = sc->dw_none;
+	out->dw_too_big = sc->dw_too_big;
+	out->dw_failed = sc->dw_failed;
 }
 
 size_t symcache__bytes(const struct symcache *sc)

@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include "lib/budget.h"
+#include "files/dwarf_names.h"
 #include "files/filecache.h"
 #include "files/func_ranges.h"
 
@@ -67,6 +68,17 @@ const char *symcache__name(struct symcache *sc, struct symfile *f, uint64_t off,
  * function's samples merge.  False when no FDE covers off.
  */
 bool symcache__func_start(const struct symfile *f, uint64_t off, uint64_t *start);
+/* Name frames by their inline chains from the files' DWARF (off by default). */
+void symcache__set_inline(struct symcache *sc, bool on);
+/*
+ * The inline chain at ELF virtual address vaddr of f, from its DWARF (found
+ * and mapped when its symbols were read; indexed when first asked, within
+ * rd's time), its function names demangled if asked; strings valid while
+ * f is.  0, or -ENOENT (no DWARF, or none covers vaddr), -ETIMEDOUT,
+ * -ENOMEM; out->n 0 then.
+ */
+int symcache__chain(struct symcache *sc, struct symfile *f, const struct symcache_read *rd,
+		    uint64_t vaddr, struct dwarf_chain *out);
 /* f's GNU build id in hex, "" when it has none (or its file would not open). */
 const char *symcache__build_id(const struct symfile *f);
 /* Frees tables no mapping holds, with t's others, oldest first (filecache.h). */
@@ -76,6 +88,9 @@ struct symcache_stats {
 	struct filecache_stats files;
 	uint64_t too_big; /* tables over the file budget: named by offset */
 	uint64_t late;    /* reads given up for time or room */
+	/* DWARF, for inline frames: files read, without any (or only
+	 * MiniDebugInfo), over the budget, failed (time, libdw) */
+	uint64_t dw_read, dw_none, dw_too_big, dw_failed;
 };
 void symcache__stats(const struct symcache *sc, struct symcache_stats *out);
 /* Bytes of the tables and their demangled names. */

@@ -378,7 +378,7 @@ static struct symfile *slot_file(struct usyms *u, struct pid_ent *e, size_t i)
 	return *slot;
 }
 
-static size_t put(char *buf, size_t len, const char *fmt, ...)
+size_t usyms_put(char *buf, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -407,6 +407,24 @@ void usyms__set_demangle(struct usyms *u, bool on)
 	symcache__set_demangle(u->syms, on);
 }
 
+void usyms__set_inline(struct usyms *u, bool on)
+{
+	u->inline_frames = on;
+	symcache__set_inline(u->syms, on);
+}
+
+/* The inline chain of named frame fr in f (fr->chain; left NULL when none). */
+static void name_chain(struct usyms *u, struct symfile *f, struct usyms_frame *fr)
+{
+	struct symcache_read rd = { .budget = u->budget, .phase = u->phase,
+				    .allowance = allowance_cb, .arg = u };
+
+	if (!u->inline_frames || fr->vaddr == UINT64_MAX)
+		return;
+	if (!symcache__chain(u->syms, f, &rd, fr->vaddr, &u->chain) && u->chain.n)
+		fr->chain = &u->chain;
+}
+
 void usyms__set_func_reader(struct usyms *u, func_ranges_reader fn)
 {
 	symcache__set_func_reader(u->syms, fn);
@@ -427,46 +445,13 @@ static size_t name_file(struct usyms *u, struct pid_ent *e,
 				     .vaddr = vaddr, .unsymbolized = !name };
 
 	if (name) {
+		name_chain(u, f, out);
 		/* "memcpy@@GLIBC_2.14" names the same function as "memcpy" */
-		return put(buf, len, "%.*s", (int)strcspn(name, "@"), name);
+		return usyms_put(buf, len, "%.*s", (int)strcspn(name, "@"), name);
 	}
 	symcache__func_start(f, off, &off); /* its instructions make one frame */
-	return put(buf, len, "[%s+0x%" PRIx64 "]",
+	return usyms_put(buf, len, "[%s+0x%" PRIx64 "]",
 		   m->path ? base_name(m->path) : "unknown", off);
-}
-
-/* Our own vDSO: the kernel maps the same image into every native process. */
-static void load_vdso(struct usyms *u)
-{
-	unsigned long base = getauxval(AT_SYSINFO_EHDR);
-	const struct proc_map *m;
-	struct proc_maps *pm;
-
-	u->vdso_tried = true;
-	if (!base || !(pm = proc_maps__load(getpid())))
-		return;
-	m = proc_maps__find(pm, base);
-	if (m && m->kind == PROC_MAP_VDSO && m->start == base) {
-		u->vdso_size = m->end - m->start;
-		u->vdso = elf_syms__open_mem((const void *)base, u->vdso_size);
-	}
-	proc_maps__free(pm);
-}
-
-static size_t name_vdso(struct usyms *u, const struct proc_map *m,
-			uint64_t addr, char *buf, size_t len)
-{
-	uint64_t off = addr - m->start;
-	const char *name = NULL;
-
-	if (!u->vdso_tried)
-		load_vdso(u);
-	/* A different size means another image (a 32-bit process's). */
-	if (u->vdso && m->end - m->start == u->vdso_size)
-		name = elf_syms__map_offset(u->vdso, off, NULL, NULL);
-	if (name)
-		return put(buf, len, "%s", name);
-	return put(buf, len, "[vdso+0x%" PRIx64 "]", off);
 }
 
 static size_t name_anon(struct usyms *u, struct pid_ent *e, const struct proc_map *m,
@@ -480,11 +465,11 @@ static size_t name_anon(struct usyms *u, struct pid_ent *e, const struct proc_ma
 	name = usyms_jit_name(e, addr);
 	if (name) {
 		*jit = true;
-		return put(buf, len, "%s", name);
+		return usyms_put(buf, len, "%s", name);
 	}
 	if (m->kind == PROC_MAP_HEAP)
-		return put(buf, len, "[heap]");
-	return put(buf, len, "[anon]");
+		return usyms_put(buf, len, "[heap]");
+	return usyms_put(buf, len, "[anon]");
 }
 
 /* Re-reads e may make now: a token bucket refilled one per interval. */
@@ -655,17 +640,17 @@ size_t usyms__name_frame(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr
 	}
 	if (!m) {
 		out->miss = miss_of(e);
-		return put(buf, len, "[unknown]");
+		return usyms_put(buf, len, "[unknown]");
 	}
 	switch (m->kind) {
 	case PROC_MAP_FILE:
 		return name_file(u, e, m, addr, buf, len, out);
 	case PROC_MAP_VDSO:
-		return name_vdso(u, m, addr, buf, len);
+		return usyms_vdso_name(u, m, addr, buf, len);
 	case PROC_MAP_STACK:
-		return put(buf, len, "[stack]");
+		return usyms_put(buf, len, "[stack]");
 	case PROC_MAP_SPECIAL:
-		return put(buf, len, "%s", m->path ? m->path : "[unknown]");
+		return usyms_put(buf, len, "%s", m->path ? m->path : "[unknown]");
 	case PROC_MAP_HEAP:
 	case PROC_MAP_ANON:
 	default:

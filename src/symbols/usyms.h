@@ -140,6 +140,10 @@ struct usyms_frame {
 	/* Named "[file+0x...]": no symbol covers it (the offset is its
 	 * function's start when an FDE covers it, else off). */
 	bool unsymbolized;
+	/* With inline frames, the functions at addr from its file's DWARF,
+	 * outermost (the one named) first; NULL when none.  Valid until the
+	 * next usyms call. */
+	const struct dwarf_chain *chain;
 };
 
 /* usyms__name, telling why a frame is "[unknown]". */
@@ -149,6 +153,9 @@ size_t usyms__name_frame(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr
 const char *usyms__miss_name(enum usyms_miss m);
 /* How stripped code is named by its function's start (symcache.h). */
 void usyms__set_func_reader(struct usyms *u, func_ranges_reader fn);
+/* Name frames' inline chains from their files' DWARF (usyms_frame.chain;
+ * off by default, smolder turns it on unless --no-inline). */
+void usyms__set_inline(struct usyms *u, bool on);
 /* Demangle C++ and Rust names (off by default; smolder turns it on). */
 void usyms__set_demangle(struct usyms *u, bool on);
 /* Drops what is cached for pid (all its images), keeping shared symbol tables. */

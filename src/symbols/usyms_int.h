@@ -64,7 +64,16 @@ struct usyms {
 	size_t memory_max;           /* for the tables' bytes + jit_bytes */
 	uint64_t jit_cut;
 	double maps_read_s;          /* of the last preload */
+	bool inline_frames;
+	struct dwarf_chain chain;    /* the last frame's (usyms_frame.chain) */
 };
+
+/* snprintf into buf that returns what it wrote (at most len - 1). */
+size_t usyms_put(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* usyms_vdso.c: the name of the vDSO frame at addr of mapping m. */
+size_t usyms_vdso_name(struct usyms *u, const struct proc_map *m, uint64_t addr, char *buf,
+		       size_t len);
 
 /*
  * usyms_jit.c, which usyms.c calls and which calls nothing of usyms.c's.
