@@ -39,8 +39,10 @@ what is wrong with its input):
       samples, sorted, one a line: what two captures of one program built
       two ways (with its DWARF, and stripped with a debug file) must share.
   functions RAW SRC
-      Every pprof function of outer and the chains: its file must be SRC
-      (the DWARF's path) and its start line the line of its definition.
+      Every pprof function of outer and the chains: its file must be SRC,
+      by an absolute path (as addr2line prints it: a relative one is found
+      only from the directory the program was built in), and its start
+      line the line of its definition.
       functions=N ok=N bad=NAME:FILE:START,...
 """
 import json
@@ -320,7 +322,8 @@ def functions(argv):
             if m and (m.group(1) in FUNCS or m.group(1) == "outer"):
                 starts[m.group(1)] = (m.group(2), int(m.group(3)))
     for name, (path, start) in sorted(starts.items()):
-        ok = os.path.exists(path) and os.path.samefile(path, src) and start == decl.get(name)
+        ok = (os.path.isabs(path) and os.path.exists(path) and os.path.samefile(path, src) and
+              start == decl.get(name))
         if not ok:
             bad.append("%s:%s:%d(want %s)" % (name, path, start, decl.get(name)))
     print("functions=%d ok=%d bad=%s" % (len(starts), len(starts) - len(bad), ",".join(bad) or "-"))
