@@ -5,7 +5,9 @@
 # 3) in an order that rotates; figures are medians (range beside them):
 #
 #   1. build/workloads/inline_split (gcc -O2 -g: three inline chains in one
-#      function; its libc's DWARF is libc6-dbg's when installed), a 10 s
+#      function; its libc's DWARF is libc6-dbg's when installed; a second
+#      row runs it in a mount namespace whose /usr/lib/debug is an empty
+#      tmpfs, so that libc has no DWARF and the row is its own), a 10 s
 #      capture (SECONDS_PER_RUN) at 999 Hz of it alone (-p): the "named and
 #      written in" time (-v), smolder's CPU time and peak RSS
 #      (/usr/bin/time).  Then the naming alone, without sampling: one
@@ -22,11 +24,12 @@
 #   3. perf on the same workloads: `perf record --call-graph dwarf -F 999`
 #      for the same 10 s, then the wall time of `perf script --inline` and
 #      of `perf script --no-inline`, against smolder's naming of its 10 s
-#      capture: "we name faster" is the ratio.  DWARF call graphs, not -g:
-#      on code without frame pointers perf's -g chain is the leaf alone,
-#      and perf script --inline then prints no inline frame at all; its
-#      times include unwinding each sample's copied stack, which the
-#      --no-inline time shows apart.
+#      capture (and of its replay, which names everything: a capture's
+#      naming stops at its half second): "we name faster" is the ratio.
+#      DWARF call graphs, not -g: on code without frame pointers perf's -g
+#      chain is the leaf alone, and perf script --inline then prints no
+#      inline frame at all; its times include unwinding each sample's
+#      copied stack, which the --no-inline time shows apart.
 # smolder captures with -U: kernel frames are not what inline frames change,
 # and reading /proc/kallsyms (~0.3 s here) would hide the naming measured.
 # SMOLDER=PATH measures another build; PARTS=12 leaves part 3 out.
@@ -112,12 +115,12 @@ measure() {
 			"(replayed $(ratio "$(median ${RMS[inline]})" "$(median ${RMS[no-inline]})")x; target <= 2)," \
 			"peak RSS +$((($(median ${RSS[inline]}) - $(median ${RSS[no-inline]})) / 1024)) MiB" \
 			"(replayed +$((($(median ${RRSS[inline]}) - $(median ${RRSS[no-inline]})) / 1024)) MiB; target <= 16)"
-		[ -n "${3:-}" ] && echo "$name: $(leaf_share "$TMP/$name-inline.folded" "$3" "$4")% of its samples in $4 end in an inlined helper ($3) with inline frames, $(leaf_share "$TMP/$name-no-inline.folded" "$3" "$4")% with --no-inline"
+		[ -n "${3:-}" ] && echo "$name: $(leaf_share "$TMP/$name-inline.folded" "$3" "$4")% of its samples in $4 end in an inlined helper ($3) in a capture, $(leaf_share "$TMP/$name-replay-inline.folded" "$3" "$4")% replayed, $(leaf_share "$TMP/$name-no-inline.folded" "$3" "$4")% with --no-inline"
 	} >>"$TMP/summary"
 	# shellcheck disable=SC2086
-	NAMED_MS[$name]=$(median ${MS[inline]})
+	NAMED_MS[$name]=$(median ${MS[inline]}) REPLAY_MS[$name]=$(median ${RMS[inline]})
 }
-declare -A NAMED_MS PERF
+declare -A NAMED_MS REPLAY_MS PERF
 # leaf_share FOLDED LEAF_RE FRAME_RE: % of the samples with a frame matching
 # FRAME_RE whose leaf matches LEAF_RE.
 leaf_share() {
@@ -224,6 +227,12 @@ if [[ $PARTS == *1* ]]; then
 	measure inline_split "$WL_PID" '_leaf$' '(^|;)outer(;| )'
 	[[ $PARTS == *3* ]] && PERF[inline_split]=$(perf_names inline_split "$WL_PID")
 	stop_workload
+	# unshare execs sh, which execs the workload: one pid throughout
+	# shellcheck disable=SC2016 # expanded by that sh
+	start_workload unshare -m --propagation private sh -c \
+		'mount -t tmpfs smolder-bench /usr/lib/debug && exec "$0" 3600' "$INLINE_SPLIT"
+	measure inline_split-no-libc-dwarf "$WL_PID" '_leaf$' '(^|;)outer(;| )'
+	stop_workload
 fi
 if [[ $PARTS == *2* ]]; then
 	mkdir -p "$TMP/big"
@@ -242,12 +251,13 @@ cat "$TMP/summary"
 [[ $PARTS == *2* ]] && echo "bigmain's library: $BIG_LINES lines of C in $BIG_UNITS units, $((BIG_UNITS * BIG_FUNCS)) functions, libbig.so $(($(stat -c %s "$TMP/big/libbig.so") / 1024)) KiB with its DWARF"
 if [[ $PARTS == *3* ]]; then
 	echo
-	echo "| workload | perf samples | perf script --inline s | perf script --no-inline s | smolder named ms | perf --inline / smolder |"
+	echo "| workload | perf samples | perf script --inline s | perf script --no-inline s | smolder named ms (capture, replayed) | perf --inline / smolder (capture, replayed) |"
 	echo "| --- | ---: | ---: | ---: | ---: | ---: |"
 	for w in inline_split bigmain; do
 		[ -n "${PERF[$w]:-}" ] || continue
 		read -r ps pin pno <<<"${PERF[$w]}"
-		printf '| %s | %s | %s | %s | %s | %sx |\n' "$w" "$ps" "$pin" "$pno" "${NAMED_MS[$w]}" \
-			"$(ratio "$(awk -v s="$pin" 'BEGIN { print s * 1000 }')" "${NAMED_MS[$w]}")"
+		printf '| %s | %s | %s | %s | %s, %s | %sx, %sx |\n' "$w" "$ps" "$pin" "$pno" "${NAMED_MS[$w]}" \
+			"${REPLAY_MS[$w]}" "$(ratio "$(awk -v s="$pin" 'BEGIN { print s * 1000 }')" "${NAMED_MS[$w]}")" \
+			"$(ratio "$(awk -v s="$pin" 'BEGIN { print s * 1000 }')" "${REPLAY_MS[$w]}")"
 	done
 fi
