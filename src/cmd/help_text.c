@@ -288,10 +288,10 @@ static const struct help_option render_options[] = {
 	{ .long_name = "--colors", .arg = "PALETTE",
 	  .text = "hot (default), mem, io, kernel (user warm,\n"
 		"kernel _[k] frames and those after \"-\" blue,\n"
-		"JIT _[j] green, Python _[py] aqua, \"-\" grey;\n"
-		"alias java), red, green, blue, aqua, yellow,\n"
-		"purple, orange.  Colors follow the name: equal\n"
-		"in every graph" },
+		"JIT _[j] green, Python _[py] aqua, inlined _[i]\n"
+		"yellow, \"-\" grey; alias java), red, green,\n"
+		"blue, aqua, yellow, purple, orange.  Colors\n"
+		"follow the name: equal in every graph" },
 	{ .long_name = "--countname", .arg = "NAME",
 	  .text = "what counts are (default \"samples\")" },
 	{ .long_name = "--inverted",

@@ -203,7 +203,10 @@ static int native_frame(struct fold *f, const struct sample_key *key,
 				  sizeof(name), &fr);
 	if (fr.miss != USYMS_NAMED)
 		*miss = fr.miss;
-	unsym_tally__frame(f->unsym, &fr);
+	/* the leaf: where the time went (a stripped libc's start-up frames
+	 * sit under every stack of every process, named or not) */
+	if (i == 0)
+		unsym_tally__frame(f->unsym, &fr);
 	frame_name__sanitize(name);
 	if (fold_push_frame(f, name, fr.jit && f->o.annotate ? "_[j]" : "") || user_frame_at(f, &fr))
 		return -ENOMEM;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Which files' code ran without symbols: the samples that have a frame
- * named "[file+0x...]" (no symbol covers it), in all and by file, so that
+ * Which files' code ran without symbols: the samples whose leaf user frame
+ * is named "[file+0x...]" (no symbol covers it), in all and by file, so that
  * the end of a capture can say how to get names for the few files that
  * matter (finish.c).  A fold tallies its samples here as it names them.
  *

@@ -293,6 +293,8 @@ static int open_frame(struct builder *b, uint32_t id)
 		o->flags |= FLAME_JIT;
 	if (ends_with(name, len, "_[py]"))
 		o->flags |= FLAME_PYTHON;
+	if (ends_with(name, len, "_[i]"))
+		o->flags |= FLAME_INLINE;
 	if (is_wait_marker(name, len) || (!b->f->reverse && (pflags & FLAME_WAITING)))
 		o->flags |= FLAME_WAITING;
 	if (len == 1 && name[0] == '-')

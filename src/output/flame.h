@@ -34,6 +34,7 @@ enum flame_flags {
 	FLAME_PYTHON = 16, /* name ends in "_[py]" */
 	FLAME_WAITING = 32, /* an off-CPU wait: "[off-cpu:...]" and, not with
 			       reverse, the frames above it (the waker's) */
+	FLAME_INLINE = 64, /* name ends in "_[i]": an inlined function */
 };
 
 struct flame_frame {

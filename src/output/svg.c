@@ -309,7 +309,8 @@ static void pal_color(const struct palette *pal, const struct flame_frame *fr, i
 }
 
 /* "kernel": user frames warm, kernel ones blue (as `smolder flamegraph
- * --help` says; far from the warm hues), JIT green, Python aqua, "-" grey. */
+ * --help` says; far from the warm hues), JIT green, Python aqua, inlined
+ * yellow, "-" grey. */
 static void kernel_color(const struct flame_frame *fr, int rgb[3])
 {
 	if (fr->flags & FLAME_DELIM) {
@@ -320,6 +321,8 @@ static void kernel_color(const struct flame_frame *fr, int rgb[3])
 		pal_color(&palettes[PAL_GREEN], fr, rgb);
 	else if (fr->flags & FLAME_PYTHON)
 		pal_color(&palettes[PAL_AQUA], fr, rgb);
+	else if (fr->flags & FLAME_INLINE)
+		pal_color(&palettes[PAL_YELLOW], fr, rgb);
 	else if (fr->flags & FLAME_KERNEL)
 		pal_color(&palettes[PAL_BLUE], fr, rgb);
 	else
@@ -402,8 +405,8 @@ static void write_title(const struct svg *g, const struct flame_frame *fr)
 	ob_str(g->out, ")");
 }
 
-/* The name as drawn: the "kernel" palette says "_[k]", "_[j]" and "_[py]"
- * by colour. */
+/* The name as drawn: the "kernel" palette says "_[k]", "_[j]", "_[i]" and
+ * "_[py]" by colour. */
 static size_t label_len(const struct svg *g, const struct flame_frame *fr)
 {
 	size_t n = fr->len;
@@ -411,7 +414,8 @@ static size_t label_len(const struct svg *g, const struct flame_frame *fr)
 	if (!g->pal && (fr->flags & FLAME_PYTHON))
 		return n - 5;
 	if (!g->pal && n >= 4 && !memcmp(fr->name + n - 4, "_[", 2) &&
-	    (fr->name[n - 2] == 'k' || fr->name[n - 2] == 'j') && fr->name[n - 1] == ']')
+	    (fr->name[n - 2] == 'k' || fr->name[n - 2] == 'j' || fr->name[n - 2] == 'i') &&
+	    fr->name[n - 1] == ']')
 		n -= 4;
 	return n;
 }

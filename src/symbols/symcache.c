@@ -96,7 +96,7 @@ struct symcache {
 	bool demangle;
 	bool inline_frames;
 	uint64_t too_big, late;
-	uint64_t dw_read, dw_none, dw_too_big, dw_failed;
+	uint64_t dw_read, dw_none, dw_mini, dw_too_big, dw_failed;
 };
 
 static void symfile_free(struct filecache_ent *e, void *arg)
@@ -287,6 +287,7 @@ static void read_dwarf(struct symcache *sc, struct symfile *f, int fd, const str
 	}
 	if (errno == ENODATA || errno == ENOMSG) {
 		sc->dw_none++;
+		sc->dw_mini += errno == ENOMSG;
 		debug("no inline frames for %s (pid %d): %s", name, (int)pid,
 		      dwarf_names__strerror(errno));
 		return;
@@ -483,6 +484,7 @@ void symcache__stats(const struct symcache *sc, struct symcache_stats *out)
 	out->late = sc->late;
 	out->dw_read = sc->dw_read;
 	out->dw_none = sc->dw_none;
+	out->dw_mini = sc->dw_mini;
 	out->dw_too_big = sc->dw_too_big;
 	out->dw_failed = sc->dw_failed;
 }

@@ -91,6 +91,7 @@ struct symcache_stats {
 	/* DWARF, for inline frames: files read, without any (or only
 	 * MiniDebugInfo), over the budget, failed (time, libdw) */
 	uint64_t dw_read, dw_none, dw_too_big, dw_failed;
+	uint64_t dw_mini; /* of dw_none, those with only MiniDebugInfo */
 };
 void symcache__stats(const struct symcache *sc, struct symcache_stats *out);
 /* Bytes of the tables and their demangled names. */

@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -762,6 +761,11 @@ void usyms__stats(const struct usyms *u, struct usyms_stats *out)
 	out->jit_maps_evicted = u->jit_evicted;
 	out->files_too_big = ss.too_big;
 	out->files_late = ss.late;
+	out->dwarf_files = ss.dw_read;
+	out->dwarf_none = ss.dw_none;
+	out->dwarf_mini = ss.dw_mini;
+	out->dwarf_too_big = ss.dw_too_big;
+	out->dwarf_failed = ss.dw_failed;
 	out->jit_maps_cut = u->jit_cut;
 }
 

@@ -202,6 +202,9 @@ struct usyms_stats {
 	uint64_t files_too_big;   /* files left without symbols for their size */
 	uint64_t files_late;      /* reads given up for time (tried again later) */
 	uint64_t jit_maps_cut;    /* perf maps read only in part for their size */
+	/* inline frames: files with DWARF, without, over the budget, failed */
+	uint64_t dwarf_files, dwarf_none, dwarf_too_big, dwarf_failed;
+	uint64_t dwarf_mini; /* of dwarf_none: only MiniDebugInfo (no DWARF in it) */
 };
 
 /* Sizes for a status line; cheap enough to call every interval. */
