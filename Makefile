@@ -62,7 +62,7 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all clean deps deps-build deps-check check check-build test demo bench bench-flamegraph bench-soak bench-serve bench-kcontext bench-unwind bench-unwind-cost bench-python bench-hostile bench-oneshot bench-offcpu deps-bench unit workloads tools test-kernels fuzzers fuzz
+.PHONY: all clean deps deps-build deps-check check check-build test demo bench bench-flamegraph bench-soak bench-serve bench-kcontext bench-unwind bench-unwind-cost bench-python bench-hostile bench-oneshot bench-offcpu bench-inline deps-bench unit workloads tools test-kernels fuzzers fuzz
 ifeq ($(ARCH),$(HOST_ARCH))
 all: smolder
 else
@@ -129,6 +129,15 @@ WORKLOAD_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibl
 $(OUT)/workloads/%: tests/workloads/%.c | $(OUT)/.dirs
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WORKLOAD_CFLAGS) $< -o $@ -ldl
+
+# inline_split is built as distributions build code, -O2 -g, by gcc and by
+# clang (inline_split_clang): its known split runs through functions the
+# compiler inlines, which only DWARF names (tests/cli/inline_frames.sh).
+INLINE_WORKLOADS := $(OUT)/workloads/inline_split_clang
+$(OUT)/workloads/inline_split: WORKLOAD_CFLAGS := -O2 -g
+$(OUT)/workloads/inline_split_clang: tests/workloads/inline_split.c | $(OUT)/.dirs
+	$(call msg,CC,$@)
+	$(Q)$(CLANG) -O2 -g $< -o $@
 
 # Frameless workloads (tests/workloads/frameless), built the way
 # distributions build code, -O2 without frame pointers, by gcc and by clang:
@@ -388,7 +397,7 @@ fuzz: fuzzers
 	done
 
 unit: $(UNIT_BINS) $(ROOT_UNIT_BINS)
-workloads: $(WORKLOADS) $(FRAMELESS)
+workloads: $(WORKLOADS) $(FRAMELESS) $(INLINE_WORKLOADS)
 tools: $(TOOLS)
 
 deps:
@@ -438,6 +447,7 @@ bench: deps-bench
 	$(Q)scripts/bench-oneshot.sh
 	$(Q)scripts/bench-offcpu.sh
 	$(Q)scripts/bench-python.sh
+	$(Q)scripts/bench-inline.sh
 
 # smolder flamegraph against flamegraph.pl (FLAMEGRAPH_PL=path, or
 # FLAMEGRAPH_DIR=a FlameGraph checkout; skipped without either), on 10,000
@@ -466,6 +476,14 @@ bench-unwind-cost:
 bench-python: deps-bench
 	$(Q)$(MAKE) --no-print-directory smolder workloads
 	$(Q)scripts/bench-python.sh
+
+# What inline frames cost (issue 26): naming time and peak RSS of 10 s
+# captures with inline frames against --no-inline, of inline_split and of a
+# program linking a generated ~200k-line -g library (built here, not kept),
+# and perf script --inline on perf record's data of the same workloads.
+bench-inline: deps-bench
+	$(Q)$(MAKE) --no-print-directory smolder workloads
+	$(Q)scripts/bench-inline.sh
 
 # A one-shot `smolder -f 1`: peak RSS, time outside the second and CPU time
 # against libbpf-tools profile (LIBBPF_TOOLS_PROFILE=path) and perf record

@@ -24,7 +24,8 @@ BUILD_PKGS="clang llvm make gcc libc6-dev libbpf-dev libelf-dev zlib1g-dev liblz
 # bzip2 (with xz-utils, python3 and perl) are the reference and the Debian
 # programs of tests/cli/unwind_debian.sh; groff-base and man-db render the
 # man page (tests/check/man.sh); systemd checks the installed unit
-# (tests/check/install.sh).
+# (tests/check/install.sh); libc6-dbg is the C library's DWARF, whose
+# files and lines libc frames get (tests/cli/inline_frames.sh).
 # npm (the machine's Node.js, or Debian's npm when there is none) fetches
 # speedscope's schema.
 # Benchmarks only: libbpf-tools' offcputime is the peer of --off-cpu
@@ -34,7 +35,7 @@ BUILD_PKGS="clang llvm make gcc libc6-dev libbpf-dev libelf-dev zlib1g-dev liblz
 # strace times the loading of smolder's BPF program (scripts/bench-python.sh).
 BENCH_PKGS="libbpf-tools bpftrace time procps strace"
 CHECK_PKGS="libclang-rt-dev libexpat1-dev libjson-c-dev golang-go python3 python3-jsonschema systemd groff-base man-db"
-TEST_PKGS="$CHECK_PKGS g++ util-linux chromium chromium-driver linux-perf qemu-system-x86 busybox-static cpio debian-archive-keyring sqlite3 bzip2 perl"
+TEST_PKGS="$CHECK_PKGS g++ util-linux chromium chromium-driver linux-perf qemu-system-x86 busybox-static cpio debian-archive-keyring sqlite3 bzip2 perl libc6-dbg"
 case "$WHAT" in
 build) PKGS=$BUILD_PKGS ;;
 check) PKGS="$BUILD_PKGS $CHECK_PKGS" ;;
