@@ -487,6 +487,7 @@ static void unindex(struct dwarf_names *dn)
 	dn->ranges = NULL;
 	dn->nr_units = dn->nr_ranges = dn->cap_units = dn->cap_ranges = 0;
 	dn->libdw_bytes = dn->line_list = 0;
+	dwarf_scopes__free_paths(dn);
 }
 
 struct dwarf_names *dwarf_names__open(int fd, const char *root, const char *path,
@@ -656,7 +657,7 @@ size_t dwarf_names__bytes(const struct dwarf_names *dn)
 	if (!dn)
 		return 0;
 	return sizeof(*dn) + index_bytes(dn) + dn->cap_memo * sizeof(*dn->memo) +
-	       dn->cap_frames * sizeof(*dn->memo_frames);
+	       dn->cap_frames * sizeof(*dn->memo_frames) + dn->path_bytes;
 }
 
 bool dwarf_names__unit_range(const struct dwarf_names *dn, size_t i, uint64_t *lo,
@@ -684,6 +685,7 @@ void dwarf_names__free(struct dwarf_names *dn)
 	if (!dn)
 		return;
 	close_dwarf(dn);
+	dwarf_scopes__free_paths(dn);
 	free(dn->units);
 	free(dn->ranges);
 	free(dn->memo);
