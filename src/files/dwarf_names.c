@@ -609,6 +609,25 @@ static int memo_add(struct dwarf_names *dn, uint64_t vaddr, const struct dwarf_c
 	return 0;
 }
 
+int dwarf_names__prepare(struct dwarf_names *dn, const struct budget *b)
+{
+	if (!dn->dw && !dn->index_error) {
+		dn->index_error = index_dwarf(dn, b);
+		if (dn->index_error)
+			unindex(dn); /* what libdw read is freed */
+		if (dn->index_error == -ETIMEDOUT) { /* again in a later budget */
+			dn->index_error = 0;
+			return -ETIMEDOUT;
+		}
+	}
+	return dn->index_error;
+}
+
+bool dwarf_names__prepared(const struct dwarf_names *dn)
+{
+	return dn->dw || dn->index_error;
+}
+
 int dwarf_names__chain(struct dwarf_names *dn, uint64_t vaddr, const struct budget *b,
 		       struct dwarf_chain *out)
 {
@@ -629,19 +648,12 @@ int dwarf_names__chain(struct dwarf_names *dn, uint64_t vaddr, const struct budg
 	}
 	if (budget__expired(b))
 		return -ETIMEDOUT;
-	if (!dn->dw && !dn->index_error) {
-		/* indexed when first asked: files whose code never runs cost
-		 * their section headers only */
-		dn->index_error = index_dwarf(dn, b);
-		if (dn->index_error)
-			unindex(dn); /* what libdw read is freed */
-		if (dn->index_error == -ETIMEDOUT) { /* again in a later budget */
-			dn->index_error = 0;
-			return -ETIMEDOUT;
-		}
-	}
-	if (dn->index_error)
+	e = dwarf_names__prepare(dn, b);
+	if (e == -ETIMEDOUT)
+		return e;
+	if (e)
 		return -ENOENT;
+	e = -ENOENT;
 	r = range_of(dn, vaddr);
 	if (r && dwarf_offdie(dn->dw, dn->units[r->unit].die, &cu))
 		e = dwarf_scopes__chain(dn, &cu, vaddr, b, out);
