@@ -283,7 +283,14 @@ static int cmp_u64(const void *a, const void *b)
 static size_t index_bytes(const struct dwarf_names *dn)
 {
 	return dn->inflated + dn->libdw_bytes + dn->line_list + dn->cap_units * sizeof(*dn->units) +
-	       dn->cap_ranges * sizeof(*dn->ranges);
+	       dn->cap_ranges * sizeof(*dn->ranges) + dn->func_bytes;
+}
+
+static void free_funcs(struct dwarf_names *dn)
+{
+	for (size_t i = 0; i < dn->nr_units; i++)
+		free(dn->units[i].funcs);
+	dn->func_bytes = 0;
 }
 
 /*
@@ -481,6 +488,7 @@ static void unindex(struct dwarf_names *dn)
 		dwarf_end(dn->alt);
 	dn->dw = dn->alt = NULL;
 	dn->line_sec = NULL;
+	free_funcs(dn);
 	free(dn->units);
 	free(dn->ranges);
 	dn->units = NULL;
@@ -698,6 +706,7 @@ void dwarf_names__free(struct dwarf_names *dn)
 		return;
 	close_dwarf(dn);
 	dwarf_scopes__free_paths(dn);
+	free_funcs(dn);
 	free(dn->units);
 	free(dn->ranges);
 	free(dn->memo);

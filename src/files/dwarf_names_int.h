@@ -41,6 +41,17 @@ struct dwarf_unit {
 	uint64_t size;         /* of the unit, header and DIEs */
 	uint8_t lines;         /* enum unit_lines */
 	bool walked;           /* its DIEs were read (size counted) */
+	bool funcs_listed;     /* funcs holds its functions (else, if listed
+				* already, it has none or did not fit) */
+	struct func_range *funcs; /* its outermost functions' ranges, by lo */
+	uint32_t nr_funcs;
+};
+
+/* One address range of a unit's outermost function (a subprogram not in
+ * another): a chain's walk starts at it, not at the unit's first DIE. */
+struct func_range {
+	uint64_t lo, hi;
+	uint64_t die;          /* the function's DIE's offset */
 };
 
 /* One address range of a unit. */
@@ -83,6 +94,7 @@ struct dwarf_names {
 	 * are relative to where it ran), by the line table's string */
 	struct full_path *paths;
 	size_t nr_paths, cap_paths, path_bytes;
+	size_t func_bytes;     /* the units' funcs */
 };
 
 struct full_path {

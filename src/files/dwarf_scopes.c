@@ -112,6 +112,117 @@ static struct dwarf_unit *unit_at(struct dwarf_names *dn, uint64_t die)
 	return lo < dn->nr_units && dn->units[lo].die == die ? &dn->units[lo] : NULL;
 }
 
+static int add_func(struct dwarf_names *dn, struct dwarf_unit *u, uint32_t *cap,
+		    const struct func_range *r, const struct budget *b)
+{
+	if (u->nr_funcs == *cap) {
+		uint32_t n = *cap ? *cap * 2 : 16;
+		struct func_range *f;
+
+		if (n > (1u << 24) ||
+		    dwarf_names__over(dn, b, dwarf_names__bytes(dn) + (n - *cap) * sizeof(*f)) ||
+		    !(f = reallocarray(u->funcs, n, sizeof(*f))))
+			return -E2BIG;
+		dn->func_bytes += (n - *cap) * sizeof(*f);
+		u->funcs = f;
+		*cap = n;
+	}
+	u->funcs[u->nr_funcs++] = *r;
+	return 0;
+}
+
+/* The ranges of function d into u's list. */
+static int add_func_ranges(struct dwarf_names *dn, struct dwarf_unit *u, uint32_t *cap,
+			   Dwarf_Die *d, const struct budget *b)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t it = 0;
+	int e;
+
+	for (int k = 0; k < 4096 && (it = dwarf_ranges(d, it, &base, &lo, &hi)) > 0; k++)
+		if (lo < hi && (e = add_func(dn, u, cap, &(struct func_range){ lo, hi,
+					     dwarf_dieoffset(d) }, b)))
+			return e;
+	return 0;
+}
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct func_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/*
+ * Lists the ranges of cu's outermost functions (in namespaces and classes
+ * too) once, walking its DIEs without entering a function: a chain then
+ * walks one function's DIEs, not the unit's (a unit of a few thousand
+ * functions took a millisecond a chain).  0, or -errno (u->funcs freed).
+ */
+static int list_funcs(struct dwarf_names *dn, struct dwarf_unit *u, Dwarf_Die *cu,
+		      const struct budget *b)
+{
+	Dwarf_Die st[MAX_DEPTH];
+	unsigned walked = 0;
+	uint32_t cap = 0;
+	int depth = 0, e = 0;
+
+	u->funcs_listed = true;
+	if (dwarf_child(cu, &st[0]))
+		return 0;
+	for (;;) {
+		int tag = dwarf_tag(&st[depth]);
+
+		if (++walked % WALK_CHECK == 0 && budget__expired(b)) {
+			e = -ETIMEDOUT;
+			break;
+		}
+		if (tag == DW_TAG_subprogram && (e = add_func_ranges(dn, u, &cap, &st[depth], b)))
+			break;
+		if (is_container(tag) && depth + 1 < MAX_DEPTH &&
+		    dwarf_child(&st[depth], &st[depth + 1]) == 0) {
+			depth++;
+			continue;
+		}
+		while (dwarf_siblingof(&st[depth], &st[depth]))
+			if (depth-- == 0)
+				goto done;
+	}
+done:
+	if (e) {
+		free(u->funcs);
+		dn->func_bytes -= cap * sizeof(*u->funcs);
+		u->funcs = NULL;
+		u->nr_funcs = 0;
+		u->funcs_listed = e != -ETIMEDOUT; /* out of time: listed again later */
+		return e;
+	}
+	if (u->nr_funcs > 1)
+		qsort(u->funcs, u->nr_funcs, sizeof(*u->funcs), cmp_func);
+	return 0;
+}
+
+/* u's function whose range holds pc into *top; false if none. */
+static bool func_at(struct dwarf_names *dn, const struct dwarf_unit *u, uint64_t pc,
+		    Dwarf_Die *top)
+{
+	uint32_t lo = 0, hi = u->nr_funcs;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (u->funcs[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* ranges rarely overlap (GNU C's nested functions are inside) */
+	for (uint32_t i = lo, k = 0; i-- > 0 && k < 16; k++)
+		if (pc < u->funcs[i].hi)
+			return dwarf_offdie(dn->dw, u->funcs[i].die, top) != NULL;
+	return false;
+}
+
 /* The length of the line program at off in .debug_line; 0 if it is not there. */
 static uint64_t program_length(const struct dwarf_names *dn, uint64_t off)
 {
@@ -300,13 +411,24 @@ static void set_func(struct dwarf_names *dn, struct dwarf_frame *f, Dwarf_Die *d
 int dwarf_scopes__chain(struct dwarf_names *dn, Dwarf_Die *cu, uint64_t vaddr,
 			const struct budget *b, struct dwarf_chain *out)
 {
-	Dwarf_Die path[MAX_DEPTH];
+	Dwarf_Die path[MAX_DEPTH + 1]; /* the function, then its scopes */
+	struct dwarf_unit *u;
 	int n, e, first = -1;
 
 	out->n = 0;
 	if (!unit_affordable(dn, cu, b, false))
 		return -ENOENT;
-	e = find_scopes(cu, vaddr, b, path, &n);
+	u = unit_at(dn, dwarf_dieoffset(cu));
+	if (!u->funcs_listed && list_funcs(dn, u, cu, b) == -ETIMEDOUT)
+		return -ETIMEDOUT;
+	if (u->nr_funcs) { /* the walk starts at the function that holds vaddr */
+		if (!func_at(dn, u, vaddr, &path[0]))
+			return -ENOENT;
+		e = find_scopes(&path[0], vaddr, b, path + 1, &n);
+		n++;
+	} else {
+		e = find_scopes(cu, vaddr, b, path, &n);
+	}
 	if (e)
 		return e;
 	/* the function is the innermost subprogram (GNU C nests them) */
