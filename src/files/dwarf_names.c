@@ -482,7 +482,6 @@ static int index_dwarf(struct dwarf_names *dn, const struct budget *b)
 /* Undoes index_dwarf, for another try in a later budget. */
 static void unindex(struct dwarf_names *dn)
 {
-	dwarf_scopes__forget(dn);
 	if (dn->dw)
 		dwarf_end(dn->dw);
 	if (dn->alt)
@@ -664,8 +663,7 @@ size_t dwarf_names__bytes(const struct dwarf_names *dn)
 	if (!dn)
 		return 0;
 	return sizeof(*dn) + index_bytes(dn) + dn->cap_memo * sizeof(*dn->memo) +
-	       dn->cap_frames * sizeof(*dn->memo_frames) +
-	       dn->cap_joined * sizeof(*dn->joined) + dn->joined_bytes;
+	       dn->cap_frames * sizeof(*dn->memo_frames);
 }
 
 bool dwarf_names__unit_range(const struct dwarf_names *dn, size_t i, uint64_t *lo,
@@ -692,7 +690,6 @@ void dwarf_names__free(struct dwarf_names *dn)
 {
 	if (!dn)
 		return;
-	dwarf_scopes__forget(dn);
 	close_dwarf(dn);
 	free(dn->units);
 	free(dn->ranges);

@@ -49,12 +49,6 @@ struct unit_range {
 	uint32_t unit;         /* in units */
 };
 
-/* A file name of libdw's made absolute (joined to its unit's directory). */
-struct joined_name {
-	const char *raw;       /* libdw's string: the key; NULL an empty slot */
-	char *path;
-};
-
 /* A chain asked for before: its frames in memo_frames. */
 struct memo {
 	uint64_t vaddr;
@@ -85,8 +79,6 @@ struct dwarf_names {
 	size_t nr_memo, cap_memo; /* cap a power of 2, at most half full */
 	struct dwarf_frame *memo_frames;
 	size_t nr_frames, cap_frames;
-	struct joined_name *joined; /* cap a power of 2, at most half full */
-	size_t nr_joined, cap_joined, joined_bytes;
 };
 
 /* Whether bytes are more than dn may hold: its open's budget, or b's. */
@@ -95,9 +87,6 @@ static inline bool dwarf_names__over(const struct dwarf_names *dn, const struct 
 {
 	return (dn->max_bytes && bytes > dn->max_bytes) || budget__too_big(b, bytes);
 }
-
-/* Frees dn's joined names (their keys are libdw's strings). */
-void dwarf_scopes__forget(struct dwarf_names *dn);
 
 /*
  * The chain at vaddr in the unit whose DIE is cu, outermost first, in

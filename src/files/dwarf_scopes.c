@@ -17,12 +17,9 @@
  */
 #include <dwarf.h>
 #include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "files/dwarf_names_int.h"
-#include "lib/hash.h"
 
 #define MAX_DEPTH 256   /* DIEs from a unit down to the innermost scope */
 #define WALK_CHECK 1024 /* DIEs walked between budget checks */
@@ -167,74 +164,6 @@ static bool unit_affordable(struct dwarf_names *dn, Dwarf_Die *cu, const struct 
 	return true;
 }
 
-static struct joined_name *joined_slot(struct dwarf_names *dn, const char *raw)
-{
-	size_t j = hash__mix64((uintptr_t)raw) & (dn->cap_joined - 1);
-
-	while (dn->joined[j].raw && dn->joined[j].raw != raw)
-		j = (j + 1) & (dn->cap_joined - 1);
-	return &dn->joined[j];
-}
-
-static bool joined_grow(struct dwarf_names *dn)
-{
-	struct joined_name *old = dn->joined;
-	size_t had = dn->cap_joined, cap = had ? had * 2 : 64;
-
-	if ((dn->nr_joined + 1) * 2 <= had)
-		return true;
-	dn->joined = calloc(cap, sizeof(*dn->joined));
-	if (!dn->joined) {
-		dn->joined = old;
-		return false;
-	}
-	dn->cap_joined = cap;
-	for (size_t i = 0; i < had; i++)
-		if (old[i].raw)
-			*joined_slot(dn, old[i].raw) = old[i];
-	free(old);
-	return true;
-}
-
-/*
- * path, absolute: joined to the directory of the unit whose DIE is cu when
- * relative (libdw joins a file to its own directory only, which gcc's
- * DWARF 5 gives relative to the unit's), kept in dn; path itself when it
- * cannot be.
- */
-static const char *absolute(struct dwarf_names *dn, Dwarf_Die *cu, const char *path)
-{
-	Dwarf_Attribute at;
-	const char *dir;
-	struct joined_name *j;
-	size_t len;
-
-	if (!path || path[0] == '/' || !dwarf_attr(cu, DW_AT_comp_dir, &at) ||
-	    !(dir = dwarf_formstring(&at)) || dir[0] != '/' || !joined_grow(dn))
-		return path;
-	j = joined_slot(dn, path);
-	if (j->raw)
-		return j->path;
-	len = strlen(dir) + strlen(path) + 2;
-	j->path = malloc(len);
-	if (!j->path)
-		return path;
-	snprintf(j->path, len, "%s/%s", dir, path);
-	j->raw = path;
-	dn->nr_joined++;
-	dn->joined_bytes += len;
-	return j->path;
-}
-
-void dwarf_scopes__forget(struct dwarf_names *dn)
-{
-	for (size_t i = 0; i < dn->cap_joined; i++)
-		free(dn->joined[i].path);
-	free(dn->joined);
-	dn->joined = NULL;
-	dn->nr_joined = dn->cap_joined = dn->joined_bytes = 0;
-}
-
 static const char *die_name(Dwarf_Die *d)
 {
 	Dwarf_Attribute at;
@@ -272,7 +201,7 @@ static const char *die_file(struct dwarf_names *dn, Dwarf_Die *d, unsigned int a
 	if ((!idx && version < 5) || !unit_affordable(dn, &cu, b, true) ||
 	    dwarf_getsrcfiles(&cu, &files, &n) || idx >= n)
 		return NULL;
-	return absolute(dn, &cu, dwarf_filesrc(files, idx, NULL, NULL));
+	return dwarf_filesrc(files, idx, NULL, NULL);
 }
 
 static uint32_t die_line(Dwarf_Die *d, unsigned int attr, bool integrate)
@@ -332,7 +261,7 @@ int dwarf_scopes__chain(struct dwarf_names *dn, Dwarf_Die *cu, uint64_t vaddr,
 		int lineno = 0;
 
 		if (line && !dwarf_lineno(line, &lineno)) {
-			leaf->file = absolute(dn, cu, dwarf_linesrc(line, NULL, NULL));
+			leaf->file = dwarf_linesrc(line, NULL, NULL);
 			leaf->line = lineno > 0 ? (uint32_t)lineno : 0;
 		}
 	}
