@@ -494,6 +494,7 @@ static void unindex(struct dwarf_names *dn)
 	dn->ranges = NULL;
 	dn->nr_units = dn->nr_ranges = dn->cap_units = dn->cap_ranges = 0;
 	dn->libdw_bytes = dn->line_list = 0;
+	dwarf_scopes__free_paths(dn);
 }
 
 struct dwarf_names *dwarf_names__open(int fd, const char *root, const char *path,
@@ -615,6 +616,25 @@ static int memo_add(struct dwarf_names *dn, uint64_t vaddr, const struct dwarf_c
 	return 0;
 }
 
+int dwarf_names__prepare(struct dwarf_names *dn, const struct budget *b)
+{
+	if (!dn->dw && !dn->index_error) {
+		dn->index_error = index_dwarf(dn, b);
+		if (dn->index_error)
+			unindex(dn); /* what libdw read is freed */
+		if (dn->index_error == -ETIMEDOUT) { /* again in a later budget */
+			dn->index_error = 0;
+			return -ETIMEDOUT;
+		}
+	}
+	return dn->index_error;
+}
+
+bool dwarf_names__prepared(const struct dwarf_names *dn)
+{
+	return dn->dw || dn->index_error;
+}
+
 int dwarf_names__chain(struct dwarf_names *dn, uint64_t vaddr, const struct budget *b,
 		       struct dwarf_chain *out)
 {
@@ -635,19 +655,12 @@ int dwarf_names__chain(struct dwarf_names *dn, uint64_t vaddr, const struct budg
 	}
 	if (budget__expired(b))
 		return -ETIMEDOUT;
-	if (!dn->dw && !dn->index_error) {
-		/* indexed when first asked: files whose code never runs cost
-		 * their section headers only */
-		dn->index_error = index_dwarf(dn, b);
-		if (dn->index_error)
-			unindex(dn); /* what libdw read is freed */
-		if (dn->index_error == -ETIMEDOUT) { /* again in a later budget */
-			dn->index_error = 0;
-			return -ETIMEDOUT;
-		}
-	}
-	if (dn->index_error)
+	e = dwarf_names__prepare(dn, b);
+	if (e == -ETIMEDOUT)
+		return e;
+	if (e)
 		return -ENOENT;
+	e = -ENOENT;
 	r = range_of(dn, vaddr);
 	if (r && dwarf_offdie(dn->dw, dn->units[r->unit].die, &cu))
 		e = dwarf_scopes__chain(dn, &cu, vaddr, b, out);
@@ -663,7 +676,7 @@ size_t dwarf_names__bytes(const struct dwarf_names *dn)
 	if (!dn)
 		return 0;
 	return sizeof(*dn) + index_bytes(dn) + dn->cap_memo * sizeof(*dn->memo) +
-	       dn->cap_frames * sizeof(*dn->memo_frames);
+	       dn->cap_frames * sizeof(*dn->memo_frames) + dn->path_bytes;
 }
 
 bool dwarf_names__unit_range(const struct dwarf_names *dn, size_t i, uint64_t *lo,
@@ -691,6 +704,7 @@ void dwarf_names__free(struct dwarf_names *dn)
 	if (!dn)
 		return;
 	close_dwarf(dn);
+	dwarf_scopes__free_paths(dn);
 	free(dn->units);
 	free(dn->ranges);
 	free(dn->memo);

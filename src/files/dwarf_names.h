@@ -76,6 +76,16 @@ struct dwarf_chain {
 struct dwarf_names *dwarf_names__open(int fd, const char *root, const char *path,
 				      bool untrusted, const struct budget *b);
 /*
+ * What the first chain does first, done ahead (a capture's idle time, so
+ * that naming at its end only looks chains up): libdw begins (inflating
+ * compressed sections: only when b affords it, else -ETIMEDOUT and a
+ * later budget tries) and the units are indexed.  0, or why the file
+ * names nothing (-errno, for good).
+ */
+int dwarf_names__prepare(struct dwarf_names *dn, const struct budget *b);
+/* Whether it was prepared (or found unable to name anything). */
+bool dwarf_names__prepared(const struct dwarf_names *dn);
+/*
  * The chain at ELF virtual address vaddr in *out; its strings live as long
  * as dn.  0, or -ENOENT (no unit covers vaddr: out->n is 0), -ETIMEDOUT
  * (b expired before the unit was read), -ENOMEM.

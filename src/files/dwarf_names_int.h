@@ -79,7 +79,19 @@ struct dwarf_names {
 	size_t nr_memo, cap_memo; /* cap a power of 2, at most half full */
 	struct dwarf_frame *memo_frames;
 	size_t nr_frames, cap_frames;
+	/* source paths made whole with their unit's DW_AT_comp_dir (gcc's
+	 * are relative to where it ran), by the line table's string */
+	struct full_path *paths;
+	size_t nr_paths, cap_paths, path_bytes;
 };
+
+struct full_path {
+	const char *raw; /* libdw's (stable while dw is open) */
+	char *full;
+};
+
+/* Frees dn's full paths (with libdw's strings they were made from). */
+void dwarf_scopes__free_paths(struct dwarf_names *dn);
 
 /* Whether bytes are more than dn may hold: its open's budget, or b's. */
 static inline bool dwarf_names__over(const struct dwarf_names *dn, const struct budget *b,

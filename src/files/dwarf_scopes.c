@@ -17,9 +17,13 @@
  */
 #include <dwarf.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "files/dwarf_names_int.h"
+#include "lib/hash.h"
 
 #define MAX_DEPTH 256   /* DIEs from a unit down to the innermost scope */
 #define WALK_CHECK 1024 /* DIEs walked between budget checks */
@@ -176,6 +180,76 @@ static const char *die_name(Dwarf_Die *d)
 	return a ? dwarf_formstring(a) : NULL;
 }
 
+void dwarf_scopes__free_paths(struct dwarf_names *dn)
+{
+	for (size_t i = 0; i < dn->nr_paths; i++)
+		free(dn->paths[i].full);
+	free(dn->paths);
+	dn->paths = NULL;
+	dn->nr_paths = dn->cap_paths = dn->path_bytes = 0;
+}
+
+/* The slot of raw in dn's full paths: its own, or the empty one it takes. */
+static struct full_path *path_slot(struct dwarf_names *dn, const char *raw)
+{
+	size_t j = hash__mix64((uintptr_t)raw) & (dn->cap_paths - 1);
+
+	while (dn->paths[j].raw && dn->paths[j].raw != raw)
+		j = (j + 1) & (dn->cap_paths - 1);
+	return &dn->paths[j];
+}
+
+static bool paths_room(struct dwarf_names *dn)
+{
+	size_t cap = dn->cap_paths ? dn->cap_paths * 2 : 64, had = dn->cap_paths;
+	struct full_path *old = dn->paths;
+
+	if ((dn->nr_paths + 1) * 2 <= dn->cap_paths)
+		return true;
+	if (!(dn->paths = calloc(cap, sizeof(*dn->paths)))) {
+		dn->paths = old;
+		return false;
+	}
+	dn->cap_paths = cap;
+	for (size_t i = 0; i < had; i++)
+		if (old[i].raw)
+			*path_slot(dn, old[i].raw) = old[i];
+	free(old);
+	dn->path_bytes += (cap - had) * sizeof(*dn->paths);
+	return true;
+}
+
+/*
+ * name as a whole path: a relative one (gcc writes the file it was given,
+ * relative to where it ran) joined to its unit's DW_AT_comp_dir, once per
+ * string of the line table, so that pprof -list and speedscope find the
+ * source from anywhere; name itself when absolute, or when it cannot be.
+ */
+static const char *whole_path(struct dwarf_names *dn, Dwarf_Die *cu, const char *name)
+{
+	struct full_path *p;
+	const char *dir;
+	Dwarf_Attribute at;
+	size_t n;
+
+	if (!name || name[0] == '/' || !cu ||
+	    !(dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at))) || dir[0] != '/')
+		return name;
+	if (dn->cap_paths && (p = path_slot(dn, name))->raw)
+		return p->full;
+	if (!paths_room(dn))
+		return name;
+	p = path_slot(dn, name);
+	n = strnlen(dir, PATH_MAX) + strnlen(name, PATH_MAX) + 2;
+	if (!(p->full = malloc(n)))
+		return name;
+	snprintf(p->full, n, "%.*s/%.*s", PATH_MAX, dir, PATH_MAX, name);
+	p->raw = name;
+	dn->nr_paths++;
+	dn->path_bytes += n;
+	return p->full;
+}
+
 /*
  * The name in the line table's file list of the file attribute attr of d
  * (DW_AT_decl_file through abstract_origin and specification, or
@@ -201,7 +275,7 @@ static const char *die_file(struct dwarf_names *dn, Dwarf_Die *d, unsigned int a
 	if ((!idx && version < 5) || !unit_affordable(dn, &cu, b, true) ||
 	    dwarf_getsrcfiles(&cu, &files, &n) || idx >= n)
 		return NULL;
-	return dwarf_filesrc(files, idx, NULL, NULL);
+	return whole_path(dn, &cu, dwarf_filesrc(files, idx, NULL, NULL));
 }
 
 static uint32_t die_line(Dwarf_Die *d, unsigned int attr, bool integrate)
@@ -261,7 +335,7 @@ int dwarf_scopes__chain(struct dwarf_names *dn, Dwarf_Die *cu, uint64_t vaddr,
 		int lineno = 0;
 
 		if (line && !dwarf_lineno(line, &lineno)) {
-			leaf->file = dwarf_linesrc(line, NULL, NULL);
+			leaf->file = whole_path(dn, cu, dwarf_linesrc(line, NULL, NULL));
 			leaf->line = lineno > 0 ? (uint32_t)lineno : 0;
 		}
 	}

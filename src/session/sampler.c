@@ -211,6 +211,9 @@ int sampler__wait(struct sampler *s, const sigset_t *sigs, double until)
 		if (sig > 0)
 			return sig;
 		due = preload__run(s->pending, &s->budget);
+		/* idle: a file's DWARF made ready, so that naming only looks up */
+		if ((!due || due > clock__now() + 0.05) && usyms__prepare_inline(s->us))
+			due = clock__now();
 		ms = wait_ms(until, due);
 		if (s->events_ok && capture__poll(s->cap, s->py_queued ? 0 : ms) < 0) {
 			warn("cannot read process events: %s (short-lived processes may stay unnamed)",

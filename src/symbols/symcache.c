@@ -87,6 +87,7 @@ struct symfile {
 	/* its DWARF, read when a frame of it is first named (symcache__chain) */
 	struct dwarf_names *dw;
 	enum { DW_UNREAD, DW_READ, DW_NONE } dw_state;
+	uint64_t dw_tried; /* the budget (phase + 1) it was last prepared in */
 };
 
 struct symcache {
@@ -469,6 +470,43 @@ int symcache__chain(struct symcache *sc, struct symfile *f, const struct symcach
 		if (out->f[i].func)
 			out->f[i].func = demangled(sc, f, out->f[i].func);
 	return e;
+}
+
+struct unprepared {
+	struct symfile *f;
+	uint64_t phase;
+};
+
+/* The first file whose DWARF was opened but not yet prepared, nor tried
+ * in this budget (one it could not afford waits for the next). */
+static void unprepared(struct filecache_ent *e, void *arg)
+{
+	struct symfile *f = (struct symfile *)e;
+	struct unprepared *u = arg;
+
+	if (!u->f && f->dw && !dwarf_names__prepared(f->dw) && f->dw_tried != u->phase + 1)
+		u->f = f;
+}
+
+bool symcache__prepare_inline(struct symcache *sc, const struct symcache_read *rd)
+{
+	struct unprepared u = { .phase = rd->phase };
+	struct symfile *f;
+	size_t had;
+
+	if (!sc->inline_frames)
+		return false;
+	filecache__for_each(sc->files, unprepared, &u);
+	if (!(f = u.f))
+		return false;
+	f->dw_tried = rd->phase + 1;
+	had = dwarf_names__bytes(f->dw);
+	filecache__hold(&f->ent);
+	dwarf_names__prepare(f->dw, rd->budget);
+	filecache__release(&f->ent);
+	/* modulo 2^64, as a failed prepare frees what libdw read */
+	filecache__charge(sc->files, &f->ent, dwarf_names__bytes(f->dw) - had);
+	return true;
 }
 
 void symcache__trim(struct symcache *sc, const struct filecache_trim *t)

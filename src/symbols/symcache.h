@@ -71,6 +71,11 @@ bool symcache__func_start(const struct symfile *f, uint64_t off, uint64_t *start
 /* Name frames by their inline chains from the files' DWARF (off by default). */
 void symcache__set_inline(struct symcache *sc, bool on);
 /*
+ * Prepares the DWARF of one file whose DWARF is open but not prepared
+ * (dwarf_names__prepare), within rd's time; false when there was none.
+ */
+bool symcache__prepare_inline(struct symcache *sc, const struct symcache_read *rd);
+/*
  * The inline chain at ELF virtual address vaddr of f, from its DWARF (found
  * and mapped when its symbols were read; indexed when first asked, within
  * rd's time), its function names demangled if asked; strings valid while

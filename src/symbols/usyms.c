@@ -412,6 +412,14 @@ void usyms__set_inline(struct usyms *u, bool on)
 	symcache__set_inline(u->syms, on);
 }
 
+bool usyms__prepare_inline(struct usyms *u)
+{
+	struct symcache_read rd = { .budget = u->budget, .phase = u->phase,
+				    .allowance = allowance_cb, .arg = u };
+
+	return u->inline_frames && symcache__prepare_inline(u->syms, &rd);
+}
+
 /* The inline chain of named frame fr in f (fr->chain; left NULL when none). */
 static void name_chain(struct usyms *u, struct symfile *f, struct usyms_frame *fr)
 {
