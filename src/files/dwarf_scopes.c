@@ -182,7 +182,7 @@ static const char *die_name(Dwarf_Die *d)
 
 void dwarf_scopes__free_paths(struct dwarf_names *dn)
 {
-	for (size_t i = 0; i < dn->nr_paths; i++)
+	for (size_t i = 0; i < dn->cap_paths; i++)
 		free(dn->paths[i].full);
 	free(dn->paths);
 	dn->paths = NULL;
