@@ -439,9 +439,16 @@ static int index_units(struct dwarf_names *dn, const struct budget *b)
 	uint64_t *abbrevs = NULL;
 	int e = list_units(dn, b, &abbrevs);
 
+	uint64_t all = 0;
+
 	if (!e)
 		e = abbrev_counts(dn, abbrevs);
 	free(abbrevs);
+	/* what every unit will cost, known before libdw reads one */
+	for (size_t i = 0; !e && i < dn->nr_units; i++)
+		all += DWARF_UNIT_COST + dn->units[i].abbrevs * DWARF_ABBREV_COST;
+	if (!e && dwarf_names__over(dn, b, index_bytes(dn) + all))
+		e = -E2BIG;
 	for (size_t i = 0; !e && i < dn->nr_units; i++) {
 		/* a unit can cost milliseconds: its abbreviations are parsed */
 		if (budget__expired(b))
