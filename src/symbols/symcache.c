@@ -86,7 +86,9 @@ struct symfile {
 	struct name_block *dm_names;
 	/* its DWARF, read when a frame of it is first named (symcache__chain) */
 	struct dwarf_names *dw;
-	enum { DW_UNREAD, DW_READ, DW_NONE } dw_state;
+	/* read: opened (mapped); ready: prepared, it names frames */
+	enum { DW_UNREAD, DW_READ, DW_READY, DW_NONE } dw_state;
+	char *dw_path; /* the path it was opened by, for -v */
 	uint64_t dw_tried; /* the budget (phase + 1) it was last prepared in */
 };
 
@@ -114,6 +116,7 @@ static void symfile_free(struct filecache_ent *e, void *arg)
 	elf_syms__free(f->es);
 	func_ranges__free(f->funcs);
 	dwarf_names__free(f->dw);
+	free(f->dw_path);
 	free(f);
 }
 
@@ -283,6 +286,7 @@ static void read_dwarf(struct symcache *sc, struct symfile *f, int fd, const str
 						st->st_uid != 0, &b) : NULL;
 	if (f->dw) {
 		f->dw_state = DW_READ;
+		f->dw_path = strdup(name);
 		sc->dw_read++;
 		return;
 	}
@@ -433,7 +437,6 @@ static const char *demangled(struct symcache *sc, struct symfile *f, const char 
 	return f->dm[j].name;
 }
 
-
 const char *symcache__name(struct symcache *sc, struct symfile *f, uint64_t off,
 			   uint64_t *vaddr)
 {
@@ -452,24 +455,38 @@ const char *symcache__build_id(const struct symfile *f)
 	return f->build_id;
 }
 
-int symcache__chain(struct symcache *sc, struct symfile *f, const struct symcache_read *rd,
-		    uint64_t vaddr, struct dwarf_chain *out)
+/*
+ * f's DWARF prepared (dwarf_names__prepare) within rd's time, its outcome
+ * counted and, when it cannot name frames after all (its units over the
+ * budget: known only once their headers are read), said in -v.  Out of
+ * time, it is tried again later.
+ */
+static void prepare_dwarf(struct symcache *sc, struct symfile *f, const struct symcache_read *rd)
 {
-	size_t had;
+	size_t had = dwarf_names__bytes(f->dw);
 	int e;
 
-	out->n = 0;
-	if (!sc->inline_frames || f == &sc->no_file)
-		return -ENOENT;
-	if (!f->dw)
-		return -ENOENT;
-	had = dwarf_names__bytes(f->dw);
-	e = dwarf_names__chain(f->dw, vaddr, rd->budget, out);
+	filecache__hold(&f->ent);
+	e = dwarf_names__prepare(f->dw, rd->budget);
+	filecache__release(&f->ent);
+	/* modulo 2^64, as a failed prepare frees what libdw read */
 	filecache__charge(sc->files, &f->ent, dwarf_names__bytes(f->dw) - had);
-	for (uint32_t i = 0; i < out->n; i++)
-		if (out->f[i].func)
-			out->f[i].func = demangled(sc, f, out->f[i].func);
-	return e;
+	if (e == -ETIMEDOUT)
+		return;
+	f->dw_state = e ? DW_NONE : DW_READY;
+	if (!e)
+		return;
+	sc->dw_read--;
+	if (e == -ENODATA) {
+		sc->dw_none++;
+		return;
+	}
+	if (e == -E2BIG)
+		sc->dw_too_big++;
+	else
+		sc->dw_failed++;
+	info("inline frames of %s not read: %s; its frames keep their symbol names",
+	     f->dw_path ? f->dw_path : "?", dwarf_names__strerror(-e));
 }
 
 struct unprepared {
@@ -484,7 +501,7 @@ static void unprepared(struct filecache_ent *e, void *arg)
 	struct symfile *f = (struct symfile *)e;
 	struct unprepared *u = arg;
 
-	if (!u->f && f->dw && !dwarf_names__prepared(f->dw) && f->dw_tried != u->phase + 1)
+	if (!u->f && f->dw_state == DW_READ && f->dw_tried != u->phase + 1)
 		u->f = f;
 }
 
@@ -492,7 +509,6 @@ bool symcache__prepare_inline(struct symcache *sc, const struct symcache_read *r
 {
 	struct unprepared u = { .phase = rd->phase };
 	struct symfile *f;
-	size_t had;
 
 	if (!sc->inline_frames)
 		return false;
@@ -500,13 +516,30 @@ bool symcache__prepare_inline(struct symcache *sc, const struct symcache_read *r
 	if (!(f = u.f))
 		return false;
 	f->dw_tried = rd->phase + 1;
-	had = dwarf_names__bytes(f->dw);
-	filecache__hold(&f->ent);
-	dwarf_names__prepare(f->dw, rd->budget);
-	filecache__release(&f->ent);
-	/* modulo 2^64, as a failed prepare frees what libdw read */
-	filecache__charge(sc->files, &f->ent, dwarf_names__bytes(f->dw) - had);
+	prepare_dwarf(sc, f, rd);
 	return true;
+}
+
+int symcache__chain(struct symcache *sc, struct symfile *f, const struct symcache_read *rd,
+		    uint64_t vaddr, struct dwarf_chain *out)
+{
+	size_t had;
+	int e;
+
+	out->n = 0;
+	if (!sc->inline_frames || f == &sc->no_file)
+		return -ENOENT;
+	if (f->dw_state == DW_READ)
+		prepare_dwarf(sc, f, rd);
+	if (f->dw_state != DW_READY)
+		return -ENOENT;
+	had = dwarf_names__bytes(f->dw);
+	e = dwarf_names__chain(f->dw, vaddr, rd->budget, out);
+	filecache__charge(sc->files, &f->ent, dwarf_names__bytes(f->dw) - had);
+	for (uint32_t i = 0; i < out->n; i++)
+		if (out->f[i].func)
+			out->f[i].func = demangled(sc, f, out->f[i].func);
+	return e;
 }
 
 void symcache__trim(struct symcache *sc, const struct filecache_trim *t)
