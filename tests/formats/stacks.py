@@ -92,10 +92,14 @@ def speedscope(path, schema_path, per_profile=False):
 
 def pprof_raw(path, index):
     """Locations: "ID: 0xADDR M=1 NAME FILE:LINE s=START" (a capture's have
-    addresses, a folded file's 0x0; names alone are compared here: samples
-    of one stack at other addresses add up); samples: "V1 V2: ID ..."
-    with the leaf first, which is reversed here into folded order."""
-    names, samples, section = {}, [], None
+    addresses, a folded file's 0x0; FILE:LINE is ":0" without a source,
+    a native frame's from its DWARF; names alone are compared here:
+    samples of one stack at other addresses add up), then one indented
+    "NAME FILE:LINE s=START" line for each function the first one was
+    inlined into, innermost first; samples: "V1 V2: ID ..." with the leaf
+    first, which is reversed here into folded order."""
+    names, samples, section, last = {}, [], None, None
+    line_re = r"(.*) \S*:\d+ s=\d+"
     with open(path, encoding="utf-8") as f:
         for line in f:
             line = line.rstrip("\n")
@@ -107,13 +111,18 @@ def pprof_raw(path, index):
                 if re.fullmatch(r"[\d ]+", values) and re.fullmatch(r"[\d ]*", ids):
                     samples.append((values.split(), ids.split()))
             elif section == "Locations":
-                m = re.fullmatch(r" *(\d+): 0x[0-9a-f]+ (?:M=\d+ )?(.*) :0 s=0", line)
-                if not m:
+                m = re.fullmatch(r" *(\d+): 0x[0-9a-f]+ (?:M=\d+ )?" + line_re, line)
+                inl = re.fullmatch(r" {13,}" + line_re, line)
+                if m:
+                    last = m.group(1)
+                    names[last] = [m.group(2)]
+                elif inl and last:
+                    names[last].append(inl.group(1))
+                else:
                     die("unexpected location line: %r" % line)
-                names[m.group(1)] = m.group(2)
     counts = defaultdict(float)
     for values, ids in samples:
-        counts[";".join(names[i] for i in reversed(ids))] += int(values[index])
+        counts[";".join(";".join(reversed(names[i])) for i in reversed(ids))] += int(values[index])
     return counts
 
 
