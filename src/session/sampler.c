@@ -20,6 +20,7 @@ static void on_image(uint32_t tgid, uint32_t gen, void *arg)
 	struct sampler *s = arg;
 
 	preload__add(s->pending, tgid, gen);
+	s->last_image = clock__now();
 }
 
 /* A new Python stack: its code objects are read in the wait loop. */
@@ -144,6 +145,7 @@ int sampler__open(struct sampler *s, const struct sampler_opts *opts)
 
 	s->events_ok = true;
 	s->cap = NULL;
+	s->last_image = clock__now();
 	s->done = NULL;
 	s->py = NULL;
 	s->py_queue = NULL;
@@ -192,6 +194,23 @@ static int wait_ms(double until, double due)
 	return t > now ? (int)((t - now) * 1000) + 1 : 0;
 }
 
+/*
+ * Quiet time's work: a file's DWARF made ready, so that naming only looks
+ * chains up.  Within a slice: what cannot stop halfway (libdw inflating a
+ * compressed debug file whole, 0.1-0.4 s for libc6-dbg's) waits for the
+ * naming, and the processes that start meanwhile have their maps and
+ * Python frames read as they come.
+ */
+static bool prepare_slice(struct sampler *s)
+{
+	struct budget slice = s->budget;
+	double end = clock__now() + SAMPLER_PREPARE_SLICE;
+
+	if (!slice.until || slice.until > end)
+		slice.until = end;
+	return usyms__prepare_inline(s->us, &slice);
+}
+
 int sampler__wait(struct sampler *s, const sigset_t *sigs, double until)
 {
 	struct timespec ts = { 0 };
@@ -211,8 +230,8 @@ int sampler__wait(struct sampler *s, const sigset_t *sigs, double until)
 		if (sig > 0)
 			return sig;
 		due = preload__run(s->pending, &s->budget);
-		/* idle: a file's DWARF made ready, so that naming only looks up */
-		if ((!due || due > clock__now() + 0.05) && usyms__prepare_inline(s->us))
+		if ((!due || due > clock__now() + SAMPLER_PREPARE_SLICE) &&
+		    clock__now() - s->last_image >= SAMPLER_QUIET_SECONDS && prepare_slice(s))
 			due = clock__now();
 		ms = wait_ms(until, due);
 		if (s->events_ok && capture__poll(s->cap, s->py_queued ? 0 : ms) < 0) {

@@ -24,6 +24,11 @@
 
 /* The time naming may take once a capture or an interval has ended. */
 #define SAMPLER_NAMING_SECONDS 0.5
+/* How long no image may have been announced before the wait loop prepares
+ * a file's DWARF for its inline frames (sampler__wait). */
+#define SAMPLER_QUIET_SECONDS 0.5
+/* The most one such turn of the loop may take (s). */
+#define SAMPLER_PREPARE_SLICE 0.05
 /* The most the images announced before sampling (with --off-cpu, the
  * tasks in scope) may delay its start while their tables load. */
 #define SAMPLER_SETTLE_SECONDS 1.0
@@ -56,6 +61,7 @@ struct sampler {
 				  * at the end, if their process lives */
 	bool events_ok; /* image events still readable */
 	struct budget budget;    /* the symbolization budget usyms works in */
+	double last_image;       /* when the last image was announced (clock__now) */
 	sigset_t stop_sigs;      /* the signals that end a capture */
 	/* Checked at least every 100 ms while waiting: true ends the wait
 	 * (the profiled processes are gone).  NULL: never. */

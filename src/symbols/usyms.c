@@ -412,9 +412,9 @@ void usyms__set_inline(struct usyms *u, bool on)
 	symcache__set_inline(u->syms, on);
 }
 
-bool usyms__prepare_inline(struct usyms *u)
+bool usyms__prepare_inline(struct usyms *u, const struct budget *b)
 {
-	struct symcache_read rd = { .budget = u->budget, .phase = u->phase,
+	struct symcache_read rd = { .budget = b, .phase = u->phase,
 				    .allowance = allowance_cb, .arg = u };
 
 	return u->inline_frames && symcache__prepare_inline(u->syms, &rd);

@@ -157,8 +157,9 @@ void usyms__set_func_reader(struct usyms *u, func_ranges_reader fn);
  * off by default, smolder turns it on unless --no-inline). */
 void usyms__set_inline(struct usyms *u, bool on);
 /* Idle time's work: prepares the DWARF of one file for its inline frames
- * (symcache__prepare_inline) within the budget; false when none waited. */
-bool usyms__prepare_inline(struct usyms *u);
+ * (symcache__prepare_inline) within b's time (a slice of the capture's);
+ * false when none waited. */
+bool usyms__prepare_inline(struct usyms *u, const struct budget *b);
 /* Demangle C++ and Rust names (off by default; smolder turns it on). */
 void usyms__set_demangle(struct usyms *u, bool on);
 /* Drops what is cached for pid (all its images), keeping shared symbol tables. */
