@@ -146,6 +146,7 @@ int sampler__open(struct sampler *s, const struct sampler_opts *opts)
 	s->events_ok = true;
 	s->cap = NULL;
 	s->last_image = clock__now();
+	s->targeted = o.scope.nr_tgids || o.scope.nr_tids;
 	s->done = NULL;
 	s->py = NULL;
 	s->py_queue = NULL;
@@ -196,17 +197,19 @@ static int wait_ms(double until, double due)
 
 /*
  * Quiet time's work: a file's DWARF made ready, so that naming only looks
- * chains up.  Within a slice: what cannot stop halfway (libdw inflating a
- * compressed debug file whole, 0.1-0.4 s for libc6-dbg's) waits for the
- * naming, and the processes that start meanwhile have their maps and
- * Python frames read as they come.
+ * chains up.  What cannot stop halfway (libdw inflating a compressed debug
+ * file whole, 0.1-0.4 s for libc6-dbg's) runs in a targeted capture, whose
+ * few processes were quiet for SAMPLER_QUIET_SECONDS; a capture of the
+ * machine works in slices and leaves it to the naming, so that the
+ * processes that start meanwhile have their maps and Python frames read
+ * as they come.
  */
 static bool prepare_slice(struct sampler *s)
 {
 	struct budget slice = s->budget;
 	double end = clock__now() + SAMPLER_PREPARE_SLICE;
 
-	if (!slice.until || slice.until > end)
+	if (!s->targeted && (!slice.until || slice.until > end))
 		slice.until = end;
 	return usyms__prepare_inline(s->us, &slice);
 }

@@ -62,6 +62,7 @@ struct sampler {
 	bool events_ok; /* image events still readable */
 	struct budget budget;    /* the symbolization budget usyms works in */
 	double last_image;       /* when the last image was announced (clock__now) */
+	bool targeted;           /* -p, --tid or a COMMAND: few images to read */
 	sigset_t stop_sigs;      /* the signals that end a capture */
 	/* Checked at least every 100 ms while waiting: true ends the wait
 	 * (the profiled processes are gone).  NULL: never. */
