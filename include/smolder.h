@@ -51,6 +51,17 @@ struct stack_trace {
 	__u64 ip[STACK_CHUNKS * STACK_CHUNK_FRAMES];
 };
 
+#ifndef __bpf__
+/* The address that names frame i of st: the leaf's own, a caller's return
+ * address - 1 (the call), the pc a signal interrupted as it is. */
+static inline __u64 stack_trace__frame_addr(const struct stack_trace *st, int i)
+{
+	int exact = !i || (i < 32 && (st->exact & (1u << i)));
+
+	return exact ? st->ip[i] : st->ip[i] - 1;
+}
+#endif
+
 #ifndef __always_inline
 #define __always_inline inline __attribute__((always_inline))
 #endif

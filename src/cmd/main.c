@@ -150,6 +150,19 @@ static struct finish_opts finish_opts_of(const struct env *env)
 	return fo;
 }
 
+/* Whether an output shows where in the source frames ran (--lines, pprof's
+ * lines and functions' files, speedscope's file and line): else inline
+ * chains are named without reading the files' line programs. */
+static bool shows_source_lines(const struct env *env)
+{
+	if (env->source_lines || env->format == FMT_PPROF || env->format == FMT_SPEEDSCOPE)
+		return true;
+	for (size_t i = 0; i < env->nr_outputs; i++)
+		if (env->outputs[i].fmt == FMT_PPROF || env->outputs[i].fmt == FMT_SPEEDSCOPE)
+			return true;
+	return false;
+}
+
 static struct continuous_opts continuous_opts_of(const struct env *env)
 {
 	return (struct continuous_opts){
@@ -199,7 +212,7 @@ static int cmd_replay(struct env *env, const char *path)
 
 	if (us) {
 		usyms__set_demangle(us, !env->no_demangle);
-		usyms__set_inline(us, !env->no_inline);
+		usyms__set_inline(us, !env->no_inline, shows_source_lines(env));
 		usyms__set_func_reader(us, unwind_funcs__reader);
 		env->captured_ns = recording__captured_ns(rec);
 		snprintf(env->main_binary, sizeof(env->main_binary), "%s",
@@ -407,6 +420,7 @@ static void stage_opts(const struct env *env, pid_t command, struct stage_opts *
 		},
 		.sampler.demangle = !env->no_demangle,
 		.sampler.inline_frames = !env->no_inline,
+		.sampler.source_lines = shows_source_lines(env),
 		.convert = {
 			.inputs = env->inputs,
 			.nr_inputs = env->nr_inputs,

@@ -679,6 +679,11 @@ int dwarf_names__chain(struct dwarf_names *dn, uint64_t vaddr, const struct budg
 	return out->n ? 0 : -ENOENT;
 }
 
+void dwarf_names__set_lines(struct dwarf_names *dn, bool on)
+{
+	dn->no_lines = !on;
+}
+
 size_t dwarf_names__bytes(const struct dwarf_names *dn)
 {
 	if (!dn)

@@ -92,6 +92,15 @@ bool dwarf_names__prepared(const struct dwarf_names *dn);
  */
 int dwarf_names__chain(struct dwarf_names *dn, uint64_t vaddr, const struct budget *b,
 		       struct dwarf_chain *out);
+/*
+ * Chains with function names only (on false): no file or line, so that
+ * no line program is read.  libdw 0.188 reads a unit's whole line program
+ * (40 bytes a row, kept until the file is closed) for any file name of
+ * the unit, even a declaration's; outputs that show no source line
+ * (folded, SVG, report) need none of it.  On by default; set before the
+ * first chain.
+ */
+void dwarf_names__set_lines(struct dwarf_names *dn, bool on);
 /* What dn holds in memory (index, memo, and what libdw inflated). */
 size_t dwarf_names__bytes(const struct dwarf_names *dn);
 /* The i-th address range [*lo, *hi) of the units indexed (by the first

@@ -72,6 +72,7 @@ struct dwarf_names {
 	Elf *elf, *alt_elf;    /* mapped: its process may be gone when it is read */
 	Dwarf *dw, *alt;       /* NULL until the first chain (see index_error) */
 	bool separate;
+	bool no_lines;         /* names only: no line program is read */
 	int index_error;       /* why the first chain could not index it (-errno) */
 	size_t max_bytes;      /* the open's budget: chains' budgets may have none */
 	bool info_mapped;      /* .debug_info and .debug_line are read from the */
@@ -115,7 +116,8 @@ static inline bool dwarf_names__over(const struct dwarf_names *dn, const struct 
 /*
  * The chain at vaddr in the unit whose DIE is cu, outermost first, in
  * *out: 0, -ENOENT (no function there), -ETIMEDOUT (b expired during the
- * walk).  Lines come only from line programs that fit b's bytes.
+ * walk).  Lines come only from line programs that fit b's bytes, and
+ * none with dn->no_lines.
  */
 int dwarf_scopes__chain(struct dwarf_names *dn, Dwarf_Die *cu, uint64_t vaddr,
 			const struct budget *b, struct dwarf_chain *out);

@@ -404,6 +404,8 @@ static void set_func(struct dwarf_names *dn, struct dwarf_frame *f, Dwarf_Die *d
 		     const struct budget *b)
 {
 	f->func = die_name(d);
+	if (dn->no_lines)
+		return;
 	f->decl_file = die_file(dn, d, DW_AT_decl_file, b);
 	f->decl_line = die_line(d, DW_AT_decl_line, true);
 }
@@ -441,7 +443,7 @@ int dwarf_scopes__chain(struct dwarf_names *dn, Dwarf_Die *cu, uint64_t vaddr,
 		if (i > first && dwarf_tag(&path[i]) != DW_TAG_inlined_subroutine)
 			continue;
 		/* the line that ran in the frame around: the call's */
-		if (out->n) {
+		if (out->n && !dn->no_lines) {
 			f[-1].file = die_file(dn, &path[i], DW_AT_call_file, b);
 			f[-1].line = die_line(&path[i], DW_AT_call_line, false);
 		}
@@ -451,7 +453,7 @@ int dwarf_scopes__chain(struct dwarf_names *dn, Dwarf_Die *cu, uint64_t vaddr,
 		set_func(dn, f, &path[i], b);
 		out->n++;
 	}
-	if (out->n && unit_affordable(dn, cu, b, true)) {
+	if (out->n && !dn->no_lines && unit_affordable(dn, cu, b, true)) {
 		Dwarf_Line *line = dwarf_getsrc_die(cu, vaddr);
 		struct dwarf_frame *leaf = &out->f[out->n - 1];
 		int lineno = 0;

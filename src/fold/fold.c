@@ -180,13 +180,10 @@ static int add_head(struct fold *f, const struct sample_key *key, uint16_t *n,
 	return fold_push_frame(f, name, "");
 }
 
-/* Frame i's address to name: the leaf's own, a caller's return address - 1,
- * the pc a signal interrupted as it is. */
+/* Frame i's address to name (as the type pyframes__merge takes). */
 static uint64_t frame_addr(const struct stack_trace *st, int i)
 {
-	bool exact = !i || (i < 32 && (st->exact & (1u << i)));
-
-	return exact ? st->ip[i] : st->ip[i] - 1;
+	return stack_trace__frame_addr(st, i);
 }
 
 /* Native user frame i of st, named; *miss gets why it is "[unknown]". */

@@ -274,9 +274,10 @@ static void naming_losses(const uint64_t *unnamed, const struct usyms *us)
 		     "%" PRIu64 " perf maps read in part", st.files_too_big, st.files_late,
 		     st.jit_maps_cut);
 	if (st.dwarf_files || st.dwarf_too_big || st.dwarf_failed)
-		info("inline frames: %" PRIu64 " files with DWARF, %" PRIu64 " without (%" PRIu64
-		     " with only MiniDebugInfo, which has none), %" PRIu64 " over the memory budget, "
-		     "%" PRIu64 " unreadable (their frames keep symbol names)", st.dwarf_files,
+		info("inline frames: %" PRIu64 " files with DWARF (%" PRIu64 " read for the frames "
+		     "sampled in them), %" PRIu64 " without (%" PRIu64 " with only MiniDebugInfo, "
+		     "which has none), %" PRIu64 " over the memory budget, %" PRIu64
+		     " unreadable (their frames keep symbol names)", st.dwarf_files, st.dwarf_ready,
 		     st.dwarf_none, st.dwarf_mini, st.dwarf_too_big, st.dwarf_failed);
 }
 

@@ -153,7 +153,9 @@ int sampler__open(struct sampler *s, const struct sampler_opts *opts)
 	s->py_queued = s->py_unqueued = 0;
 	s->us = usyms__new();
 	s->pending = s->us ? preload__new(s->us) : NULL;
-	if (!s->pending || open_python(s, opts)) {
+	s->warm = opts->inline_frames ? warm__new() : NULL;
+	s->next_warm = 0;
+	if (!s->pending || (opts->inline_frames && !s->warm) || open_python(s, opts)) {
 		sampler__close(s);
 		err("out of memory");
 		return -1;
@@ -171,7 +173,7 @@ int sampler__open(struct sampler *s, const struct sampler_opts *opts)
 	/* unwind tables as soon as maps are read */
 	usyms__set_maps_hook(s->us, on_maps, s);
 	usyms__set_demangle(s->us, opts->demangle);
-	usyms__set_inline(s->us, opts->inline_frames);
+	usyms__set_inline(s->us, opts->inline_frames, opts->source_lines);
 	usyms__set_func_reader(s->us, unwind_funcs__reader);
 	settle(s);
 	if (capture__start(s->cap)) {
@@ -196,22 +198,29 @@ static int wait_ms(double until, double due)
 }
 
 /*
- * Quiet time's work: a file's DWARF made ready, so that naming only looks
- * chains up.  What cannot stop halfway (libdw inflating a compressed debug
- * file whole, 0.1-0.4 s for libc6-dbg's) runs in a targeted capture, whose
- * few processes were quiet for SAMPLER_QUIET_SECONDS; a capture of the
- * machine works in slices and leaves it to the naming, so that the
- * processes that start meanwhile have their maps and Python frames read
- * as they come.
+ * Quiet time's work: the stacks sampled so far named ahead (warm.h), so
+ * that naming at the end looks their inline chains up, and only the files
+ * sampled have their DWARF made ready.  What cannot stop halfway (libdw
+ * inflating a compressed debug file whole, 0.1-0.4 s for libc6-dbg's) runs
+ * in a targeted capture, whose few processes were quiet for
+ * SAMPLER_QUIET_SECONDS; a capture of the machine works in slices and
+ * leaves it to the naming, so that the processes that start meanwhile have
+ * their maps and Python frames read as they come.  true when the pass
+ * ended on its slice's time (more to do at once).
  */
 static bool prepare_slice(struct sampler *s)
 {
 	struct budget slice = s->budget;
-	double end = clock__now() + SAMPLER_PREPARE_SLICE;
+	double now = clock__now(), end = now + SAMPLER_PREPARE_SLICE;
 
+	if (!s->warm || now < s->next_warm)
+		return false;
 	if (!s->targeted && (!slice.until || slice.until > end))
 		slice.until = end;
-	return usyms__prepare_inline(s->us, &slice);
+	if (warm__pass(s->warm, s->cap, s->us, &slice))
+		return true;
+	s->next_warm = now + SAMPLER_WARM_EVERY;
+	return false;
 }
 
 int sampler__wait(struct sampler *s, const sigset_t *sigs, double until)
@@ -281,6 +290,7 @@ void sampler__close(struct sampler *s)
 {
 	capture__free(s->cap);
 	preload__free(s->pending);
+	warm__free(s->warm);
 	usyms__free(s->us);
 	py_names__free(s->py);
 	free(s->py_queue);
@@ -288,5 +298,6 @@ void sampler__close(struct sampler *s)
 	s->py_queue = NULL;
 	s->cap = NULL;
 	s->pending = NULL;
+	s->warm = NULL;
 	s->us = NULL;
 }

@@ -20,15 +20,20 @@
 #include "capture/capture.h"
 #include "interp/python/py_names.h"
 #include "session/preload.h"
+#include "session/warm.h"
 #include "symbols/usyms.h"
 
 /* The time naming may take once a capture or an interval has ended. */
 #define SAMPLER_NAMING_SECONDS 0.5
-/* How long no image may have been announced before the wait loop prepares
- * a file's DWARF for its inline frames (sampler__wait). */
+/* How long no image may have been announced before the wait loop names
+ * the stacks sampled so far ahead, for their inline frames (sampler__wait,
+ * warm.h). */
 #define SAMPLER_QUIET_SECONDS 0.5
-/* The most one such turn of the loop may take (s). */
+/* The most one such turn of the loop may take in a capture of the machine (s). */
 #define SAMPLER_PREPARE_SLICE 0.05
+/* A pass over the samples starts at most this often (s): each walks the
+ * whole count map. */
+#define SAMPLER_WARM_EVERY 1.0
 /* The most the images announced before sampling (with --off-cpu, the
  * tasks in scope) may delay its start while their tables load. */
 #define SAMPLER_SETTLE_SECONDS 1.0
@@ -38,6 +43,7 @@ struct sampler_opts {
 	struct capture_opts capture;
 	bool demangle; /* C++ and Rust names as written in the source */
 	bool inline_frames; /* inlined functions as frames, from DWARF */
+	bool source_lines;  /* with their files and lines (an output shows them) */
 	/* capture.python_frames: CPython frames, named by the sampler's py */
 };
 
@@ -53,6 +59,8 @@ struct sampler {
 	struct capture *cap;
 	struct usyms *us;
 	struct preload *pending; /* images whose maps are to be read */
+	struct warm *warm;       /* stacks named ahead; NULL without inline frames */
+	double next_warm;        /* when the next pass over the samples may start */
 	struct py_names *py;     /* interpreters and code objects; NULL
 				  * without Python frames */
 	struct py_pending *py_queue; /* new Python stacks, to read now */

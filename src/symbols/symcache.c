@@ -89,7 +89,6 @@ struct symfile {
 	/* read: opened (mapped); ready: prepared, it names frames */
 	enum { DW_UNREAD, DW_READ, DW_READY, DW_NONE } dw_state;
 	char *dw_path; /* the path it was opened by, for -v */
-	uint64_t dw_tried; /* the budget (phase + 1) it was last prepared in */
 };
 
 struct symcache {
@@ -98,8 +97,9 @@ struct symcache {
 	func_ranges_reader read_funcs; /* NULL: frames keep their exact offsets */
 	bool demangle;
 	bool inline_frames;
+	bool source_lines; /* the chains' files and lines too */
 	uint64_t too_big, late;
-	uint64_t dw_read, dw_none, dw_mini, dw_too_big, dw_failed;
+	uint64_t dw_read, dw_ready, dw_none, dw_mini, dw_too_big, dw_failed;
 };
 
 static void symfile_free(struct filecache_ent *e, void *arg)
@@ -152,9 +152,10 @@ void symcache__set_demangle(struct symcache *sc, bool on)
 	sc->demangle = on;
 }
 
-void symcache__set_inline(struct symcache *sc, bool on)
+void symcache__set_inline(struct symcache *sc, bool on, bool lines)
 {
 	sc->inline_frames = on;
+	sc->source_lines = lines;
 }
 
 void symcache__hold(struct symcache *sc, struct symfile *f)
@@ -285,6 +286,7 @@ static void read_dwarf(struct symcache *sc, struct symfile *f, int fd, const str
 	f->dw = b.max_bytes ? dwarf_names__open(fd, root, m->deleted ? NULL : m->path,
 						st->st_uid != 0, &b) : NULL;
 	if (f->dw) {
+		dwarf_names__set_lines(f->dw, sc->source_lines);
 		f->dw_state = DW_READ;
 		f->dw_path = strdup(name);
 		sc->dw_read++;
@@ -474,8 +476,10 @@ static void prepare_dwarf(struct symcache *sc, struct symfile *f, const struct s
 	if (e == -ETIMEDOUT)
 		return;
 	f->dw_state = e ? DW_NONE : DW_READY;
-	if (!e)
+	if (!e) {
+		sc->dw_ready++;
 		return;
+	}
 	sc->dw_read--;
 	if (e == -ENODATA) {
 		sc->dw_none++;
@@ -487,37 +491,6 @@ static void prepare_dwarf(struct symcache *sc, struct symfile *f, const struct s
 		sc->dw_failed++;
 	info("inline frames of %s not read: %s; its frames keep their symbol names",
 	     f->dw_path ? f->dw_path : "?", dwarf_names__strerror(-e));
-}
-
-struct unprepared {
-	struct symfile *f;
-	uint64_t phase;
-};
-
-/* The first file whose DWARF was opened but not yet prepared, nor tried
- * in this budget (one it could not afford waits for the next). */
-static void unprepared(struct filecache_ent *e, void *arg)
-{
-	struct symfile *f = (struct symfile *)e;
-	struct unprepared *u = arg;
-
-	if (!u->f && f->dw_state == DW_READ && f->dw_tried != u->phase + 1)
-		u->f = f;
-}
-
-bool symcache__prepare_inline(struct symcache *sc, const struct symcache_read *rd)
-{
-	struct unprepared u = { .phase = rd->phase };
-	struct symfile *f;
-
-	if (!sc->inline_frames)
-		return false;
-	filecache__for_each(sc->files, unprepared, &u);
-	if (!(f = u.f))
-		return false;
-	f->dw_tried = rd->phase + 1;
-	prepare_dwarf(sc, f, rd);
-	return true;
 }
 
 int symcache__chain(struct symcache *sc, struct symfile *f, const struct symcache_read *rd,
@@ -554,6 +527,7 @@ void symcache__stats(const struct symcache *sc, struct symcache_stats *out)
 	out->too_big = sc->too_big;
 	out->late = sc->late;
 	out->dw_read = sc->dw_read;
+	out->dw_ready = sc->dw_ready;
 	out->dw_none = sc->dw_none;
 	out->dw_mini = sc->dw_mini;
 	out->dw_too_big = sc->dw_too_big;

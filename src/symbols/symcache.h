@@ -68,13 +68,10 @@ const char *symcache__name(struct symcache *sc, struct symfile *f, uint64_t off,
  * function's samples merge.  False when no FDE covers off.
  */
 bool symcache__func_start(const struct symfile *f, uint64_t off, uint64_t *start);
-/* Name frames by their inline chains from the files' DWARF (off by default). */
-void symcache__set_inline(struct symcache *sc, bool on);
-/*
- * Prepares the DWARF of one file whose DWARF is open but not prepared
- * (dwarf_names__prepare), within rd's time; false when there was none.
- */
-bool symcache__prepare_inline(struct symcache *sc, const struct symcache_read *rd);
+/* Name frames by their inline chains from the files' DWARF (off by
+ * default), with their source files and lines when lines (their cost:
+ * dwarf_names__set_lines). */
+void symcache__set_inline(struct symcache *sc, bool on, bool lines);
 /*
  * The inline chain at ELF virtual address vaddr of f, from its DWARF (found
  * and mapped when its symbols were read; indexed when first asked, within
@@ -96,6 +93,8 @@ struct symcache_stats {
 	/* DWARF, for inline frames: files read, without any (or only
 	 * MiniDebugInfo), over the budget, failed (time, libdw) */
 	uint64_t dw_read, dw_none, dw_too_big, dw_failed;
+	uint64_t dw_ready; /* of dw_read, those whose units were indexed: a
+			    * frame was named in them */
 	uint64_t dw_mini; /* of dw_none, those with only MiniDebugInfo */
 };
 void symcache__stats(const struct symcache *sc, struct symcache_stats *out);

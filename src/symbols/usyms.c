@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "smolder.h"
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "symbols/usyms_int.h"
@@ -406,18 +407,10 @@ void usyms__set_demangle(struct usyms *u, bool on)
 	symcache__set_demangle(u->syms, on);
 }
 
-void usyms__set_inline(struct usyms *u, bool on)
+void usyms__set_inline(struct usyms *u, bool on, bool lines)
 {
 	u->inline_frames = on;
-	symcache__set_inline(u->syms, on);
-}
-
-bool usyms__prepare_inline(struct usyms *u, const struct budget *b)
-{
-	struct symcache_read rd = { .budget = b, .phase = u->phase,
-				    .allowance = allowance_cb, .arg = u };
-
-	return u->inline_frames && symcache__prepare_inline(u->syms, &rd);
+	symcache__set_inline(u->syms, on, lines);
 }
 
 /* The inline chain of named frame fr in f (fr->chain; left NULL when none). */
@@ -630,6 +623,33 @@ const char *usyms__miss_name(enum usyms_miss m)
 	return m < USYMS_MISS__MAX ? names[m] : "?";
 }
 
+bool usyms__warm_stack(struct usyms *u, pid_t pid, uint32_t gen, const struct stack_trace *st,
+		       const struct budget *b)
+{
+	const struct budget *saved = u->budget;
+	struct pid_ent *e = pid_get(u, pid, gen);
+	struct usyms_frame fr;
+	char name[256]; /* thrown away: the caches keep what naming needs */
+	bool done = true;
+
+	if (!e || !e->pm)
+		return true; /* nothing to warm: its maps are read when named */
+	u->budget = b;
+	for (uint32_t i = 0; i < st->nr && i < sizeof(st->ip) / sizeof(st->ip[0]); i++) {
+		uint64_t addr = stack_trace__frame_addr(st, (int)i);
+		const struct proc_map *m = proc_maps__find(e->pm, addr);
+
+		if (budget__expired(b)) {
+			done = false;
+			break;
+		}
+		if (m && m->kind == PROC_MAP_FILE)
+			name_file(u, e, m, addr, name, sizeof(name), &fr);
+	}
+	u->budget = saved;
+	return done;
+}
+
 size_t usyms__name_frame(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr, char *buf,
 			 size_t len, struct usyms_frame *out)
 {
@@ -770,6 +790,7 @@ void usyms__stats(const struct usyms *u, struct usyms_stats *out)
 	out->files_too_big = ss.too_big;
 	out->files_late = ss.late;
 	out->dwarf_files = ss.dw_read;
+	out->dwarf_ready = ss.dw_ready;
 	out->dwarf_none = ss.dw_none;
 	out->dwarf_mini = ss.dw_mini;
 	out->dwarf_too_big = ss.dw_too_big;

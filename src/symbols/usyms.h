@@ -32,6 +32,8 @@
 #include "lib/budget.h"
 #include "symbols/symcache.h"
 
+struct stack_trace;
+
 struct usyms;
 
 /*
@@ -154,12 +156,19 @@ const char *usyms__miss_name(enum usyms_miss m);
 /* How stripped code is named by its function's start (symcache.h). */
 void usyms__set_func_reader(struct usyms *u, func_ranges_reader fn);
 /* Name frames' inline chains from their files' DWARF (usyms_frame.chain;
- * off by default, smolder turns it on unless --no-inline). */
-void usyms__set_inline(struct usyms *u, bool on);
-/* Idle time's work: prepares the DWARF of one file for its inline frames
- * (symcache__prepare_inline) within b's time (a slice of the capture's);
- * false when none waited. */
-bool usyms__prepare_inline(struct usyms *u, const struct budget *b);
+ * off by default, smolder turns it on unless --no-inline), with source
+ * files and lines when lines (an output shows them: symcache.h). */
+void usyms__set_inline(struct usyms *u, bool on, bool lines);
+/*
+ * Quiet time's work: names ahead the frames of stack st of (pid, gen) that
+ * lie in files (their symbols and inline chains, which the files' caches
+ * keep), so that naming at the end looks them up, and a file's DWARF is
+ * made ready only when its code was sampled.  Frames in JIT code, the vDSO
+ * or mappings not read yet are left to the naming.  false when b expired
+ * first (the stack is to be warmed again).
+ */
+bool usyms__warm_stack(struct usyms *u, pid_t pid, uint32_t gen, const struct stack_trace *st,
+		       const struct budget *b);
 /* Demangle C++ and Rust names (off by default; smolder turns it on). */
 void usyms__set_demangle(struct usyms *u, bool on);
 /* Drops what is cached for pid (all its images), keeping shared symbol tables. */
@@ -208,6 +217,7 @@ struct usyms_stats {
 	uint64_t jit_maps_cut;    /* perf maps read only in part for their size */
 	/* inline frames: files with DWARF, without, over the budget, failed */
 	uint64_t dwarf_files, dwarf_none, dwarf_too_big, dwarf_failed;
+	uint64_t dwarf_ready; /* of dwarf_files: read for frames named in them */
 	uint64_t dwarf_mini; /* of dwarf_none: only MiniDebugInfo (no DWARF in it) */
 };
 

@@ -220,3 +220,30 @@ if [ -s "/usr/lib/debug/.build-id/${LBID:0:2}/${LBID:2}.debug" ]; then
 else
 	fail inline_libc_dbg_installed "no debug file for $LIBC (build id $LBID): install libc6-dbg (scripts/deps.sh)"
 fi
+
+# --- a library mapped but never run: its DWARF is not read ---
+# A capture names the stacks sampled so far in its quiet time, so that only
+# files with sampled code have their DWARF read (libc6-dbg's libc alone is
+# 10 MB inflated): with a -g library preloaded that nothing calls, one more
+# file has DWARF and none more is read.
+mkdir -p "$TMP/unused"
+printf 'static inline __attribute__((always_inline)) int twice(int x) { return 2 * x; }\nint unused_fn(int x) { return twice(x) + 1; }\n' \
+	>"$TMP/unused/unused.c"
+gcc -O2 -g -shared -fPIC -o "$TMP/unused/libunused.so" "$TMP/unused/unused.c"
+# dwarf_counts NAME: "files read" of the -v line of capture NAME
+dwarf_counts() {
+	sed -nE 's/.*inline frames: ([0-9]+) files with DWARF \(([0-9]+) read.*/\1 \2/p' "$TMP/$1.err"
+}
+start_wl inline_split 60 || exit 1
+wait_for "$WL_OUT" '^ready$' >/dev/null
+capture unused_base "$WL_PID" 3 -v -o "$TMP/unused_base.folded"
+read -r base_files base_read < <(dwarf_counts unused_base)
+start_cmd inline_split env LD_PRELOAD="$TMP/unused/libunused.so" "$WL/inline_split" 60 || exit 1
+wait_for "$WL_OUT" '^ready$' >/dev/null
+check inline_unused_mapped some_line "/proc/$WL_PID/maps" 'libunused\.so$'
+capture unused "$WL_PID" 3 -v -o "$TMP/unused.folded"
+read -r files read < <(dwarf_counts unused)
+echo "# inline_unused: files with DWARF ${base_files:-?} -> ${files:-?}, read ${base_read:-?} -> ${read:-?}"
+check inline_unused_one_more_file equals "$files" "$((${base_files:-0} + 1))"
+check inline_unused_not_read equals "$read" "${base_read:--1}"
+check inline_unused_chains_still within "$(fig chain "$($IC chains "$TMP/unused.folded" "$SRC")")" 95 100
