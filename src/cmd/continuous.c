@@ -186,6 +186,7 @@ static int write_interval(const struct continuous_opts *o, const struct finish_o
 	capture__counters(s->cap, c);
 	/* what the file says of itself: when, and what was lost */
 	this.info.interval = true;
+	this.named_ahead = s->warm;
 	this.info.start_ns = (uint64_t)iv->start.tv_sec * 1000000000ULL + iv->start.tv_nsec;
 	this.info.duration_ns = (uint64_t)(iv->end.tv_sec - iv->start.tv_sec) * 1000000000ULL +
 				iv->end.tv_nsec - iv->start.tv_nsec;

@@ -507,6 +507,7 @@ static int capture_once(struct env *env, struct sampler *s, struct targets *t,
 	fo = finish_opts_of(env);
 	fo.fold.py = s->py;
 	fo.idle_ms = idle;
+	fo.named_ahead = s->warm;
 	src = finish__capture_source(s->cap);
 	rc = finish_capture(&fo, s, &src, s->us, &res);
 	free(idle);

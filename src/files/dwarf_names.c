@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "files/debuginfo.h"
@@ -46,100 +47,6 @@ const char *dwarf_names__strerror(int err)
 	}
 }
 
-/* Whether section name is one libdw reads (.debug_*, .zdebug_*). */
-static bool debug_section(const char *name)
-{
-	return name && (!strncmp(name, ".debug_", 7) || !strncmp(name, ".zdebug_", 8));
-}
-
-/*
- * Sizes elf's debug sections: *all the bytes they hold once inflated,
- * *inflated those of compressed ones (libdw inflates them into memory).
- * Whether it has a .debug_info, and sets *debugdata when it has a
- * .gnu_debugdata.
- */
-static bool debug_sizes(Elf *elf, size_t *all, size_t *inflated, bool *debugdata)
-{
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-	bool info = false;
-
-	*all = *inflated = 0;
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return false;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-		uint64_t size;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && !strcmp(name, ".gnu_debugdata"))
-			*debugdata = true;
-		if (!debug_section(name))
-			continue;
-		if (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info"))
-			info = true;
-		size = sh.sh_size;
-		if ((sh.sh_flags & SHF_COMPRESSED) || name[1] == 'z') {
-			GElf_Chdr ch;
-
-			/* a header that will not read: count the worst case */
-			size = gelf_getchdr(scn, &ch) ? ch.ch_size : SIZE_MAX / 4;
-			*inflated += size > SIZE_MAX / 4 ? SIZE_MAX / 4 : size;
-		}
-		*all += size > SIZE_MAX / 4 ? SIZE_MAX / 4 : size;
-		if (*all > SIZE_MAX / 4)
-			*all = SIZE_MAX / 4;
-	}
-	return info;
-}
-
-/* The data of elf's section name (as libdw left it: inflated); NULL if none. */
-static const unsigned char *section(Elf *elf, const char *name, size_t *size)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *n;
-		Elf_Data *d;
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
-		    !(n = elf_strptr(elf, shstrndx, sh.sh_name)) ||
-		    (strcmp(n, name) && (n[1] != 'z' || strcmp(n + 2, name + 1))))
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf)
-			return NULL;
-		*size = d->d_size;
-		return d->d_buf;
-	}
-	return NULL;
-}
-
-/* Whether elf's section name is stored as it is read (not compressed). */
-static bool mapped(Elf *elf, const char *name)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return false;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *n;
-		GElf_Shdr sh;
-
-		if (gelf_getshdr(scn, &sh) && (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
-		    !strcmp(n, name))
-			return !(sh.sh_flags & SHF_COMPRESSED);
-	}
-	return false;
-}
 
 /* A regular file at rel in root ("" ours), opened for reading; -1 if none. */
 static int open_in_root(const char *root, const char *rel)
@@ -173,7 +80,7 @@ static int open_alt(struct dwarf_names *dn, const char *root, bool untrusted,
 {
 	char rel[sizeof(DEBUG_DIR "/.build-id/xx/.debug") + 2 * MAX_BUILD_ID];
 	size_t len = 0, all, inflated, name_len, n, at;
-	const unsigned char *link = section(dn->elf, ".gnu_debugaltlink", &len), *id;
+	const unsigned char *link = dwarf_sections__data(dn->elf, ".gnu_debugaltlink", &len), *id;
 	bool debugdata;
 
 	if (!link)
@@ -192,7 +99,7 @@ static int open_alt(struct dwarf_names *dn, const char *root, bool untrusted,
 	if (dn->alt_fd < 0)
 		return -ENOLINK;
 	dn->alt_elf = elf_begin(dn->alt_fd, ELF_C_READ_MMAP, NULL);
-	if (!dn->alt_elf || !debug_sizes(dn->alt_elf, &all, &inflated, &debugdata) ||
+	if (!dn->alt_elf || !dwarf_sections__sizes(dn->alt_elf, &all, &inflated, &debugdata) ||
 	    elf_cntl(dn->alt_elf, ELF_C_FDDONE))
 		return -ENOLINK;
 	close(dn->alt_fd);
@@ -212,14 +119,14 @@ static int open_dwarf(struct dwarf_names *dn, int fd, const char *root, bool unt
 	dn->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!dn->elf || elf_kind(dn->elf) != ELF_K_ELF)
 		return -ENODATA;
-	if (!debug_sizes(dn->elf, &all, &inflated, debugdata))
+	if (!dwarf_sections__sizes(dn->elf, &all, &inflated, debugdata))
 		return -ENODATA;
 	if (budget__too_big(b, inflated) || (untrusted && budget__too_big(b, all)))
 		return -E2BIG;
 	dn->inflated = inflated;
 	/* before libdw inflates them */
-	dn->info_mapped = mapped(dn->elf, ".debug_info");
-	dn->line_mapped = mapped(dn->elf, ".debug_line");
+	dn->info_mapped = dwarf_sections__mapped(dn->elf, ".debug_info");
+	dn->line_mapped = dwarf_sections__mapped(dn->elf, ".debug_line");
 	/* the file is mapped whole: the descriptor is not needed again */
 	if (elf_cntl(dn->elf, ELF_C_FDDONE))
 		return -EINVAL;
@@ -304,7 +211,7 @@ static int list_units(struct dwarf_names *dn, const struct budget *b, uint64_t *
 	Dwarf_Half version;
 	size_t hsize, info_size = 0;
 
-	section(dn->elf, ".debug_info", &info_size);
+	dwarf_sections__data(dn->elf, ".debug_info", &info_size);
 	/* a unit past the section's end, or of a version libdw does not read
 	 * (zeros in a sparse hole), ends the list */
 	while (dwarf_next_unit(dn->dw, off, &next, &hsize, &version, &abbrev, NULL, NULL, NULL,
@@ -375,7 +282,7 @@ static uint64_t count_abbrevs(const unsigned char *sec, size_t size, uint64_t of
 static int abbrev_counts(struct dwarf_names *dn, const uint64_t *abbrevs)
 {
 	size_t size = 0, n = dn->nr_units;
-	const unsigned char *sec = section(dn->elf, ".debug_abbrev", &size);
+	const unsigned char *sec = dwarf_sections__data(dn->elf, ".debug_abbrev", &size);
 	uint64_t *sorted = malloc((n ? n : 1) * 2 * sizeof(*sorted)), *counts = sorted + n;
 
 	if (!sorted)
@@ -463,14 +370,12 @@ static int index_units(struct dwarf_names *dn, const struct budget *b)
 	return 0;
 }
 
-/* libdw's reading of dn (its alt file handed to it) and the units' index. */
-static int index_dwarf(struct dwarf_names *dn, const struct budget *b)
+/* libdw begun on dn's file, its alt file handed to it. */
+static int begin_dwarf(struct dwarf_names *dn)
 {
 	const char *name;
 	const void *id;
 
-	if (!budget__affords(b, (double)dn->inflated / DWARF_INFLATE_RATE))
-		return -ETIMEDOUT; /* it cannot stop halfway: a later budget */
 	dn->dw = dwarf_begin_elf(dn->elf, DWARF_C_READ, NULL);
 	if (!dn->dw)
 		return -EINVAL;
@@ -482,8 +387,51 @@ static int index_dwarf(struct dwarf_names *dn, const struct budget *b)
 	} else if (dwelf_dwarf_gnu_debugaltlink(dn->dw, &name, &id) > 0) {
 		return -ENOLINK; /* libdw would look for it itself */
 	}
-	dn->line_sec = section(dn->elf, ".debug_line", &dn->line_size);
+	return 0;
+}
+
+
+/* libdw's reading of dn and the units' index. */
+static int index_dwarf(struct dwarf_names *dn, const struct budget *b)
+{
+	struct dwarf_file_range packed[DWARF_MAX_COMPRESSED];
+	size_t nr_packed;
+	int e;
+
+	if (!budget__affords(b, (double)dn->inflated / DWARF_INFLATE_RATE))
+		return -ETIMEDOUT; /* it cannot stop halfway: a later budget */
+	nr_packed = dwarf_sections__compressed(dn->elf, packed, DWARF_MAX_COMPRESSED);
+	if ((e = begin_dwarf(dn)))
+		return e;
+	dwarf_sections__drop_pages(dn->elf, packed, nr_packed);
+	dn->line_sec = dwarf_sections__data(dn->elf, ".debug_line", &dn->line_size);
 	return index_units(dn, b);
+}
+
+/*
+ * libdw keeps every line program it read until dwarf_end.  Past
+ * DWARF_ROWS_HELD of rows, libdw is ended and begun again on the same
+ * sections (mapped, or inflated once into the Elf, which stays), so that
+ * a file's lines cost the units named since, not all it ever named.  What
+ * is ours stays: the unit index and function lists (by DIE offset), the
+ * memo, whose strings are the sections' (names) or ours (paths: kept,
+ * their index by libdw's pointers dropped).  0, or the -errno libdw
+ * refused with (then only the memo names).
+ */
+static int shed_lines(struct dwarf_names *dn)
+{
+	if (!dwarf_scopes__forget_paths(dn))
+		return 0; /* held a while longer */
+	dwarf_end(dn->dw);
+	if (dn->alt)
+		dwarf_end(dn->alt);
+	dn->dw = dn->alt = NULL;
+	for (size_t i = 0; i < dn->nr_units; i++)
+		if (dn->units[i].lines == LINES_READ)
+			dn->units[i].lines = LINES_UNREAD;
+	dn->libdw_bytes -= dn->rows_bytes;
+	dn->rows_bytes = dn->units_lined = 0;
+	return begin_dwarf(dn);
 }
 
 /* Undoes index_dwarf, for another try in a later budget. */
@@ -668,6 +616,11 @@ int dwarf_names__chain(struct dwarf_names *dn, uint64_t vaddr, const struct budg
 		return e;
 	if (e)
 		return -ENOENT;
+	/* one unit's rows over the limit are kept: shedding would read them again */
+	if (dn->rows_bytes > DWARF_ROWS_HELD && dn->units_lined > 1 && (e = shed_lines(dn))) {
+		dn->index_error = e;
+		return -ENOENT;
+	}
 	e = -ENOENT;
 	r = range_of(dn, vaddr);
 	if (r && dwarf_offdie(dn->dw, dn->units[r->unit].die, &cu))

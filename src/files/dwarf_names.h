@@ -42,6 +42,9 @@
 
 /* The deepest inline chain kept: deeper ones keep their outermost frames. */
 #define DWARF_MAX_INLINE 16
+/* The rows of line programs libdw may hold for a file (40 bytes each)
+ * before they are let go and read again as needed: 100k rows. */
+#define DWARF_ROWS_HELD (4u << 20)
 /* Compilation units indexed per file. */
 #define DWARF_MAX_UNITS (1u << 20)
 

@@ -41,6 +41,7 @@ struct dwarf_unit {
 	uint64_t size;         /* of the unit, header and DIEs */
 	uint8_t lines;         /* enum unit_lines */
 	bool walked;           /* its DIEs were read (size counted) */
+	bool line_pages;       /* its line program's mapped pages were counted */
 	bool funcs_listed;     /* funcs holds its functions (else, if listed
 				* already, it has none or did not fit) */
 	struct func_range *funcs; /* its outermost functions' ranges, by lo */
@@ -83,6 +84,9 @@ struct dwarf_names {
 	size_t inflated;       /* bytes of compressed sections libdw inflated */
 	size_t libdw_bytes;    /* what libdw holds besides: units, lines, abbrevs */
 	size_t line_list;      /* the largest line list libdw built (freed) */
+	size_t rows_bytes;     /* of libdw_bytes, the line rows (let go past
+				* DWARF_ROWS_HELD) */
+	size_t units_lined;    /* units whose rows libdw holds */
 	struct dwarf_unit *units;
 	size_t nr_units, cap_units;
 	struct unit_range *ranges;
@@ -95,6 +99,8 @@ struct dwarf_names {
 	 * are relative to where it ran), by the line table's string */
 	struct full_path *paths;
 	size_t nr_paths, cap_paths, path_bytes;
+	char **kept_paths;     /* full paths whose index was dropped, for the memo */
+	size_t nr_kept, cap_kept;
 	size_t func_bytes;     /* the units' funcs */
 };
 
@@ -103,8 +109,37 @@ struct full_path {
 	char *full;
 };
 
+/* A range of a file's bytes. */
+struct dwarf_file_range {
+	uint64_t off, len;
+};
+
+/* Compressed sections whose pages are let go once inflated, at most. */
+#define DWARF_MAX_COMPRESSED 32
+
+/* dwarf_sections.c: whether name is a debug section's (.debug_*, .zdebug_*). */
+bool dwarf_sections__debug(const char *name);
+/* Sizes elf's debug sections: *all the bytes they hold once inflated,
+ * *inflated those of compressed ones (libdw inflates them into memory).
+ * Whether it has a .debug_info; sets *debugdata when it has a
+ * .gnu_debugdata. */
+bool dwarf_sections__sizes(Elf *elf, size_t *all, size_t *inflated, bool *debugdata);
+/* The data of elf's section name (as libdw left it: inflated); NULL if none. */
+const unsigned char *dwarf_sections__data(Elf *elf, const char *name, size_t *size);
+/* Whether elf's section name is read from the mapped file (not inflated). */
+bool dwarf_sections__mapped(Elf *elf, const char *name);
+/* The file ranges of elf's compressed debug sections, at most n. */
+size_t dwarf_sections__compressed(Elf *elf, struct dwarf_file_range *r, size_t n);
+/* Lets the pages of ranges r of elf's mapping go (libdw inflated them:
+ * they are not read again; read from the file again if they ever were). */
+void dwarf_sections__drop_pages(Elf *elf, const struct dwarf_file_range *r, size_t nr);
+
 /* Frees dn's full paths (with libdw's strings they were made from). */
 void dwarf_scopes__free_paths(struct dwarf_names *dn);
+/* Drops the index of dn's full paths by libdw's strings (libdw ends),
+ * keeping the paths for the chains that hold them; false (nothing
+ * changed) when memory is short. */
+bool dwarf_scopes__forget_paths(struct dwarf_names *dn);
 
 /* Whether bytes are more than dn may hold: its open's budget, or b's. */
 static inline bool dwarf_names__over(const struct dwarf_names *dn, const struct budget *b,

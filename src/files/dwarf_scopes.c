@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "files/dwarf_names_int.h"
+#include "lib/grow.h"
 #include "lib/hash.h"
 
 #define MAX_DEPTH 256   /* DIEs from a unit down to the innermost scope */
@@ -273,7 +274,10 @@ static bool unit_affordable(struct dwarf_names *dn, Dwarf_Die *cu, const struct 
 	if (dwarf_getsrclines(cu, &rows, &nr))
 		return false;
 	u->lines = LINES_READ;
-	dn->libdw_bytes += nr * DWARF_LINE_ROW + (dn->line_mapped ? len : 0);
+	dn->libdw_bytes += nr * DWARF_LINE_ROW + (dn->line_mapped && !u->line_pages ? len : 0);
+	u->line_pages = true; /* counted once: libdw ending leaves them mapped */
+	dn->rows_bytes += nr * DWARF_LINE_ROW;
+	dn->units_lined++;
 	if (nr * DWARF_LINE_LIST > dn->line_list)
 		dn->line_list = nr * DWARF_LINE_LIST;
 	return true;
@@ -295,9 +299,30 @@ void dwarf_scopes__free_paths(struct dwarf_names *dn)
 {
 	for (size_t i = 0; i < dn->cap_paths; i++)
 		free(dn->paths[i].full);
+	for (size_t i = 0; i < dn->nr_kept; i++)
+		free(dn->kept_paths[i]);
 	free(dn->paths);
+	free(dn->kept_paths);
 	dn->paths = NULL;
-	dn->nr_paths = dn->cap_paths = dn->path_bytes = 0;
+	dn->kept_paths = NULL;
+	dn->nr_paths = dn->cap_paths = dn->path_bytes = dn->nr_kept = dn->cap_kept = 0;
+}
+
+bool dwarf_scopes__forget_paths(struct dwarf_names *dn)
+{
+	size_t had = dn->cap_kept;
+
+	if (GROW(dn->kept_paths, dn->cap_kept, dn->nr_kept + dn->nr_paths, 64))
+		return false;
+	dn->path_bytes += (dn->cap_kept - had) * sizeof(*dn->kept_paths);
+	for (size_t i = 0; i < dn->cap_paths; i++)
+		if (dn->paths[i].full)
+			dn->kept_paths[dn->nr_kept++] = dn->paths[i].full;
+	free(dn->paths);
+	dn->path_bytes -= dn->cap_paths * sizeof(*dn->paths);
+	dn->paths = NULL;
+	dn->nr_paths = dn->cap_paths = 0;
+	return true;
 }
 
 /* The slot of raw in dn's full paths: its own, or the empty one it takes. */
@@ -334,27 +359,34 @@ static bool paths_room(struct dwarf_names *dn)
  * name as a whole path: a relative one (gcc writes the file it was given,
  * relative to where it ran) joined to its unit's DW_AT_comp_dir, once per
  * string of the line table, so that pprof -list and speedscope find the
- * source from anywhere; name itself when absolute, or when it cannot be.
+ * source from anywhere; as it is when absolute, or when it cannot be.
+ * Always a copy of ours: libdw's strings go when it is ended (shed_lines).
  */
 static const char *whole_path(struct dwarf_names *dn, Dwarf_Die *cu, const char *name)
 {
 	struct full_path *p;
-	const char *dir;
+	const char *dir = NULL;
 	Dwarf_Attribute at;
 	size_t n;
 
-	if (!name || name[0] == '/' || !cu ||
-	    !(dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at))) || dir[0] != '/')
-		return name;
+	if (!name)
+		return NULL;
 	if (dn->cap_paths && (p = path_slot(dn, name))->raw)
 		return p->full;
+	if (name[0] != '/' && cu)
+		dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at));
+	if (dir && dir[0] != '/')
+		dir = NULL;
 	if (!paths_room(dn))
-		return name;
+		return NULL;
 	p = path_slot(dn, name);
-	n = strnlen(dir, PATH_MAX) + strnlen(name, PATH_MAX) + 2;
+	n = (dir ? strnlen(dir, PATH_MAX) + 1 : 0) + strnlen(name, PATH_MAX) + 1;
 	if (!(p->full = malloc(n)))
-		return name;
-	snprintf(p->full, n, "%.*s/%.*s", PATH_MAX, dir, PATH_MAX, name);
+		return NULL;
+	if (dir)
+		snprintf(p->full, n, "%.*s/%.*s", PATH_MAX, dir, PATH_MAX, name);
+	else
+		snprintf(p->full, n, "%.*s", PATH_MAX, name);
 	p->raw = name;
 	dn->nr_paths++;
 	dn->path_bytes += n;

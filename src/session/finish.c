@@ -7,6 +7,7 @@
 #include "lib/cpus.h"
 #include "fold/ctxframes.h"
 #include "session/finish.h"
+#include "session/warm.h"
 #include "lib/hash.h"
 #include "lib/log.h"
 
@@ -97,6 +98,20 @@ static int fold_sample(const struct sample_key *key, uint64_t count, void *arg)
 	return fold__add_stacks(c->fold, key, count, &st);
 }
 
+/* With inline frames, the user frames of src not named ahead yet, named
+ * in address order before they are folded (warm.h), within usyms' budget:
+ * what is left is named as it is folded. */
+static void name_ahead(const struct finish_opts *o, const struct sample_source *src,
+		       struct usyms *us)
+{
+	struct warm *w = o->named_ahead ? o->named_ahead : warm__new();
+
+	if (usyms__inline_frames(us))
+		warm__pass(w, src, us, NULL);
+	if (w != o->named_ahead)
+		warm__free(w);
+}
+
 /* Names and folds every sample src holds; NULL after printing why. */
 static struct fold *fold_all(const struct finish_opts *o, const struct sample_source *src,
 			     const struct ksyms *ks, struct usyms *us, struct finish_result *res)
@@ -111,6 +126,8 @@ static struct fold *fold_all(const struct finish_opts *o, const struct sample_so
 	fo.work_arg = src->arg;
 	if (ctx)
 		f = fold__new(&fo, ks, us);
+	if (f && us)
+		name_ahead(o, src, us);
 	if (f) {
 		ctx->src = src;
 		ctx->fold = f;

@@ -10,6 +10,7 @@
 #define SMOLDER_FINISH_H
 
 #include <stdbool.h>
+#include "session/sample_source.h"
 #include <stddef.h>
 #include <stdint.h>
 #include "capture/capture.h"
@@ -19,6 +20,8 @@
 #include "output/emit.h"
 #include "profile/profile.h"
 #include "symbols/usyms.h"
+
+struct warm;
 
 struct finish_opts {
 	struct fold_opts fold;       /* naming and merging; work_desc is the source's */
@@ -41,16 +44,8 @@ struct finish_opts {
 	uint32_t offcpu_entries;     /* --off-cpu: waits the pending map holds */
 	bool continuous;             /* the count map holds one interval */
 	bool kernel_mode, kernel_threads; /* the filters, said with what they left out */
-};
-
-/* Where counted samples are read from: a capture (finish__capture_source),
- * or a recording of one (recording.h).  As capture.h's readers. */
-struct sample_source {
-	int (*for_each)(void *arg, sample_fn fn, void *fn_arg);
-	int (*stack)(void *arg, uint64_t id, struct stack_trace *out);
-	int (*work_desc)(void *arg, uint64_t id, struct work_desc *out);
-	void *arg;
-	int (*waker_desc)(void *arg, uint64_t id, struct waker_desc *out); /* or NULL */
+	struct warm *named_ahead;    /* the stacks the sampler named ahead
+				      * (warm.h), not named ahead again; NULL */
 };
 
 struct sample_source finish__capture_source(struct capture *cap);

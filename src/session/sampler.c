@@ -7,6 +7,7 @@
 #include <time.h>
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "session/finish.h"
 #include "session/sampler.h"
 #include "unwind/unwind_table.h"
 
@@ -212,12 +213,14 @@ static bool prepare_slice(struct sampler *s)
 {
 	struct budget slice = s->budget;
 	double now = clock__now(), end = now + SAMPLER_PREPARE_SLICE;
+	struct sample_source src;
 
 	if (!s->warm || now < s->next_warm)
 		return false;
 	if (!s->targeted && (!slice.until || slice.until > end))
 		slice.until = end;
-	if (warm__pass(s->warm, s->cap, s->us, &slice))
+	src = finish__capture_source(s->cap);
+	if (warm__pass(s->warm, &src, s->us, &slice))
 		return true;
 	s->next_warm = now + SAMPLER_WARM_EVERY;
 	return false;

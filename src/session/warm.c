@@ -1,24 +1,27 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Naming ahead (warm.h): owns the set of (image, stack) pairs already
- * named ahead, an open-addressing table of their hashes.
+ * named ahead (an open-addressing table of their hashes) and a pass's
+ * frames, sorted by process image and address.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include "lib/grow.h"
 #include "lib/hash.h"
 #include "session/warm.h"
+
+struct warm_frame {
+	uint32_t tgid, gen;
+	uint64_t addr;
+};
 
 struct warm {
 	uint64_t *seen; /* hashes, 0 empty; at most half full */
 	size_t nr, cap;
-};
-
-struct warm_walk {
-	struct warm *w;
-	struct capture *c;
-	struct usyms *us;
-	const struct budget *b;
-	bool expired;
+	struct warm_frame *frames; /* this pass's */
+	size_t nr_frames, cap_frames;
+	const struct sample_source *src;
+	struct stack_trace st;
 };
 
 struct warm *warm__new(void)
@@ -63,49 +66,74 @@ static bool room(struct warm *w)
 	return true;
 }
 
-static int warm_sample(const struct sample_key *key, uint64_t count, void *arg)
+/* Gathers the frames of a stack not named ahead yet. */
+static int gather(const struct sample_key *key, uint64_t count, void *arg)
 {
-	struct warm_walk *ww = arg;
-	struct stack_trace st;
-	uint64_t h, *at;
+	struct warm *w = arg;
+	struct stack_trace *st = &w->st;
+	uint64_t h;
 
 	(void)count;
 	if (!key->ustack || (key->flags & SAMPLE_FOREIGN_PID))
 		return 0;
 	h = key_hash(key);
-	if (ww->w->cap && *slot(ww->w, h) == h)
+	if (w->cap && *slot(w, h) == h)
 		return 0;
-	if (budget__expired(ww->b)) {
-		ww->expired = true;
-		return 1; /* ends the walk */
-	}
-	if (!room(ww->w))
-		return 1;
-	if (capture__stack(ww->c, key->ustack, &st))
-		return 0; /* named at the end, or counted there as lost */
-	if (!usyms__warm_stack(ww->us, (pid_t)key->tgid, key->gen, &st, ww->b)) {
-		ww->expired = true;
-		return 1;
-	}
-	at = slot(ww->w, h);
-	*at = h;
-	ww->w->nr++;
+	if (w->src->stack(w->src->arg, key->ustack, st))
+		return 0; /* named when folded, or counted there as lost */
+	if (st->nr > sizeof(st->ip) / sizeof(st->ip[0]) ||
+	    w->nr_frames + st->nr > WARM_MAX_FRAMES || !room(w) ||
+	    GROW(w->frames, w->cap_frames, w->nr_frames + st->nr, 1024))
+		return 1; /* the rest waits for the next pass */
+	for (uint32_t i = 0; i < st->nr; i++)
+		w->frames[w->nr_frames++] = (struct warm_frame){
+			key->tgid, key->gen, stack_trace__frame_addr(st, (int)i) };
+	*slot(w, h) = h;
+	w->nr++;
 	return 0;
 }
 
-bool warm__pass(struct warm *w, struct capture *c, struct usyms *us, const struct budget *b)
+static int by_image_then_addr(const void *a, const void *b)
 {
-	struct warm_walk ww = { .w = w, .c = c, .us = us, .b = b };
+	const struct warm_frame *x = a, *y = b;
+
+	if (x->tgid != y->tgid)
+		return x->tgid < y->tgid ? -1 : 1;
+	if (x->gen != y->gen)
+		return x->gen < y->gen ? -1 : 1;
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+bool warm__pass(struct warm *w, const struct sample_source *src, struct usyms *us,
+		const struct budget *b)
+{
+	const struct warm_frame *last = NULL;
+	bool expired = false;
 
 	if (!w)
 		return false;
-	capture__for_each_sample(c, warm_sample, &ww);
-	return ww.expired;
+	w->src = src;
+	w->nr_frames = 0;
+	src->for_each(src->arg, gather, w);
+	qsort(w->frames, w->nr_frames, sizeof(*w->frames), by_image_then_addr);
+	for (size_t i = 0; i < w->nr_frames; last = &w->frames[i++]) {
+		const struct warm_frame *f = &w->frames[i];
+
+		if (last && !by_image_then_addr(last, f))
+			continue;
+		if (!usyms__warm_frame(us, (pid_t)f->tgid, f->gen, f->addr, b)) {
+			expired = true; /* the rest is named when folded */
+			break;
+		}
+	}
+	return expired;
 }
 
 void warm__free(struct warm *w)
 {
-	if (w)
+	if (w) {
 		free(w->seen);
+		free(w->frames);
+	}
 	free(w);
 }

@@ -32,7 +32,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "smolder.h"
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "symbols/usyms_int.h"
@@ -258,7 +257,7 @@ static struct pid_ent *pid_find(struct usyms *u, pid_t pid, uint32_t gen, bool c
 }
 
 /* The image (pid, gen), its maps read once if the budget allows; marked used. */
-static struct pid_ent *pid_get(struct usyms *u, pid_t pid, uint32_t gen)
+struct pid_ent *usyms_pid_get(struct usyms *u, pid_t pid, uint32_t gen)
 {
 	struct pid_ent *e = pid_find(u, pid, gen, true);
 
@@ -351,7 +350,7 @@ static size_t usyms_allowance(struct usyms *u, size_t releasing)
 	return u->memory_max - used < USYMS_FILE_BUDGET ? u->memory_max - used : USYMS_FILE_BUDGET;
 }
 
-static size_t allowance_cb(void *u)
+size_t usyms_allowance_cb(void *u)
 {
 	return usyms_allowance(u, 0);
 }
@@ -364,7 +363,7 @@ static struct symfile *slot_file(struct usyms *u, struct pid_ent *e, size_t i)
 {
 	struct symfile **slot = &e->files[i];
 	struct symcache_read rd = { .budget = u->budget, .phase = u->phase,
-				    .allowance = allowance_cb, .arg = u };
+				    .allowance = usyms_allowance_cb, .arg = u };
 
 	if (*slot && symfile__retry(*slot, u->phase)) {
 		symcache__release(u->syms, *slot);
@@ -407,30 +406,12 @@ void usyms__set_demangle(struct usyms *u, bool on)
 	symcache__set_demangle(u->syms, on);
 }
 
-void usyms__set_inline(struct usyms *u, bool on, bool lines)
-{
-	u->inline_frames = on;
-	symcache__set_inline(u->syms, on, lines);
-}
-
-/* The inline chain of named frame fr in f (fr->chain; left NULL when none). */
-static void name_chain(struct usyms *u, struct symfile *f, struct usyms_frame *fr)
-{
-	struct symcache_read rd = { .budget = u->budget, .phase = u->phase,
-				    .allowance = allowance_cb, .arg = u };
-
-	if (!u->inline_frames || fr->vaddr == UINT64_MAX)
-		return;
-	if (!symcache__chain(u->syms, f, &rd, fr->vaddr, &u->chain) && u->chain.n)
-		fr->chain = &u->chain;
-}
-
 void usyms__set_func_reader(struct usyms *u, func_ranges_reader fn)
 {
 	symcache__set_func_reader(u->syms, fn);
 }
 
-static size_t name_file(struct usyms *u, struct pid_ent *e,
+size_t usyms_name_file(struct usyms *u, struct pid_ent *e,
 			const struct proc_map *m, uint64_t addr, char *buf,
 			size_t len, struct usyms_frame *out)
 {
@@ -445,7 +426,7 @@ static size_t name_file(struct usyms *u, struct pid_ent *e,
 				     .vaddr = vaddr, .unsymbolized = !name };
 
 	if (name) {
-		name_chain(u, f, out);
+		usyms_name_chain(u, f, out);
 		/* "memcpy@@GLIBC_2.14" names the same function as "memcpy" */
 		return usyms_put(buf, len, "%.*s", (int)strcspn(name, "@"), name);
 	}
@@ -623,33 +604,6 @@ const char *usyms__miss_name(enum usyms_miss m)
 	return m < USYMS_MISS__MAX ? names[m] : "?";
 }
 
-bool usyms__warm_stack(struct usyms *u, pid_t pid, uint32_t gen, const struct stack_trace *st,
-		       const struct budget *b)
-{
-	const struct budget *saved = u->budget;
-	struct pid_ent *e = pid_get(u, pid, gen);
-	struct usyms_frame fr;
-	char name[256]; /* thrown away: the caches keep what naming needs */
-	bool done = true;
-
-	if (!e || !e->pm)
-		return true; /* nothing to warm: its maps are read when named */
-	u->budget = b;
-	for (uint32_t i = 0; i < st->nr && i < sizeof(st->ip) / sizeof(st->ip[0]); i++) {
-		uint64_t addr = stack_trace__frame_addr(st, (int)i);
-		const struct proc_map *m = proc_maps__find(e->pm, addr);
-
-		if (budget__expired(b)) {
-			done = false;
-			break;
-		}
-		if (m && m->kind == PROC_MAP_FILE)
-			name_file(u, e, m, addr, name, sizeof(name), &fr);
-	}
-	u->budget = saved;
-	return done;
-}
-
 size_t usyms__name_frame(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr, char *buf,
 			 size_t len, struct usyms_frame *out)
 {
@@ -657,7 +611,7 @@ size_t usyms__name_frame(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr
 	struct pid_ent *e;
 
 	*out = (struct usyms_frame){ .miss = USYMS_NAMED };
-	e = u ? pid_get(u, pid, gen) : NULL;
+	e = u ? usyms_pid_get(u, pid, gen) : NULL;
 	if (e && e->pm) {
 		m = proc_maps__find(e->pm, addr);
 		if (!m && clock__now_ns() - e->loaded_ns >= MAPS_REFRESH_NS) {
@@ -671,7 +625,7 @@ size_t usyms__name_frame(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr
 	}
 	switch (m->kind) {
 	case PROC_MAP_FILE:
-		return name_file(u, e, m, addr, buf, len, out);
+		return usyms_name_file(u, e, m, addr, buf, len, out);
 	case PROC_MAP_VDSO:
 		return usyms_vdso_name(u, m, addr, buf, len);
 	case PROC_MAP_STACK:

@@ -32,7 +32,6 @@
 #include "lib/budget.h"
 #include "symbols/symcache.h"
 
-struct stack_trace;
 
 struct usyms;
 
@@ -159,15 +158,16 @@ void usyms__set_func_reader(struct usyms *u, func_ranges_reader fn);
  * off by default, smolder turns it on unless --no-inline), with source
  * files and lines when lines (an output shows them: symcache.h). */
 void usyms__set_inline(struct usyms *u, bool on, bool lines);
+/* Whether frames get inline chains (usyms__set_inline). */
+bool usyms__inline_frames(const struct usyms *u);
 /*
- * Quiet time's work: names ahead the frames of stack st of (pid, gen) that
- * lie in files (their symbols and inline chains, which the files' caches
- * keep), so that naming at the end looks them up, and a file's DWARF is
- * made ready only when its code was sampled.  Frames in JIT code, the vDSO
- * or mappings not read yet are left to the naming.  false when b expired
- * first (the stack is to be warmed again).
+ * Names ahead the frame at addr of (pid, gen) if it lies in a file: its
+ * symbol and inline chain, which the file's caches keep (session/warm.h),
+ * within b (NULL: u's own budget).  Frames in JIT code, the vDSO or
+ * mappings not read yet are left to the naming.  false when the budget
+ * had expired.
  */
-bool usyms__warm_stack(struct usyms *u, pid_t pid, uint32_t gen, const struct stack_trace *st,
+bool usyms__warm_frame(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr,
 		       const struct budget *b);
 /* Demangle C++ and Rust names (off by default; smolder turns it on). */
 void usyms__set_demangle(struct usyms *u, bool on);

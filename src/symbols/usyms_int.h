@@ -71,6 +71,16 @@ struct usyms {
 /* snprintf into buf that returns what it wrote (at most len - 1). */
 size_t usyms_put(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* usyms.c: the image (pid, gen), its maps read if need be; NULL when
+ * memory is short. */
+struct pid_ent *usyms_pid_get(struct usyms *u, pid_t pid, uint32_t gen);
+/* usyms.c: the name of frame addr in file mapping m of e, into buf and *out. */
+size_t usyms_name_file(struct usyms *u, struct pid_ent *e, const struct proc_map *m,
+		       uint64_t addr, char *buf, size_t len, struct usyms_frame *out);
+/* usyms.c: what one file's read may hold (symcache_read.allowance). */
+size_t usyms_allowance_cb(void *u);
+/* usyms_inline.c: the inline chain of named frame fr in f (fr->chain). */
+void usyms_name_chain(struct usyms *u, struct symfile *f, struct usyms_frame *fr);
 /* usyms_vdso.c: the name of the vDSO frame at addr of mapping m. */
 size_t usyms_vdso_name(struct usyms *u, const struct proc_map *m, uint64_t addr, char *buf,
 		       size_t len);

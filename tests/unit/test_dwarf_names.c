@@ -746,6 +746,63 @@ TEST(bytes_follow_rss)
 	}
 }
 
+/*
+ * libdw's line rows are let go past DWARF_ROWS_HELD (shed_lines) and read
+ * again as needed: two units of SHED_FUNCS one-line functions each (-O0:
+ * 4 rows a function, both units' rows over the limit together, not one's),
+ * the even functions of each asked, then the odd ones, so that the rows
+ * of each unit are read again after they were let go: every function's
+ * line is right.
+ */
+#define SHED_FUNCS 15000
+
+static int shed_fixture(void)
+{
+	return sh("for u in a b; do awk -v u=$u 'BEGIN { for (i = 0; i < %d; i++) "
+		  "printf \"int %%s%%d(int x) { return x * %%d + 1; }\\n\", u, i, i }' >$u.c; done && "
+		  "gcc -O0 -g -shared -fPIC a.c b.c -o shed.so", SHED_FUNCS);
+}
+
+TEST(lines_let_go)
+{
+	static uint64_t at[2][SHED_FUNCS];
+	struct dwarf_names *dn;
+	struct dwarf_chain c;
+	char name[64];
+	uint64_t addr;
+	size_t right = 0, asked = 0, held_max = 0;
+	unsigned n;
+	FILE *f;
+
+	CHECK(!shed_fixture());
+	f = sh_read("nm --defined-only shed.so");
+	while (f && fscanf(f, "%" SCNx64 " %*s %63s", &addr, name) == 2)
+		if ((name[0] == 'a' || name[0] == 'b') && sscanf(name + 1, "%u", &n) == 1 &&
+		    n < SHED_FUNCS)
+			at[name[0] - 'a'][n] = addr;
+	if (f)
+		pclose(f);
+	dn = open_file("shed.so", NULL, NULL);
+	CHECK(dn != NULL);
+	for (unsigned k = 0; dn && k < 4 * SHED_FUNCS / 2; k++) {
+		unsigned half = k / (SHED_FUNCS / 2), i = 2 * (k % (SHED_FUNCS / 2)) + half / 2;
+		int u = half % 2;
+
+		{
+			asked++;
+			if (at[u][i] && !dwarf_names__chain(dn, at[u][i], NULL, &c) && c.n == 1 &&
+			    c.f[0].line == i + 1 && c.f[0].file && strstr(c.f[0].file, u ? "b.c" : "a.c"))
+				right++;
+			if (dwarf_names__bytes(dn) > held_max)
+				held_max = dwarf_names__bytes(dn);
+		}
+	}
+	printf("  %zu of %zu functions' lines right, at most %zu KiB held\n", right, asked,
+	       held_max >> 10);
+	CHECK(right == asked);
+	dwarf_names__free(dn);
+}
+
 static void release(void);
 
 int main(void)
@@ -773,6 +830,7 @@ int main(void)
 		RUN(no_dwarf);
 		RUN(hostile_files);
 		RUN(bytes_follow_rss);
+		RUN(lines_let_go);
 	}
 	release();
 	UNIT_EXIT();

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The debug sections of a file's DWARF, inside dwarf_names: their sizes
+ * before libdw inflates any, their data as libdw left it, whether they are
+ * read from the mapping, and the compressed bytes' pages let go once
+ * inflated.
+ */
+#include <gelf.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "files/dwarf_names_int.h"
+
+/* Whether section name is one libdw reads (.debug_*, .zdebug_*). */
+bool dwarf_sections__debug(const char *name)
+{
+	return name && (!strncmp(name, ".debug_", 7) || !strncmp(name, ".zdebug_", 8));
+}
+
+/*
+ * Sizes elf's debug sections: *all the bytes they hold once inflated,
+ * *inflated those of compressed ones (libdw inflates them into memory).
+ * Whether it has a .debug_info, and sets *debugdata when it has a
+ * .gnu_debugdata.
+ */
+bool dwarf_sections__sizes(Elf *elf, size_t *all, size_t *inflated, bool *debugdata)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	bool info = false;
+
+	*all = *inflated = 0;
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		uint64_t size;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, ".gnu_debugdata"))
+			*debugdata = true;
+		if (!dwarf_sections__debug(name))
+			continue;
+		if (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info"))
+			info = true;
+		size = sh.sh_size;
+		if ((sh.sh_flags & SHF_COMPRESSED) || name[1] == 'z') {
+			GElf_Chdr ch;
+
+			/* a header that will not read: count the worst case */
+			size = gelf_getchdr(scn, &ch) ? ch.ch_size : SIZE_MAX / 4;
+			*inflated += size > SIZE_MAX / 4 ? SIZE_MAX / 4 : size;
+		}
+		*all += size > SIZE_MAX / 4 ? SIZE_MAX / 4 : size;
+		if (*all > SIZE_MAX / 4)
+			*all = SIZE_MAX / 4;
+	}
+	return info;
+}
+
+/* The data of elf's section name (as libdw left it: inflated); NULL if none. */
+const unsigned char *dwarf_sections__data(Elf *elf, const char *name, size_t *size)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+		Elf_Data *d;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    !(n = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    (strcmp(n, name) && (n[1] != 'z' || strcmp(n + 2, name + 1))))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf)
+			return NULL;
+		*size = d->d_size;
+		return d->d_buf;
+	}
+	return NULL;
+}
+
+/* Whether elf's section name is stored as it is read (not compressed). */
+bool dwarf_sections__mapped(Elf *elf, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(n, name))
+			return !(sh.sh_flags & SHF_COMPRESSED);
+	}
+	return false;
+}
+
+/* The file ranges of elf's compressed debug sections, at most n. */
+size_t dwarf_sections__compressed(Elf *elf, struct dwarf_file_range *r, size_t n)
+{
+	size_t shstrndx, nr = 0;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn)) && nr < n) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+		    (sh.sh_flags & SHF_COMPRESSED) &&
+		    dwarf_sections__debug(elf_strptr(elf, shstrndx, sh.sh_name)))
+			r[nr++] = (struct dwarf_file_range){ sh.sh_offset, sh.sh_size };
+	}
+	return nr;
+}
+
+/*
+ * Once libdw inflated them, the compressed bytes of elf's mapping are not
+ * read again: their pages are let go (read again from the file if they
+ * ever were), so that libc6-dbg's libc costs its 10 MB inflated, not 4 MB
+ * of compressed pages on top.
+ */
+void dwarf_sections__drop_pages(Elf *elf, const struct dwarf_file_range *r, size_t nr)
+{
+	size_t size, page = (size_t)sysconf(_SC_PAGESIZE);
+	char *base = elf_rawfile(elf, &size);
+
+	for (size_t i = 0; base && i < nr; i++) {
+		uint64_t lo = (r[i].off + page - 1) / page * page, hi = r[i].off + r[i].len;
+
+		if (hi > size)
+			hi = size;
+		hi = hi / page * page;
+		if (lo < hi)
+			madvise(base + lo, hi - lo, MADV_DONTNEED);
+	}
+}
