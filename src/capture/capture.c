@@ -40,6 +40,7 @@
 
 struct capture {
 	struct smolder_bpf *skel;
+	struct bpf_program *sampler; /* do_sample, or do_sample_unrolled */
 	struct ring_buffer *events;
 	struct bpf_link *exec_link, *exit_link, *fork_link;
 	struct kctx_opts kctx_opts; /* what the kernel allowed of the options */
@@ -161,6 +162,21 @@ static bool named_self(const struct capture_opts *o)
 	return false;
 }
 
+/*
+ * The sampler's program: do_sample, whose loops are bpf_loop calls (5.17),
+ * verified a body once, or do_sample_unrolled before (smolder.bpf.c).
+ */
+static struct bpf_program *pick_sampler(struct smolder_bpf *skel, const struct capture_opts *o)
+{
+	bool loop = libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) == 1;
+
+	bpf_program__set_autoload(skel->progs.do_sample, loop);
+	bpf_program__set_autoload(skel->progs.do_sample_unrolled, !loop);
+	if (o->dwarf_unwind && o->user_stacks)
+		info("unwinder: %s", loop ? "bpf_loop walk" : "unrolled walk (kernel before 5.17)");
+	return loop ? skel->progs.do_sample : skel->progs.do_sample_unrolled;
+}
+
 static int configure(struct smolder_bpf *skel, const struct capture_opts *o, int *shard_template)
 {
 	struct smolder_bpf__rodata *ro = skel->rodata;
@@ -226,7 +242,7 @@ static int attach_events(struct capture *c, const struct capture_opts *o)
 			return -1;
 		}
 		c->perf_fds[c->nr_events] = fd;
-		c->links[c->nr_events] = bpf_program__attach_perf_event(c->skel->progs.do_sample, fd);
+		c->links[c->nr_events] = bpf_program__attach_perf_event(c->sampler, fd);
 		c->nr_events++;
 		if (!c->links[c->nr_events - 1]) {
 			err("cannot attach BPF program to cpu %d: %s (%s)", o->cpus[i],
@@ -385,6 +401,7 @@ static int load(struct capture *c, const struct capture_opts *o)
 					   .kworker_frames = o->kworker_frames };
 	if (filters__configure(c->skel, &o->scope))
 		return -1;
+	c->sampler = pick_sampler(c->skel, o);
 	e = configure(c->skel, o, &shard_template);
 	if (!e)
 		e = kctx__configure(c->skel, &c->kctx_opts);
@@ -744,7 +761,7 @@ static uint64_t fdinfo_field(int fd, const char *field)
 
 void capture__prog_stats(struct capture *c, bool offcpu, uint64_t *run_ns, uint64_t *runs)
 {
-	int fd = offcpu ? offcpu__prog_fd(c->offcpu) : bpf_program__fd(c->skel->progs.do_sample);
+	int fd = offcpu ? offcpu__prog_fd(c->offcpu) : bpf_program__fd(c->sampler);
 
 	*run_ns = fd >= 0 ? fdinfo_field(fd, "run_time_ns") : 0;
 	*runs = fd >= 0 ? fdinfo_field(fd, "run_cnt") : 0;
