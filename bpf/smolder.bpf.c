@@ -10,6 +10,10 @@
  * reads live_bank once and puts everything of its sample in that bank, so
  * the loader can drain the other one while sampling goes on.
  *
+ * The sampler is two programs from one source (see the end): do_sample,
+ * whose loops are bpf_loop calls (5.17) the verifier checks a body once,
+ * and do_sample_unrolled for older kernels; the loader loads one.
+ *
  * Three parts live in headers included here, so the object and its
  * skeleton stay one: the DWARF unwinder (unwind.bpf.h), the kernel-context
  * tracepoints behind sample_key.ctx and sample_key.work (kctx.bpf.h) and
