@@ -92,7 +92,7 @@ offcpu_unwound(const struct bank *b, struct task_struct *task, struct sample_key
 		return NULL;
 	if (!unwind_saved_regs(have_task_pt_regs ? bpf_get_current_task_btf() : task, s))
 		return NULL;
-	unwind_walk(UNWIND_SLOT_SWITCH);
+	unwind_walk(UNWIND_SLOT_SWITCH, false); /* 5.10 loads it too */
 	if (!s->trace.nr)
 		return NULL;
 	count_unwind(b, s);
@@ -121,10 +121,10 @@ static __always_inline void offcpu_stacks(void *ctx, const struct bank *b,
 	if (!dwarf_unwind && u && key->tgid)
 		key->gen = image_gen(b, prev, key->tgid);
 	if (user)
-		key->pystack = walk_python(b, prev, key, PY_SLOT_SWITCH);
+		key->pystack = walk_python(b, prev, key, PY_SLOT_SWITCH, false);
 	if (k) {
 		key->kstack = hash_stack(k);
-		if (!store_trace(b->stacks, k, key->kstack)) {
+		if (!store_trace(b->stacks, k, key->kstack, false)) {
 			key->kstack = 0;
 			key->flags |= SAMPLE_KSTACK_LOST;
 			lost = true;
@@ -132,7 +132,7 @@ static __always_inline void offcpu_stacks(void *ctx, const struct bank *b,
 	}
 	if (u) {
 		key->ustack = hash_stack(u);
-		if (!store_trace(b->stacks, u, key->ustack)) {
+		if (!store_trace(b->stacks, u, key->ustack, false)) {
 			key->ustack = 0;
 			key->flags |= SAMPLE_USTACK_LOST;
 			lost = true;
@@ -318,7 +318,7 @@ static __always_inline void offcpu_waking(void *ctx, struct task_struct *p)
 	 * landed on, whose comm this is */
 	if ((k = walk_stack(ctx, SCRATCH_WAKER, 0, &flags, 1))) {
 		d.kstack = hash_stack(k);
-		if (!store_trace(b.stacks, k, d.kstack)) {
+		if (!store_trace(b.stacks, k, d.kstack, false)) {
 			d.kstack = 0;
 			count(&b, CNT_OFFCPU_STACK_FULL);
 		}
@@ -416,7 +416,7 @@ static __always_inline void waiting_kstack(const struct bank *b, struct task_str
 	st->nr = len / sizeof(__u64);
 	st->exact = 0;
 	key->kstack = hash_stack(st);
-	if (!store_trace(b->stacks, st, key->kstack)) {
+	if (!store_trace(b->stacks, st, key->kstack, false)) {
 		key->kstack = 0;
 		key->flags |= SAMPLE_KSTACK_LOST;
 		count(b, CNT_OFFCPU_STACK_FULL);

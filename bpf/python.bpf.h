@@ -182,64 +182,14 @@ __noinline __u64 py_step_frame(__u64 frame, __u32 slot, __u32 counter0)
 	return back;
 }
 
-/*
- * The walk, a global function: the verifier checks it once, on its own,
- * rather than once for every state the sampler reaches it in.  Walks the
- * frames of the thread whose thread pointer is tp in process tgid's image gen
- * into py_scratch[slot]; returns the stack's id (0: no frames).
- */
-__noinline __u64 py_walk_frames(__u32 tgid, __u32 gen, __u64 tp, __u32 slot, __u32 counter0)
+/* write_chunks' way, the chunk in the scratch: the last first, so that
+ * chunk 0 marks a whole stack; on a full table none is left.  False then. */
+static __always_inline bool py_write_chunks(void *stacks, struct py_scratch *s, __u64 id)
 {
-	struct bank b = { .counter0 = counter0 };
-	struct py_proc *pp = bpf_map_lookup_elem(&py_procs, &tgid);
-	struct py_scratch *s;
-	__u64 frame;
-
-	if (!pp || (pp->gen && gen && pp->gen != gen))
-		return 0;
-	s = bpf_map_lookup_elem(&py_scratch, &slot);
-	if (!s)
-		return 0;
-	count(&b, CNT_PY_WALKS);
-	s->trace.nr = 0;
-	s->trace.exact = 0;
-	s->proc = *pp;
-	frame = py_thread_state(&b, tp, pp);
-	if (frame)
-		frame = py_first_frame(pp, frame);
-	/* room for PY_MAX_FRAMES frames, and the shims between them */
-	for (int i = 0; i < PY_MAX_FRAMES * 3 / 2; i++) {
-		if (!frame || *(volatile __u32 *)&s->trace.nr >= PY_MAX_FRAMES * PY_FRAME_SLOTS)
-			break;
-		frame = py_step_frame(frame, slot, counter0);
-	}
-	if (frame)
-		count(&b, CNT_PY_DEPTH);
-	return s->trace.nr ? hash_stack(&s->trace) : 0;
-}
-
-/*
- * Stores the stack py_walk_frames left in py_scratch[slot] under id in
- * bank bank_idx's stack map unless it is there; a new one is announced, so
- * that user space reads its code objects while the process lives.  A
- * global function too.  0, or -1 when it found no room.
- */
-__noinline int py_store_frames(__u32 bank_idx, __u32 slot, __u32 tgid, __u32 gen, __u64 id)
-{
-	struct pystack_event ev = { .tgid = tgid, .gen = gen, .pystack = id };
 	struct stack_chunk_key k = { .id = id };
-	struct py_scratch *s = bpf_map_lookup_elem(&py_scratch, &slot);
-	void *stacks = bpf_map_lookup_elem(&stack_banks, &bank_idx);
-	struct bank b = { .counter0 = bank_idx * CNT__MAX };
 	long err;
 	int last;
 
-	if (!s || !stacks)
-		return -1;
-	if (bpf_map_lookup_elem(stacks, &k))
-		return 0;
-	/* write_chunks' way, the chunk in the scratch: the last first, so
-	 * that chunk 0 marks a whole stack; on a full table none is left */
 	s->chunk.nr = s->trace.nr;
 	s->chunk.exact = 0;
 	last = (s->trace.nr - 1) / STACK_CHUNK_FRAMES;
@@ -256,9 +206,120 @@ __noinline int py_store_frames(__u32 bank_idx, __u32 slot, __u32 tgid, __u32 gen
 			k.idx = j;
 			bpf_map_delete_elem(stacks, &k);
 		}
-		return -1;
+		return false;
 	}
+	return true;
+}
+
+/* A walk under way, a frame a bpf_loop callback: its context. */
+struct py_frame_walk {
+	__u64 frame; /* the next frame to step, 0: done */
+	__u32 slot, counter0;
+};
+
+static long py_loop_frame(__u64 i __attribute__((unused)), void *ctx)
+{
+	struct py_frame_walk *w = ctx;
+	struct py_scratch *s = bpf_map_lookup_elem(&py_scratch, &w->slot);
+
+	if (!s || !w->frame || *(volatile __u32 *)&s->trace.nr >= PY_MAX_FRAMES * PY_FRAME_SLOTS)
+		return 1;
+	w->frame = py_step_frame(w->frame, w->slot, w->counter0);
+	return 0;
+}
+
+/*
+ * The walk: frames of the thread whose thread pointer is tp in process
+ * tgid's image gen, into py_scratch[slot]; returns the stack's id (0: no
+ * frames).  loop: its loops are bpf_loop calls (py_walk_frames_loop).
+ */
+static __always_inline __u64 py_walk(__u32 tgid, __u32 gen, __u64 tp, __u32 slot, __u32 counter0,
+				     bool loop)
+{
+	struct bank b = { .counter0 = counter0 };
+	struct py_proc *pp = bpf_map_lookup_elem(&py_procs, &tgid);
+	struct py_frame_walk w = { .slot = slot, .counter0 = counter0 };
+	struct py_scratch *s;
+
+	if (!pp || (pp->gen && gen && pp->gen != gen))
+		return 0;
+	s = bpf_map_lookup_elem(&py_scratch, &slot);
+	if (!s)
+		return 0;
+	count(&b, CNT_PY_WALKS);
+	s->trace.nr = 0;
+	s->trace.exact = 0;
+	s->proc = *pp;
+	w.frame = py_thread_state(&b, tp, pp);
+	if (w.frame)
+		w.frame = py_first_frame(pp, w.frame);
+	/* room for PY_MAX_FRAMES frames, and the shims between them */
+	if (loop) {
+		bpf_loop(PY_MAX_FRAMES * 3 / 2, py_loop_frame, &w, 0);
+	} else {
+		for (int i = 0; i < PY_MAX_FRAMES * 3 / 2; i++) {
+			if (!w.frame ||
+			    *(volatile __u32 *)&s->trace.nr >= PY_MAX_FRAMES * PY_FRAME_SLOTS)
+				break;
+			w.frame = py_step_frame(w.frame, slot, counter0);
+		}
+	}
+	if (w.frame)
+		count(&b, CNT_PY_DEPTH);
+	return s->trace.nr ? hash_stack_by(&s->trace, loop) : 0;
+}
+
+/*
+ * The walk, a global function: the verifier checks it once, on its own,
+ * rather than once for every state the sampler reaches it in; _loop for
+ * the programs that may call bpf_loop (do_sample).
+ */
+__noinline __u64 py_walk_frames(__u32 tgid, __u32 gen, __u64 tp, __u32 slot, __u32 counter0)
+{
+	return py_walk(tgid, gen, tp, slot, counter0, false);
+}
+
+__noinline __u64 py_walk_frames_loop(__u32 tgid, __u32 gen, __u64 tp, __u32 slot, __u32 counter0)
+{
+	return py_walk(tgid, gen, tp, slot, counter0, true);
+}
+
+/*
+ * Stores the stack py_walk left in py_scratch[slot] under id in bank
+ * bank_idx's stack map unless it is there; a new one is announced, so that
+ * user space reads its code objects while the process lives.  0, or -1
+ * when it found no room.  loop: with bpf_loop.
+ */
+static __always_inline int py_store(__u32 bank_idx, __u32 slot, __u32 tgid, __u32 gen, __u64 id,
+				    bool loop)
+{
+	struct pystack_event ev = { .tgid = tgid, .gen = gen, .pystack = id };
+	struct stack_chunk_key k = { .id = id };
+	struct py_scratch *s = bpf_map_lookup_elem(&py_scratch, &slot);
+	void *stacks = bpf_map_lookup_elem(&stack_banks, &bank_idx);
+	struct bank b = { .counter0 = bank_idx * CNT__MAX };
+
+	if (!s || !stacks)
+		return -1;
+	if (bpf_map_lookup_elem(stacks, &k))
+		return 0;
+	/* the chunk in the scratch: not on the BPF stack, which the sampler's
+	 * frame and this function's share */
+	if (!(loop ? write_chunks_loop(stacks, &s->trace, id, &s->chunk)
+		   : py_write_chunks(stacks, s, id)))
+		return -1;
 	if (image_events && bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
 		count(&b, CNT_EVENTS_LOST);
 	return 0;
+}
+
+/* py_store, global functions too. */
+__noinline int py_store_frames(__u32 bank_idx, __u32 slot, __u32 tgid, __u32 gen, __u64 id)
+{
+	return py_store(bank_idx, slot, tgid, gen, id, false);
+}
+
+__noinline int py_store_frames_loop(__u32 bank_idx, __u32 slot, __u32 tgid, __u32 gen, __u64 id)
+{
+	return py_store(bank_idx, slot, tgid, gen, id, true);
 }

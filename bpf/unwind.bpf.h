@@ -13,19 +13,26 @@
  * frame is provably its function's own (own_frame).  Each fallback is a reason bit,
  * counted once per stack by the caller.
  *
- * How it stays verifiable on 5.10 to the newest kernels: a few frames
- * (UNWIND_STEP_FRAMES) are one call of unwind_step, a global
- * (BTF_FUNC_GLOBAL) function taking a scalar, so the verifier checks it
- * once, on its own, whatever calls it; its loops are those frames and each
- * frame's binary search (UNWIND_SEARCH_STEPS).  Its state lives in a
- * per-CPU map slot, not on the caller's stack (5.10 passes only scalars to
- * global functions).  The caller's loop of calls is cheap to verify (a
- * call and a test per iteration).  No tail calls, so a tracing program
- * (issue 15's sched_switch) can run the same walk, in its own state slot;
- * no bpf_loop (5.17).
+ * How it stays verifiable on 5.10 to the newest kernels, two ways, the
+ * includer's program picking one (unwind_walk's loop):
+ *  - bpf_loop (5.17): one frame is the loop's callback, so the verifier
+ *    checks a frame's code once, whatever the depth (issue 27: this halves
+ *    the sampler's verification);
+ *  - before 5.17: a few frames (UNWIND_STEP_FRAMES) are one call of
+ *    unwind_step, a global (BTF_FUNC_GLOBAL) function taking a scalar, so
+ *    the verifier checks it once, on its own, whatever calls it; its loops
+ *    are those frames and each frame's binary search (UNWIND_SEARCH_STEPS).
+ *    The caller's loop of calls is cheap to verify (a call and a test per
+ *    iteration).
+ * Either way the walk's state lives in a per-CPU map slot, not on the
+ * caller's stack (5.10 passes only scalars to global functions), and a
+ * program that calls bpf_loop is one 5.10 never loads (it rejects the
+ * callback's address even in dead code).  No tail calls, so a tracing
+ * program (issue 15's sched_switch) can run the same walk, in its own
+ * state slot.
  *
- * Plain C over the maps and helpers below, without kernel types or
- * configuration of its own (the includer defines unwind_shard_bits and
+ * Plain C over the maps and helpers below (bpf_loop too: user space gives
+ * a plain loop), without kernel types or configuration of its own (the includer defines unwind_shard_bits and
  * image_events, and starts walks from a task's registers: smolder.bpf.c),
  * so that tests/replay compiles this same file for user space and replays
  * recorded stacks through it.
@@ -485,10 +492,27 @@ static __always_inline struct unwind_scratch *unwind_begin(__u32 slot, __u32 tgi
 	return s;
 }
 
-/* Walks the stack into the slot's trace, a few frames a global call, so
- * this loop costs the verifier a call and a test per call. */
-static __always_inline void unwind_walk(__u32 slot)
+/* One frame of the walk in the state slot at ctx, as bpf_loop's callback:
+ * UNWIND_STOP (1) ends the loop. */
+static long unwind_loop_frame(__u64 i __attribute__((unused)), void *ctx)
 {
+	struct unwind_scratch *s = bpf_map_lookup_elem(&unwind_scratch, ctx);
+
+	return s ? unwind_frame(s) : UNWIND_STOP;
+}
+
+/*
+ * Walks the stack into the slot's trace: with loop (a kernel with
+ * bpf_loop), a frame a callback; else a few frames a global call, so this
+ * loop costs the verifier a call and a test per call.  Either walks at most
+ * SMOLDER_MAX_DEPTH frames and then one that finds the depth reached.
+ */
+static __always_inline void unwind_walk(__u32 slot, bool loop)
+{
+	if (loop) {
+		bpf_loop(SMOLDER_MAX_DEPTH + 1, unwind_loop_frame, &slot, 0);
+		return;
+	}
 	for (int i = 0; i <= SMOLDER_MAX_DEPTH / UNWIND_STEP_FRAMES; i++)
 		if (unwind_step(slot))
 			break;

@@ -69,22 +69,38 @@ static inline __u64 stack_trace__frame_addr(const struct stack_trace *st, int i)
 /* A stack's id: the hash of its frames (never 0).  Here, for both sides:
  * the loader stores stacks the kernel could not walk (a task that was
  * already waiting when the capture began) under the id the kernel would
- * give them. */
-static __always_inline __u64 smolder_hash_stack(const struct stack_trace *st)
+ * give them.  In three steps, so that a BPF program can hash a frame a
+ * bpf_loop callback. */
+static __always_inline __u64 smolder_hash_begin(__u32 nr)
 {
-	__u64 h = 0x9e3779b97f4a7c15ULL ^ st->nr;
+	return 0x9e3779b97f4a7c15ULL ^ nr;
+}
 
-	for (int i = 0; i < STACK_CHUNKS * STACK_CHUNK_FRAMES; i++) {
-		if ((__u32)i >= st->nr)
-			break;
-		h ^= st->ip[i];
-		h *= 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-	}
+static __always_inline __u64 smolder_hash_frame(__u64 h, __u64 ip)
+{
+	h ^= ip;
+	h *= 0xff51afd7ed558ccdULL;
+	return h ^ (h >> 32);
+}
+
+static __always_inline __u64 smolder_hash_end(__u64 h)
+{
 	h ^= h >> 29;
 	h *= 0xc4ceb9fe1a85ec53ULL;
 	h ^= h >> 32;
 	return h ? h : 1;
+}
+
+static __always_inline __u64 smolder_hash_stack(const struct stack_trace *st)
+{
+	__u64 h = smolder_hash_begin(st->nr);
+
+	for (int i = 0; i < STACK_CHUNKS * STACK_CHUNK_FRAMES; i++) {
+		if ((__u32)i >= st->nr)
+			break;
+		h = smolder_hash_frame(h, st->ip[i]);
+	}
+	return smolder_hash_end(h);
 }
 
 /* struct sample_key.flags */

@@ -37,7 +37,8 @@
 # main;wait_for_input, or -v says the kernel cannot); the DWARF unwinder on
 # a frameless gcc build (its leaf, signal and JIT modes: no wrong caller,
 # exact stacks, tests/unwind_classify.awk) and from a system call's saved
-# user registers (syscall_heavy); and the kernel context
+# user registers (syscall_heavy), on the walk the kernel verifies (bpf_loop
+# from 5.17, unrolled before: each kernel's line names it); and the kernel context
 # frames, whose programs read workqueue internals by CO-RE (struct worker
 # through task->set_child_tid before 5.17, 24-byte workqueue names before
 # 6.10): a pseudo-terminal's writer queues the line discipline's work
@@ -564,12 +565,20 @@ context_frames() {
 		bad "irq: [softirq:NET_RX] over every net_rx_action stack" "$(grep -E 'net_rx_action|NET_RX' "$d/irq.out" | head -n 3 | cut -c1-200 | tr '\n' '|')"
 	fi
 }
-# unwinding D: the DWARF unwinder's runs (see the guest's init): frameless
-# unwind_paths classified by tests/unwind_classify.awk (no wrong caller,
-# exact >= 95%: TCG is slow, so the first samples before the tables are in,
-# cut short, weigh more), and syscall_heavy's user frames under read(2).
+# unwinding D KERNEL: the DWARF unwinder's runs (see the guest's init):
+# frameless unwind_paths classified by tests/unwind_classify.awk (no wrong
+# caller, exact >= 95%: TCG is slow, so the first samples before the tables
+# are in, cut short, weigh more), and syscall_heavy's user frames under
+# read(2).  The walk is the one the kernel can verify (issue 27): bpf_loop
+# from 5.17, unrolled before, as -v says; the kernel's line names it.
 unwinding() {
-	local d=$1 m tot ex tr wrong pct example v
+	local d=$1 kn=${2#host-} m tot ex tr wrong pct example v want
+	case $kn in [1-4].* | 5.[0-9].* | 5.1[0-6].*) want="unrolled walk (kernel before 5.17)" ;; *) want="bpf_loop walk" ;; esac
+	if grep -qxF "smolder: unwinder: $want" "$d/unwind_leaf.err"; then
+		ok "unwinder: $want"
+	else
+		bad "unwinder: $want" "$(grep '^smolder: unwinder: ' "$d/unwind_leaf.err" || echo 'no unwinder line')"
+	fi
 	for m in leaf signal jit; do
 		captured "$d" unwind_$m
 		read -r tot ex tr wrong pct example <<<"$(awk -f tests/unwind_classify.awk "$d/unwind_$m.out")"
@@ -767,7 +776,7 @@ test_kernel() {
 		extract "$logf" "$d" pid serve kstacks percpu degrade btf_rename verifier verifier_v nobtf btf \
 			nocaps paranoid3 paranoid2 memlock0 memlock64 maxstack16 maxstack127 degrade_ctx \
 			unwind_leaf unwind_signal unwind_jit unwind_kernel offcpu offcpu_raw offcpu_hang
-		unwinding "$d"
+		unwinding "$d" "$kn"
 		offcpu_checks "$d"
 		python_frames "$d" "$logf"
 
@@ -822,10 +831,10 @@ test_kernel() {
 
 		# A real verifier rejection: BTF without task_struct.flags.
 		if [ "$(cat "$d/btf_rename.rc")" = 0 ]; then
-			refused "$d" verifier "verifier rejected program do_sample: .*task_struct\.flags.*rerun with -v"
+			refused "$d" verifier "verifier rejected program do_sample(_unrolled)?: .*task_struct\.flags.*rerun with -v"
 			n=$(grep -c '^smolder: verifier: ' "$d/verifier_v.err")
 			if [ "$(cat "$d/verifier_v.rc")" = 1 ] && [ "$n" -ge 5 ] && [ "$n" -le 20 ] &&
-				tail -n 1 "$d/verifier_v.err" | grep -q '^smolder: the kernel.s BPF verifier rejected program do_sample:' &&
+				tail -n 1 "$d/verifier_v.err" | grep -qE '^smolder: the kernel.s BPF verifier rejected program do_sample(_unrolled)?:' &&
 				grep -q '^smolder: verifier: .*task_struct.flags' "$d/verifier_v.err"; then
 				ok "verifier_v: -v prints the last $n lines of the verifier's log, then the error"
 			else
@@ -948,8 +957,9 @@ for e in "${ENTRIES[@]}"; do
 	n=$(grep -c '^PASS ' "$CHECKS")
 	f=$(grep -c '^FAIL ' "$CHECKS")
 	pys=$(sed -nE "s/^PASS [a-z0-9]+: (python[0-9.]+)'s <module>.*/\1/p" "$CHECKS" | paste -sd ' ')
+	walk=$(sed -nE 's/^PASS unwinder: (bpf_loop|unrolled) walk.*/\1/p' "$CHECKS")
 	if [ "$f" = 0 ] && [ "$n" -gt 0 ]; then
-		echo "PASS $kn: $n checks ($(($(date +%s) - t0)) s, 4 boots; Python frames under: ${pys:-none})"
+		echo "PASS $kn: $n checks ($(($(date +%s) - t0)) s, 4 boots; unwinder: ${walk:-?} walk; Python frames under: ${pys:-none})"
 		PASSED=$((PASSED + 1))
 	else
 		echo "FAIL $kn: $(grep -m 1 '^FAIL ' "$CHECKS" | sed 's/^FAIL //') ($f of $((n + f)) checks failed: build/kernels/results/$kn/checks)"

@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -39,6 +40,7 @@
 
 struct capture {
 	struct smolder_bpf *skel;
+	struct bpf_program *sampler; /* do_sample, or do_sample_unrolled */
 	struct ring_buffer *events;
 	struct bpf_link *exec_link, *exit_link, *fork_link;
 	struct kctx_opts kctx_opts; /* what the kernel allowed of the options */
@@ -160,6 +162,21 @@ static bool named_self(const struct capture_opts *o)
 	return false;
 }
 
+/*
+ * The sampler's program: do_sample, whose loops are bpf_loop calls (5.17),
+ * verified a body once, or do_sample_unrolled before (smolder.bpf.c).
+ */
+static struct bpf_program *pick_sampler(struct smolder_bpf *skel, const struct capture_opts *o)
+{
+	bool loop = libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) == 1;
+
+	bpf_program__set_autoload(skel->progs.do_sample, loop);
+	bpf_program__set_autoload(skel->progs.do_sample_unrolled, !loop);
+	if (o->dwarf_unwind && o->user_stacks)
+		info("unwinder: %s", loop ? "bpf_loop walk" : "unrolled walk (kernel before 5.17)");
+	return loop ? skel->progs.do_sample : skel->progs.do_sample_unrolled;
+}
+
 static int configure(struct smolder_bpf *skel, const struct capture_opts *o, int *shard_template)
 {
 	struct smolder_bpf__rodata *ro = skel->rodata;
@@ -225,7 +242,7 @@ static int attach_events(struct capture *c, const struct capture_opts *o)
 			return -1;
 		}
 		c->perf_fds[c->nr_events] = fd;
-		c->links[c->nr_events] = bpf_program__attach_perf_event(c->skel->progs.do_sample, fd);
+		c->links[c->nr_events] = bpf_program__attach_perf_event(c->sampler, fd);
 		c->nr_events++;
 		if (!c->links[c->nr_events - 1]) {
 			err("cannot attach BPF program to cpu %d: %s (%s)", o->cpus[i],
@@ -315,11 +332,62 @@ static int create_banks(struct capture *c, unsigned int first, unsigned int n)
 	return e;
 }
 
+static uint64_t boottime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts); /* bpf_prog_info.load_time's clock */
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * With -v: each loaded program's verified instructions and load time, the
+ * start-up's largest cost.  The kernel stamps a program before verifying
+ * it, and libbpf loads them one after the other, so a program's time runs
+ * to the next one's stamp (the last one's to loaded_at).
+ */
+#define MAX_REPORTED_PROGS 32
+static void report_load(struct capture *c, uint64_t started_at, uint64_t loaded_at)
+{
+	struct { const char *name; uint64_t at; uint32_t insns; } p[MAX_REPORTED_PROGS];
+	char line[1024];
+	size_t n = 0, len = 0;
+	struct bpf_program *prog;
+
+	if (log_verbosity < 2)
+		return;
+	bpf_object__for_each_program(prog, c->skel->obj) {
+		struct bpf_prog_info pi = {};
+		__u32 size = sizeof(pi);
+
+		if (n == MAX_REPORTED_PROGS || bpf_program__fd(prog) < 0 ||
+		    bpf_obj_get_info_by_fd(bpf_program__fd(prog), &pi, &size))
+			continue;
+		p[n].name = bpf_program__name(prog);
+		p[n].at = pi.load_time;
+		p[n++].insns = pi.verified_insns;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t end = loaded_at;
+
+		for (size_t j = 0; j < n; j++)
+			if (p[j].at > p[i].at && p[j].at < end)
+				end = p[j].at;
+		len += snprintf(line + len, len < sizeof(line) ? sizeof(line) - len : 0,
+				"%s%s %.1f ms", i ? ", " : "", p[i].name, (end - p[i].at) / 1e6);
+		if (p[i].insns) /* 0 before 5.16, which does not count them */
+			len += snprintf(line + len, len < sizeof(line) ? sizeof(line) - len : 0,
+					" %u insns", p[i].insns);
+	}
+	info("BPF object loaded in %.1f ms: %s", (loaded_at - started_at) / 1e6, line);
+}
+
 static int load(struct capture *c, const struct capture_opts *o)
 {
 	struct probe_opts po = { .btf_path = o->btf_path };
 	LIBBPF_OPTS(bpf_object_open_opts, open_opts);
 	int e, shard_template = -1;
+	uint64_t started_at;
 
 	if (probe__kernel(&po))
 		return -1;
@@ -333,6 +401,7 @@ static int load(struct capture *c, const struct capture_opts *o)
 					   .kworker_frames = o->kworker_frames };
 	if (filters__configure(c->skel, &o->scope))
 		return -1;
+	c->sampler = pick_sampler(c->skel, o);
 	e = configure(c->skel, o, &shard_template);
 	if (!e)
 		e = kctx__configure(c->skel, &c->kctx_opts);
@@ -349,6 +418,7 @@ static int load(struct capture *c, const struct capture_opts *o)
 		return -1;
 	}
 	probe__adjust(c->skel);
+	started_at = boottime_ns();
 	e = smolder_bpf__load(c->skel);
 	if (shard_template >= 0)
 		close(shard_template);
@@ -356,6 +426,7 @@ static int load(struct capture *c, const struct capture_opts *o)
 		probe__load_failed(e);
 		return -1;
 	}
+	report_load(c, started_at, boottime_ns());
 	if (filters__fill(c->skel, &o->scope))
 		return -1;
 	e = create_banks(c, 0, o->rotate ? SMOLDER_BANKS : 1);
@@ -690,7 +761,7 @@ static uint64_t fdinfo_field(int fd, const char *field)
 
 void capture__prog_stats(struct capture *c, bool offcpu, uint64_t *run_ns, uint64_t *runs)
 {
-	int fd = offcpu ? offcpu__prog_fd(c->offcpu) : bpf_program__fd(c->skel->progs.do_sample);
+	int fd = offcpu ? offcpu__prog_fd(c->offcpu) : bpf_program__fd(c->sampler);
 
 	*run_ns = fd >= 0 ? fdinfo_field(fd, "run_time_ns") : 0;
 	*runs = fd >= 0 ? fdinfo_field(fd, "run_cnt") : 0;

@@ -30,6 +30,7 @@
 /* the walk's names, not the BPF program's or the replay's */
 #define bpf_map_lookup_elem task_walk_lookup
 #define bpf_probe_read_user task_walk_read_user
+#define bpf_loop task_walk_loop
 #define unwind_shards task_walk_shards
 #define unwind_files task_walk_files
 #define unwind_mappings task_walk_mappings
@@ -38,6 +39,17 @@
 
 static void *task_walk_lookup(void *map, const void *key);
 static long task_walk_read_user(void *dst, __u32 size, const void *src);
+
+/* bpf_loop's contract, as a plain loop: fn(i, ctx) until it returns 1. */
+static long task_walk_loop(__u32 nr, long (*fn)(__u64 i, void *ctx), void *ctx, __u64 flags)
+{
+	__u32 i = 0;
+
+	(void)flags;
+	while (i < nr && !fn(i++, ctx))
+		;
+	return i;
+}
 
 static __u32 unwind_shard_bits;
 static bool image_events;
@@ -148,7 +160,7 @@ uint32_t task_walk__stack(const struct task_walk_maps *m, const struct task_walk
 	s->pc = r->ip;
 	s->sp = r->sp;
 	s->bp = r->bp;
-	unwind_walk(zero);
+	unwind_walk(zero, true);
 	*out = s->trace;
 	return s->reasons | (s->complete ? TASK_WALK_COMPLETE : 0);
 }

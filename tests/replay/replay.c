@@ -132,19 +132,32 @@ struct walked {
 	size_t fell_back;   /* walks with a fallback, or ended before the stack did */
 	size_t first_bad;   /* the first of those (SIZE_MAX: none) */
 	size_t signed_;     /* samples showing the mode's signature */
+	size_t differ;      /* samples the bpf_loop walk gives otherwise */
+	size_t first_differ;
 };
+
+/* Whether two walks of a sample gave the same stack, reasons and end. */
+static bool same_walk(const struct replay_walk *a, const struct replay_walk *b)
+{
+	return a->trace.nr == b->trace.nr && a->trace.exact == b->trace.exact &&
+	       !memcmp(a->trace.ip, b->trace.ip, a->trace.nr * sizeof(a->trace.ip[0])) &&
+	       a->reasons == b->reasons && a->complete == b->complete;
+}
 
 /* Walks every sample of img; false out of memory. */
 static bool walk_all(const struct unwind_image *img, const char *name, const regex_t *sig,
 		     struct walked *out)
 {
 	size_t len = 256 * (SMOLDER_MAX_DEPTH + 2);
-	struct replay_walk w;
+	struct replay_walk w, wl;
 
-	*out = (struct walked){ .first_bad = SIZE_MAX };
+	*out = (struct walked){ .first_bad = SIZE_MAX, .first_differ = SIZE_MAX };
 	out->lines = calloc(img->nr_samples + 1, sizeof(*out->lines));
 	for (size_t i = 0; out->lines && i < img->nr_samples; i++) {
-		replay__walk(img, &img->samples[i], &w);
+		replay__walk(img, &img->samples[i], &w, false);
+		replay__walk(img, &img->samples[i], &wl, true);
+		if (!same_walk(&w, &wl) && !out->differ++)
+			out->first_differ = i;
 		if (!(out->lines[i] = malloc(len)))
 			return false;
 		fold(img, &w, out->lines[i], len);
@@ -172,7 +185,7 @@ static void explain_all(const struct unwind_image *img, const char *script, stru
 		classify(script, &wd->lines[i], 1, &one);
 		if (one.exact && i != wd->first_bad)
 			continue;
-		replay__walk(img, &img->samples[i], &w);
+		replay__walk(img, &img->samples[i], &w, false);
 		explain(script, i, wd->lines[i], &w);
 		shown++;
 	}
@@ -204,15 +217,18 @@ static bool replay(const char *path, const char *script)
 	}
 	ok = walk_all(img, name, &re, &wd) && img->nr_samples &&
 	     classify(script, wd.lines, img->nr_samples, &j) &&
-	     j.total == (long)img->nr_samples && j.exact == j.total && !wd.fell_back && wd.signed_;
+	     j.total == (long)img->nr_samples && j.exact == j.total && !wd.fell_back && wd.signed_ &&
+	     !wd.differ;
 	if (ok) {
-		printf("PASS replay_%s: %zu samples of %s %s, all whole, %zu with its signature\n",
+		printf("PASS replay_%s: %zu samples of %s %s, all whole, %zu with its signature, "
+		       "the bpf_loop walk the same\n",
 		       name, img->nr_samples, img->workload, img->mode, wd.signed_);
 	} else {
 		printf("FAIL replay_%s: %ld of %zu samples exact, %ld truncated, %ld wrong (e.g. %s), "
-		       "%zu fell back or ended early, %zu with the signature %s\n",
+		       "%zu fell back or ended early, %zu with the signature %s, "
+		       "%zu walked otherwise by bpf_loop (first: sample %zd)\n",
 		       name, j.exact, img->nr_samples, j.truncated, j.wrong, j.example, wd.fell_back,
-		       wd.signed_, sig);
+		       wd.signed_, sig, wd.differ, wd.differ ? (ssize_t)wd.first_differ : -1);
 		if (wd.lines && explain_failures)
 			explain_all(img, script, &wd);
 	}

@@ -103,6 +103,16 @@ void *replay_map_lookup(void *map, const void *key)
 	return NULL; /* a map the walk does not use: never */
 }
 
+long replay_loop(__u32 nr, long (*fn)(__u64 i, void *ctx), void *ctx, __u64 flags)
+{
+	__u32 i = 0;
+
+	(void)flags;
+	while (i < nr && !fn(i++, ctx))
+		;
+	return i;
+}
+
 long replay_probe_read_user(void *dst, __u32 size, const void *src)
 {
 	if (cur_sample && unwind_image__read(cur_sample, (uint64_t)src, dst, size))
@@ -120,7 +130,7 @@ static void use(const struct unwind_image *img, const struct image_sample *s)
 }
 
 void replay__walk(const struct unwind_image *img, const struct image_sample *smp,
-		  struct replay_walk *out)
+		  struct replay_walk *out, bool loop)
 {
 	struct unwind_scratch *s;
 
@@ -132,7 +142,7 @@ void replay__walk(const struct unwind_image *img, const struct image_sample *smp
 	s->pc = smp->pc;
 	s->sp = smp->sp;
 	s->bp = smp->bp;
-	unwind_walk(UNWIND_SLOT_SAMPLE);
+	unwind_walk(UNWIND_SLOT_SAMPLE, loop);
 	out->trace = s->trace;
 	out->reasons = s->reasons;
 	out->complete = s->complete;

@@ -22,9 +22,11 @@ struct replay_walk {
 	bool complete;            /* it reached an UNWIND_END row */
 };
 
-/* Walks sample s of img from its registers, for img's process image. */
+/* Walks sample s of img from its registers, for img's process image: with
+ * loop as the BPF program does on kernels with bpf_loop (a frame a
+ * callback), else as before 5.17 (a few frames a global call). */
 void replay__walk(const struct unwind_image *img, const struct image_sample *s,
-		  struct replay_walk *out);
+		  struct replay_walk *out, bool loop);
 /* The walk's reasons in words ("no_table,depth"), "-" for none. */
 const char *replay__reasons(uint32_t reasons, char *buf, size_t len);
 /* True if reasons has only the depth limit among its bits. */
