@@ -33,6 +33,7 @@
 #include "capture/load_report.h"
 #include "capture/kctx.h"
 #include "lib/log.h"
+#include "lib/phase.h"
 #include "capture/map_walk.h"
 #include "capture/offcpu.h"
 #include "capture/probe.h"
@@ -343,6 +344,7 @@ static int load(struct capture *c, const struct capture_opts *o)
 
 	if (probe__kernel(&po))
 		return -1;
+	phase__mark("kernel probed");
 	probe__open_opts(&open_opts);
 	c->skel = smolder_bpf__open_opts(&open_opts);
 	if (!c->skel) {
@@ -371,6 +373,7 @@ static int load(struct capture *c, const struct capture_opts *o)
 	}
 	probe__adjust(c->skel);
 	started_at = load_report__now();
+	phase__mark("object opened and configured");
 	e = smolder_bpf__load(c->skel);
 	if (shard_template >= 0)
 		close(shard_template);
@@ -379,11 +382,14 @@ static int load(struct capture *c, const struct capture_opts *o)
 		return -1;
 	}
 	load_report__print(c->skel->obj, started_at, load_report__now());
+	phase__mark("loaded (vmlinux BTF, maps, relocation, verification)");
 	if (filters__fill(c->skel, &o->scope))
 		return -1;
 	e = create_banks(c, 0, o->rotate ? SMOLDER_BANKS : 1);
+	phase__mark("count and stack maps created");
 	if (!e)
 		e = open_unwind(c, o);
+	phase__mark("unwinder ready (own tables)");
 	if (e) {
 		err("cannot create BPF maps: %s (%s)", log__errstr(-e), probe__fix(-e));
 		return -1;
@@ -477,6 +483,7 @@ struct capture *capture__load(const struct capture_opts *o)
 		capture__free(c);
 		return NULL;
 	}
+	phase__mark("tracking attached");
 	return c;
 }
 
@@ -491,6 +498,7 @@ int capture__start(struct capture *c)
 	 * capture's start, not from before the perf events' attach */
 	if (attach_events(c, &c->opts) || offcpu__attach(c->offcpu, c->stacks_fd[c->live]))
 		return -1;
+	phase__mark("sampling on");
 	return 0;
 }
 

@@ -27,6 +27,7 @@
 #include "cmd/serve.h"
 #include "cmd/convert.h"
 #include "lib/log.h"
+#include "lib/phase.h"
 #include "session/recording.h"
 #include "session/finish.h"
 #include "session/sampler.h"
@@ -189,9 +190,11 @@ static int finish_capture(const struct finish_opts *fo, struct sampler *s,
 	struct rusage ru;
 	int rc;
 
+	phase__mark("kernel symbols read");
 	if (s)
 		sampler__start_naming(s);
 	rc = finish__write(fo, src, ks, us, fo->outputs, fo->nr_outputs, res) ? 1 : 0;
+	phase__mark("named, folded and written");
 	getrusage(RUSAGE_SELF, &ru);
 	info("%zu stacks named and written in %.0f ms; peak RSS %ld KiB", res->stacks,
 	     (clock__now() - start) * 1000, ru.ru_maxrss);
@@ -496,6 +499,7 @@ static int capture_once(struct env *env, struct sampler *s, struct targets *t,
 	env->started_ns = clock__realtime_ns();
 	*sig = sampler__wait(s, sigs, env->duration > 0 ? started + env->duration : 0);
 	capture__stop(s->cap);
+	phase__mark("capture ended");
 	env->captured_ns = (uint64_t)((clock__now() - started) * 1e9);
 	capture__counters(s->cap, c);
 	env->lost = c[CNT_STACK_MAP_FULL] + c[CNT_COUNT_MAP_FULL];
@@ -515,6 +519,7 @@ static int capture_once(struct env *env, struct sampler *s, struct targets *t,
 	finish__summary(&fo, s->cap, c, 0, res.unnamed, s->us, res.offcpu_ns);
 	finish__python_summary(c, &res.py, s->py);
 	finish__unsymbolized_hint(&res.unsym, res.samples);
+	phase__mark("summed up");
 	return rc;
 }
 
@@ -567,6 +572,7 @@ static int cmd_capture(struct env *env)
 		rc = capture_once(env, &s, t, &sigs, &sig);
 	}
 	sampler__close(&s);
+	phase__mark("sampler closed");
 	if (sig >= 0) /* a capture ran: the command's exit code */
 		rc = exit_code(rc, targets__finish(t, sig));
 	targets__free(t);
@@ -603,9 +609,11 @@ int main(int argc, char **argv)
 	int rc;
 
 	launched = clock__now();
+	phase__start();
 	rc = cli__parse(argc, argv, &env);
 	if (rc < 0)
 		rc = commands[env.cmd](&env);
 	cli__free(&env);
+	phase__mark("exit");
 	return rc;
 }

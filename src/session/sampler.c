@@ -8,6 +8,7 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "session/finish.h"
+#include "lib/phase.h"
 #include "session/sampler.h"
 #include "unwind/unwind_table.h"
 
@@ -177,6 +178,7 @@ int sampler__open(struct sampler *s, const struct sampler_opts *opts)
 	usyms__set_inline(s->us, opts->inline_frames, opts->source_lines);
 	usyms__set_func_reader(s->us, unwind_funcs__reader);
 	settle(s);
+	phase__mark("images read before sampling");
 	if (capture__start(s->cap)) {
 		sampler__close(s);
 		return -1;
