@@ -107,9 +107,13 @@ $(OUT)/libsmolder.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
+# libbpf's btf__load_vmlinux_btf, wrapped (src/capture/vmlinux_btf.c: the
+# kernel's BTF parsed from a mapping, at half the peak RSS)
+VMLINUX_BTF_WRAP := -Wl,--wrap=btf__load_vmlinux_btf -Wl,--undefined=__wrap_btf__load_vmlinux_btf
+
 smolder: $(OUT)/obj/cmd/main.o $(OUT)/libsmolder.a
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(VMLINUX_BTF_WRAP) $^ $(LDLIBS) -o $@
 
 # A stamp, not the directory: scripts/deps.sh may have made build/ already
 # (for speedscope's schema) without the subdirectories.
