@@ -180,13 +180,14 @@ static struct continuous_opts continuous_opts_of(const struct env *env)
 }
 
 /* Names, folds and writes what src holds (s: the sampler it came from,
- * whose naming budget starts once kernel symbols are read; or NULL). */
+ * whose naming budget starts once kernel symbols are read; or NULL; kr:
+ * the read of kernel symbols begun during the capture, or NULL). */
 static int finish_capture(const struct finish_opts *fo, struct sampler *s,
 			  const struct sample_source *src, struct usyms *us,
-			  struct finish_result *res)
+			  struct ksyms_reader *kr, struct finish_result *res)
 {
 	double start = clock__now();
-	struct ksyms *ks = finish__load_ksyms(fo);
+	struct ksyms *ks = finish__ksyms_of(fo, kr);
 	struct rusage ru;
 	int rc;
 
@@ -224,7 +225,7 @@ static int cmd_replay(struct env *env, const char *path)
 			 recording__main_build_id(rec));
 		fo = finish_opts_of(env);
 		src = recording__source(rec);
-		rc = finish_capture(&fo, NULL, &src, us, &res);
+		rc = finish_capture(&fo, NULL, &src, us, NULL, &res);
 	}
 	usyms__free(us);
 	recording__free(rec);
@@ -483,6 +484,7 @@ static int capture_once(struct env *env, struct sampler *s, struct targets *t,
 	struct finish_result res;
 	struct finish_opts fo;
 	struct sample_source src;
+	struct ksyms_reader *kr;
 	uint64_t c[CNT__MAX];
 	double started, *idle;
 	int rc;
@@ -495,6 +497,8 @@ static int capture_once(struct env *env, struct sampler *s, struct targets *t,
 				     env->main_build_id, sizeof(env->main_build_id));
 	}
 	idle = idle_count(env);
+	/* kernel symbols are needed only at the end: read while sampling */
+	kr = !env->user_only || env->wakers ? ksyms_reader__start("/proc/kallsyms") : NULL;
 	started = clock__now();
 	env->started_ns = clock__realtime_ns();
 	*sig = sampler__wait(s, sigs, env->duration > 0 ? started + env->duration : 0);
@@ -513,7 +517,7 @@ static int capture_once(struct env *env, struct sampler *s, struct targets *t,
 	fo.idle_ms = idle;
 	fo.named_ahead = s->warm;
 	src = finish__capture_source(s->cap);
-	rc = finish_capture(&fo, s, &src, s->us, &res);
+	rc = finish_capture(&fo, s, &src, s->us, kr, &res);
 	free(idle);
 	capture__counters(s->cap, c);
 	finish__summary(&fo, s->cap, c, 0, res.unnamed, s->us, res.offcpu_ns);

@@ -198,11 +198,19 @@ int finish__write(const struct finish_opts *o, const struct sample_source *src,
 
 struct ksyms *finish__load_ksyms(const struct finish_opts *o)
 {
+	return finish__ksyms_of(o, NULL);
+}
+
+struct ksyms *finish__ksyms_of(const struct finish_opts *o, struct ksyms_reader *r)
+{
 	struct ksyms *ks;
 
-	if (!o->kernel_symbols)
+	if (!o->kernel_symbols) {
+		if (r)
+			ksyms__free(ksyms_reader__finish(r));
 		return NULL;
-	ks = ksyms__load();
+	}
+	ks = r ? ksyms_reader__finish(r) : ksyms__load();
 	if (!ks)
 		warn("cannot read /proc/kallsyms: %s (kernel frames stay unnamed)", log__errstr(errno));
 	else if (ksyms__addresses_hidden(ks))

@@ -17,6 +17,7 @@
 #include "fold/fold.h"
 #include "fold/unsym.h"
 #include "symbols/ksyms.h"
+#include "symbols/ksyms_reader.h"
 #include "output/emit.h"
 #include "profile/profile.h"
 #include "symbols/usyms.h"
@@ -74,6 +75,9 @@ int finish__write(const struct finish_opts *o, const struct sample_source *src,
 		  size_t nr_outs, struct finish_result *res);
 /* Kernel symbols for the run (NULL when not wanted or unreadable, warned). */
 struct ksyms *finish__load_ksyms(const struct finish_opts *o);
+/* The same, from a read begun during the capture (ksyms_reader.h), which it
+ * ends; r NULL: read now. */
+struct ksyms *finish__ksyms_of(const struct finish_opts *o, struct ksyms_reader *r);
 /*
  * "smolder: N samples, M lost (...)", what to do about losses, "U unnamed
  * samples (...)" by reason (when some are, or with -v) and, with -v, the
