@@ -25,6 +25,8 @@ struct map_sizes {
 				 * keys as stacks, not 3/8 as many */
 	double hz;              /* samples per second per CPU */
 	double interval;        /* continuous: seconds an interval lasts */
+	double duration;        /* one-shot: seconds it samples at most; 0: until it is ended */
+	bool off_cpu;           /* --off-cpu: keys are waits, not samples */
 	size_t nr_cpus;         /* CPUs sampled */
 };
 

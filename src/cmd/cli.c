@@ -473,6 +473,8 @@ static void size_maps(struct env *env)
 		.key_per_stack = env->command && env->default_rate,
 		.hz = cli__rate_hz(env),
 		.interval = env->interval,
+		.duration = env->duration,
+		.off_cpu = env->off_cpu,
 		.nr_cpus = env->nr_cpus,
 	};
 
