@@ -467,7 +467,7 @@ bench-unwind:
 	$(Q)scripts/bench-unwind.sh
 
 # What --unwind dwarf costs: BPF ns per sample against --unwind fp and
-# libbpf-tools profile (LIBBPF_TOOLS_PROFILE=path), CPU time and bytes
+# libbpf-tools profile (LIBBPF_TOOLS_PROFILE=path, or built in ../bcc), CPU time and bytes
 # written against perf record --call-graph dwarf, tables of a C++ process.
 bench-unwind-cost:
 	$(Q)$(MAKE) --no-print-directory smolder workloads
@@ -489,9 +489,11 @@ bench-inline: deps-bench
 	$(Q)$(MAKE) --no-print-directory smolder workloads
 	$(Q)scripts/bench-inline.sh
 
-# A one-shot `smolder -f 1`: peak RSS, time outside the second and CPU time
-# against libbpf-tools profile (LIBBPF_TOOLS_PROFILE=path) and perf record
-# + perf script; then what libbpf's BTF parse and /proc/kallsyms cost alone.
+# A one-shot `smolder -f -q 1`: peak RSS, time outside the second and CPU
+# time against libbpf-tools profile (LIBBPF_TOOLS_PROFILE=path, or built from
+# bcc's source in ../bcc) and perf record + perf script; the time from exec
+# to the first sample, and to a COMMAND's exec against perf record's; then
+# what libbpf's BTF parse and /proc/kallsyms cost alone.
 bench-oneshot:
 	$(Q)$(MAKE) --no-print-directory smolder workloads
 	$(Q)scripts/bench-oneshot.sh

@@ -65,10 +65,40 @@ machine() { echo "$(nproc) CPUs, kernel $(uname -r), $(date -u +%Y-%m-%dT%H:%MZ)
 # profile_peer_line PATH: the libbpf-tools profile compared with, or why none.
 profile_peer_line() {
 	if [ -n "$1" ]; then
-		echo "  libbpf-tools profile: $1"
+		echo "  libbpf-tools profile: $1${PEER_REV:+ (bcc $PEER_REV)}"
 	else
-		echo "  note: LIBBPF_TOOLS_PROFILE is not set: no comparison with libbpf-tools' profile"
+		echo "  note: no libbpf-tools profile: no comparison with it (LIBBPF_TOOLS_PROFILE=PATH, or bcc's source at ${BCC_SRC:-$ROOT/../bcc}: $BCC_HOWTO)"
 	fi
+}
+
+# --- libbpf-tools profile, the peer ---------------------------------------------
+# bcc's source is not ours to ship: it lives beside the project, at
+# BCC_SRC (default ../bcc), with its libbpf submodule; libbpf-tools'
+# profile is built there once (`make BPFTOOL=... USE_BLAZESYM=0 profile`, as
+# docs/BENCHMARKS.md's figures were) and reused.
+BCC_HOWTO="git clone --recurse-submodules https://github.com/iovisor/bcc ../bcc"
+# find_profile_peer: PEER, the profile to compare with: LIBBPF_TOOLS_PROFILE
+# when set, else bcc's libbpf-tools/profile beside the project, built now if
+# its source is there; empty (and a note) when there is neither.
+find_profile_peer() {
+	local bcc=${BCC_SRC:-$ROOT/../bcc}
+	PEER=${LIBBPF_TOOLS_PROFILE:-}
+	PEER_REV=""
+	if [ -n "$PEER" ]; then
+		need_exec_var LIBBPF_TOOLS_PROFILE "a build of libbpf-tools' profile"
+		return 0
+	fi
+	[ -f "$bcc/libbpf-tools/profile.c" ] || return 0
+	PEER_REV=$(git -C "$bcc" rev-parse --short HEAD 2>/dev/null)
+	if [ ! -x "$bcc/libbpf-tools/profile" ]; then
+		[ -f "$bcc/src/cc/libbpf/src/libbpf.c" ] ||
+			die "$bcc has no libbpf submodule (git -C $bcc submodule update --init src/cc/libbpf)"
+		echo "$BENCH: building libbpf-tools profile in $bcc/libbpf-tools" >&2
+		make -C "$bcc/libbpf-tools" BPFTOOL="$(command -v bpftool || echo /usr/sbin/bpftool)" \
+			USE_BLAZESYM=0 profile >"$ROOT/build/bench-bcc-profile.log" 2>&1 ||
+			die "cannot build libbpf-tools profile in $bcc (see build/bench-bcc-profile.log)"
+	fi
+	PEER=$bcc/libbpf-tools/profile
 }
 
 # --- temporary files, and what is undone on exit ----------------------------

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # What a one-shot capture costs around its second (`make bench-oneshot`,
-# part of `make bench`): `smolder -f 1` against libbpf-tools' `profile -f 1`
-# (when LIBBPF_TOOLS_PROFILE=PATH names a build of it; bcc's source is not
-# ours to ship, so nothing here builds it) and against `perf record -F 99 -a
-# -g -- sleep 1` followed by `perf script`, in the same run:
+# part of `make bench`): the default `smolder -f -q 1` (DWARF unwinder on)
+# against libbpf-tools' `profile -f 1` (LIBBPF_TOOLS_PROFILE=PATH, or built
+# from bcc's source beside the project: bench-lib.sh's find_profile_peer)
+# and against `perf record -F 99 -a -g -- sleep 1` followed by `perf
+# script`, in the same run:
 #
 #   - peak RSS (/usr/bin/time %M; perf: the larger of its two commands);
 #   - time outside the capture: wall time minus the 1 s captured (perf: both
@@ -11,16 +12,29 @@
 #   - CPU time, user + sys (perf: both commands).
 #
 # Each tool captures twice a round: the whole machine while
-# build/workloads/cpu_split runs (the issue's `smolder -f 1`: what it names
-# depends on what else runs), and cpu_split alone (-p PID: what is left is
-# mostly the fixed cost of starting and ending).  SMOLDER_BASE=PATH adds
-# another smolder build, run with the same options, to compare builds in
-# the same run.  The tools take turns, ROUNDS times (default 5), in an
+# build/workloads/cpu_split runs (the issue's `smolder -f -q 1`: what it
+# names depends on what else runs), and cpu_split alone (-p PID: what is
+# left is mostly the fixed cost of starting and ending).  SMOLDER_BASE=PATH
+# adds another smolder build, run with the same options, to compare builds
+# in the same run.  The tools take turns, ROUNDS times (default 7), in an
 # order that rotates; the figures are the medians and the ratios are taken
 # between medians of the same run, which is what survives a shared, loaded
-# machine.  smolder also runs with
-# --unwind fp (no unwind tables built), so the table shows what the DWARF
-# unwinder adds.
+# machine.  smolder also runs with --unwind fp (no unwind tables built), so
+# the table shows what the DWARF unwinder adds.  Targets (issue 27):
+# smolder / profile at most 1.00 for time outside the capture and for peak
+# RSS.
+#
+# Then how soon sampling starts (build/workloads/exec_stamp: it stamps
+# CLOCK_MONOTONIC at an exec, and writes the 2 ms slot it is in into its
+# stack, so that a profile's earliest stack says when its first sample was
+# taken):
+#
+#   3. from the tool's exec to its first sample of a busy process (-F 999
+#      -p PID), and, for smolder, to its perf events' attach (its
+#      SMOLDER_PHASES "sampling on" line);
+#   4. from the tool's exec to its command's exec: `smolder -f -q -o
+#      /dev/null -- CMD` against `perf record -q -o /dev/null -- CMD`, CMD
+#      exec_stamp itself (a command that does nothing else, like true).
 #
 # Then the floors no build on this libbpf can go under, measured the same
 # way: libbpf parsing the kernel's BTF alone (a four-line static program
@@ -30,19 +44,20 @@
 . "$(dirname "$0")/bench-lib.sh" || exit 1
 SMOLDER=${SMOLDER:-$ROOT/smolder}
 WORKLOAD=$ROOT/build/workloads/cpu_split
-PEER=${LIBBPF_TOOLS_PROFILE:-}
+STAMP=$ROOT/build/workloads/exec_stamp
 BASE=${SMOLDER_BASE:-}
-ROUNDS=${ROUNDS:-5}
+ROUNDS=${ROUNDS:-7}
 
 need_root
 need_built "$SMOLDER"
 need_built "$WORKLOAD" workloads
+need_built "$STAMP" workloads
 need_time
 need_cmd perf linux-perf
-need_exec_var LIBBPF_TOOLS_PROFILE "a build of libbpf-tools' profile"
 need_exec_var SMOLDER_BASE "another smolder build"
 make_tmp
 exit_on_interrupt
+find_profile_peer
 
 # measure OUT CMD...: runs CMD, stdout to /dev/null; OUT gets "wall_ms cpu_ms rss_kib".
 measure() {
@@ -59,9 +74,9 @@ run_tool() {
 	local w c r w2 c2 r2 sel=() psel=(-a)
 	[ "$2" = process ] && sel=(-p "$WL_PID") psel=(-p "$WL_PID")
 	case $1 in
-	sm) measure "$TMP/m" "$SMOLDER" "${sel[@]}" -f 1 ;;
-	fp) measure "$TMP/m" "$SMOLDER" "${sel[@]}" --unwind fp -f 1 ;;
-	base) measure "$TMP/m" "$BASE" "${sel[@]}" -f 1 ;;
+	sm) measure "$TMP/m" "$SMOLDER" "${sel[@]}" -f -q 1 ;;
+	fp) measure "$TMP/m" "$SMOLDER" "${sel[@]}" --unwind fp -f -q 1 ;;
+	base) measure "$TMP/m" "$BASE" "${sel[@]}" -f -q 1 ;;
 	pr) measure "$TMP/m" "$PEER" "${sel[@]}" -f 1 ;;
 	pe)
 		measure "$TMP/m1" perf record -q -F 99 "${psel[@]}" -g -o "$TMP/perf.data" -- sleep 1
@@ -114,7 +129,7 @@ row() {
 	printf ' %s |\n' "$(ratio "$MED_sm" "$MED_pe")"
 }
 table() {
-	printf '| | `smolder -f 1` | `--unwind fp` |%s%s perf record + script |%s%s smolder / perf |\n' \
+	printf '| | `smolder -f -q 1` | `--unwind fp` |%s%s perf record + script |%s%s smolder / perf |\n' \
 		"${BASE:+ SMOLDER_BASE |}" "${PEER:+ \`profile -f 1\` |}" \
 		"${BASE:+ smolder / base |}" "${PEER:+ smolder / profile |}"
 	printf '| --- |'
@@ -130,7 +145,105 @@ table machine
 echo
 echo "2. cpu_split alone for 1 s (-p PID), the same rounds:"
 table process
-echo "targets (issue 13): peak RSS <= 10240 KiB, <= 80 ms outside the capture"
+echo "targets (issue 27): smolder / profile <= 1.00 for the time outside the capture and for peak RSS"
+echo
+
+# ---- 3. from exec to the first sample ------------------------------------------
+# first_slot FOLDED: the earliest 2 ms slot among exec_stamp's whole stacks
+# (all 11 of its bit frames), or nothing.
+first_slot() {
+	awk '{
+		k = 0; nb = 0; n = split($0, f, ";")
+		for (i = 1; i <= n; i++)
+			if (f[i] ~ /^bit[0-9]+_[01]$/) {
+				nb++; split(substr(f[i], 4), b, "_")
+				if (b[2] == "1") k += 2 ^ b[1]
+			}
+		if (nb == 11 && (best == "" || k < best)) best = k
+	} END { if (best != "") print best }' "$1"
+}
+# ms_since T0_FILE NS: milliseconds from the stamp in T0_FILE to NS.
+ms_since() { awk -v a="$(cat "$1")" -v b="$2" 'BEGIN { printf "%.1f\n", (b - a) / 1e6 }'; }
+
+# first_sample TOOL: one -F 999 capture of a fresh exec_stamp --slots;
+# appends the ms from the tool's exec to its first sample to FIRST_TOOL
+# and, for smolder, to its perf events' attach to ON_TOOL.
+first_sample() {
+	local wp k on bin=$SMOLDER opt=()
+	"$STAMP" --slots "$TMP/s0" 4 &
+	wp=$!
+	sleep 0.3
+	[ "$1" = base ] && bin=$BASE
+	[ "$1" = fp ] && opt=(--unwind fp)
+	case $1 in
+	pr) "$STAMP" --exec "$TMP/t0" "$PEER" -F 999 -p "$wp" -f 1 >"$TMP/fs.folded" 2>"$TMP/fs.err" ;;
+	*) SMOLDER_PHASES=1 "$STAMP" --exec "$TMP/t0" "$bin" "${opt[@]}" -F 999 -p "$wp" -f \
+		-o "$TMP/fs.folded" 1 2>"$TMP/fs.err" ;;
+	esac || die "$1 failed: $(tail -n 1 "$TMP/fs.err")"
+	kill "$wp" 2>/dev/null
+	wait "$wp" 2>/dev/null
+	k=$(first_slot "$TMP/fs.folded")
+	[ -n "$k" ] || die "$1 took no whole sample of exec_stamp"
+	eval "FIRST_$1+=($(ms_since "$TMP/t0" "$(awk -v s="$(cat "$TMP/s0")" -v k="$k" 'BEGIN { printf "%.0f", s + (k + 0.5) * 2e6 }')"))"
+	on=$(sed -n 's/^smolder: phase sampling on: .*(monotonic \([0-9.]*\) s).*/\1/p' "$TMP/fs.err")
+	[ -n "$on" ] && eval "ON_$1+=($(ms_since "$TMP/t0" "$(awk -v t="$on" 'BEGIN { printf "%.0f", t * 1e9 }')"))"
+	echo "  first sample, $1: slot $k" >&2
+}
+
+FS_TOOLS="sm fp${BASE:+ base}${PEER:+ pr}"
+for t in $FS_TOOLS; do eval "FIRST_$t=() ON_$t=()"; done
+for ((r = 0; r < ROUNDS; r++)); do
+	# shellcheck disable=SC2086 # the tools, a word each
+	for t in $(rotated "$r" $FS_TOOLS); do first_sample "$t"; done
+done
+echo "3. From exec to the first sample of a busy process (-F 999 -p PID, exec_stamp --slots), ms; $ROUNDS rounds, median (range):"
+printf '| | `smolder -f -q 1` | `--unwind fp` |%s%s\n' "${BASE:+ SMOLDER_BASE |}" "${PEER:+ \`profile -f 1\` | smolder / profile |}"
+printf '| --- | ---: | ---: |%s%s\n' "${BASE:+ ---: |}" "${PEER:+ ---: | ---: |}"
+for m in ON FIRST; do
+	[ $m = ON ] && printf '| perf events attached |' || printf '| first sample (2 ms slots) |'
+	for t in $FS_TOOLS; do
+		eval "v=(\"\${${m}_${t}[@]}\")"
+		# shellcheck disable=SC2154 # v is set by the eval
+		if [ ${#v[@]} -gt 0 ]; then printf ' %s (%s) |' "$(median "${v[@]}")" "$(range "${v[@]}")"; else printf ' n/a |'; fi
+		eval "MED_$t=$(median "${v[@]:-0}")"
+	done
+	[ -n "$PEER" ] && { [ $m = FIRST ] && printf ' %s |' "$(ratio "$MED_sm" "$MED_pr")" || printf ' |'; }
+	echo
+done
+echo
+
+# ---- 4. from exec to the command's exec ----------------------------------------
+# cmd_exec TOOL: TOOL running exec_stamp as its command; appends the ms
+# from the tool's exec to the command's to CMD_TOOL, and the whole run's
+# wall ms to WALL_TOOL.
+cmd_exec() {
+	rm -f "$TMP/c"
+	case $1 in
+	sm) timed "$TMP/time" "$STAMP" --exec "$TMP/t0" "$SMOLDER" -f -q -o /dev/null -- "$STAMP" "$TMP/c" ;;
+	base) timed "$TMP/time" "$STAMP" --exec "$TMP/t0" "$BASE" -f -q -o /dev/null -- "$STAMP" "$TMP/c" ;;
+	pe) timed "$TMP/time" "$STAMP" --exec "$TMP/t0" perf record -q -o /dev/null -- "$STAMP" "$TMP/c" ;;
+	esac >/dev/null 2>"$TMP/err" || die "$1 -- exec_stamp failed: $(tail -n 1 "$TMP/err")"
+	[ -s "$TMP/c" ] || die "$1 did not run its command"
+	eval "CMD_$1+=($(ms_since "$TMP/t0" "$(cat "$TMP/c")")) WALL_$1+=($(tail -n 1 "$TMP/time" | awk '{ printf "%.0f", $1 * 1000 }'))"
+}
+CX_TOOLS="sm${BASE:+ base} pe"
+for t in $CX_TOOLS; do eval "CMD_$t=() WALL_$t=()"; done
+for ((r = 0; r < ROUNDS; r++)); do
+	# shellcheck disable=SC2086 # the tools, a word each
+	for t in $(rotated "$r" $CX_TOOLS); do cmd_exec "$t"; done
+done
+echo "4. \`-- COMMAND\`: smolder -f -q -o /dev/null -- CMD against perf record -q -o /dev/null -- CMD (CMD: exec_stamp, which only stamps its exec), ms; $ROUNDS rounds, median (range):"
+printf '| | `smolder -f -q -- CMD` |%s `perf record -q -- CMD` | smolder / perf |\n' "${BASE:+ SMOLDER_BASE |}"
+printf '| --- | ---: |%s ---: | ---: |\n' "${BASE:+ ---: |}"
+for m in CMD WALL; do
+	[ $m = CMD ] && printf "| to the command's exec |" || printf '| the whole run (wall) |'
+	for t in $CX_TOOLS; do
+		eval "v=(\"\${${m}_${t}[@]}\")"
+		printf ' %s (%s) |' "$(median "${v[@]}")" "$(range "${v[@]}")"
+		eval "MED_$t=$(median "${v[@]}")"
+	done
+	printf ' %s |\n' "$(ratio "$MED_sm" "$MED_pe")"
+done
 echo
 
 # ---- floors ------------------------------------------------------------------

@@ -3,9 +3,9 @@
 # bench`), in one run, kernel.bpf_stats_enabled=1:
 #
 #   1. BPF ns per sample: smolder --unwind dwarf against --unwind fp on the
-#      same process, and --unwind fp against libbpf-tools' `profile` (when
-#      LIBBPF_TOOLS_PROFILE=PATH names a build of it; bcc's source is not
-#      ours to ship, so nothing here builds it).  Workloads, each alone on
+#      same process, and --unwind fp against libbpf-tools' `profile`
+#      (LIBBPF_TOOLS_PROFILE=PATH, or built from bcc's source beside the
+#      project: bench-lib.sh's find_profile_peer).  Workloads, each alone on
 #      CPU 1 (taskset) with the tools on CPU 0 sampling CPU 1 only (-C 1):
 #      tests/workloads/frameless/unwind_paths built with frame pointers
 #      (gcc -O2 -fno-omit-frame-pointer, here) in its 8-frame "leaf" and
@@ -34,7 +34,6 @@
 SMOLDER=${SMOLDER:-$ROOT/smolder}
 FRAMELESS=$ROOT/build/workloads/unwind_paths-gcc
 SRC=$ROOT/tests/workloads/frameless/unwind_paths.c
-PEER=${LIBBPF_TOOLS_PROFILE:-}
 ROUNDS=${ROUNDS:-5}
 SECS=${SECONDS_PER_RUN:-4}
 HZ=999
@@ -48,9 +47,9 @@ need_cmd perf linux-perf
 need_cmd bpftool bpftool
 [ -x "$PY" ] || die "/usr/bin/python3 is missing (apt-get install python3)"
 [ "$(nproc)" -ge 2 ] || die "needs 2 CPUs (the workload on CPU 1, the tools on CPU 0)"
-need_exec_var LIBBPF_TOOLS_PROFILE "a build of libbpf-tools' profile"
 make_tmp
 exit_on_interrupt
+find_profile_peer
 # Set before every capture: another tool on the machine may reset it.  Set
 # here first, in this shell, so that the value before is restored on exit.
 stats_on() { bpf_stats_on || die "cannot set kernel.bpf_stats_enabled=1"; }
