@@ -575,7 +575,10 @@ static int cmd_capture(struct env *env)
 		say_command_out(env);
 		rc = capture_once(env, &s, t, &sigs, &sig);
 	}
-	sampler__close(&s);
+	if (sig >= 0)
+		sampler__end(&s); /* a one-shot capture ran: the exit drops the rest */
+	else
+		sampler__close(&s);
 	phase__mark("sampler closed");
 	if (sig >= 0) /* a capture ran: the command's exit code */
 		rc = exit_code(rc, targets__finish(t, sig));

@@ -306,3 +306,9 @@ void sampler__close(struct sampler *s)
 	s->warm = NULL;
 	s->us = NULL;
 }
+
+void sampler__end(struct sampler *s)
+{
+	capture__free(s->cap);
+	s->cap = NULL;
+}

@@ -95,5 +95,13 @@ void sampler__start_naming(struct sampler *s);
  * objects of processes gone since. */
 void sampler__end_interval(struct sampler *s);
 void sampler__close(struct sampler *s);
+/*
+ * The end of a one-shot run, in place of sampler__close: the BPF side is
+ * closed (links, programs, maps), and the rest, memory and the files it
+ * maps, is left for the exit, which drops the address space whole
+ * (freeing it table by table took 5-10 ms).  The process must exit
+ * without using s again.
+ */
+void sampler__end(struct sampler *s);
 
 #endif
