@@ -383,6 +383,8 @@ static int load(struct capture *c, const struct capture_opts *o)
 	}
 	load_report__print(c->skel->obj, started_at, load_report__now());
 	phase__mark("loaded (vmlinux BTF, maps, relocation, verification)");
+	if (o->on_loaded)
+		o->on_loaded(o->loaded_arg);
 	if (filters__fill(c->skel, &o->scope))
 		return -1;
 	e = create_banks(c, 0, o->rotate ? SMOLDER_BANKS : 1);
@@ -440,6 +442,11 @@ static int attach_image_tracking(struct capture *c)
 bool capture__has_events(struct capture *c)
 {
 	return c->events;
+}
+
+int capture__events_fd(struct capture *c)
+{
+	return c->events ? ring_buffer__epoll_fd(c->events) : -1;
 }
 
 int capture__poll(struct capture *c, int timeout_ms)
@@ -725,6 +732,23 @@ void capture__prog_stats(struct capture *c, bool offcpu, uint64_t *run_ns, uint6
 
 	*run_ns = fd >= 0 ? fdinfo_field(fd, "run_time_ns") : 0;
 	*runs = fd >= 0 ? fdinfo_field(fd, "run_cnt") : 0;
+}
+
+size_t capture__prog_ids(struct capture *c, uint32_t *ids, size_t max)
+{
+	struct bpf_prog_info info;
+	struct bpf_program *p;
+	__u32 len;
+	size_t n = 0;
+
+	bpf_object__for_each_program(p, c->skel->obj) {
+		len = sizeof(info);
+		memset(&info, 0, sizeof(info));
+		if (n < max && bpf_program__fd(p) >= 0 &&
+		    !bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
+			ids[n++] = info.id;
+	}
+	return n;
 }
 
 uint64_t capture__map_bytes(struct capture *c)

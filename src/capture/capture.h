@@ -62,6 +62,11 @@ struct capture_opts {
 	image_fn on_image;      /* may be NULL */
 	pystack_fn on_pystack;  /* may be NULL */
 	void *arg;
+	/* Called once the programs are loaded, when libbpf has freed its copy
+	 * of the kernel's BTF (the peak of RSS before sampling): what the
+	 * caller starts then does not add to it.  May be NULL. */
+	void (*on_loaded)(void *arg);
+	void *loaded_arg;
 };
 
 /* Processes a COMMAND and its children may count at once (-- COMMAND). */
@@ -90,6 +95,11 @@ bool capture__has_events(struct capture *c);
 /* Delivers pending image events for up to timeout_ms; -errno on failure.
  * Returns at once without events. */
 int capture__poll(struct capture *c, int timeout_ms);
+/* An epoll descriptor readable when image events are pending, to wait on
+ * beside others (then capture__poll(c, 0)); -1 without events. */
+int capture__events_fd(struct capture *c);
+/* The ids of the programs it loaded (at most max); their number. */
+size_t capture__prog_ids(struct capture *c, uint32_t *ids, size_t max);
 /* True when tgid's current image still has generation gen. */
 bool capture__image_current(struct capture *c, uint32_t tgid, uint32_t gen);
 /* Detaches every perf event: no sample is taken after this returns.  Exec

@@ -479,12 +479,11 @@ static double *idle_since(const struct env *env, double *start)
  * the signal that ended it, or 0.  Returns the exit code.
  */
 static int capture_once(struct env *env, struct sampler *s, struct targets *t,
-			const sigset_t *sigs, int *sig)
+			struct ksyms_reader *kr, const sigset_t *sigs, int *sig)
 {
 	struct finish_result res;
 	struct finish_opts fo;
 	struct sample_source src;
-	struct ksyms_reader *kr;
 	uint64_t c[CNT__MAX];
 	double started, *idle;
 	int rc;
@@ -493,12 +492,11 @@ static int capture_once(struct env *env, struct sampler *s, struct targets *t,
 	if (t) {
 		s->done = targets_gone;
 		s->done_arg = t;
+		s->done_fd = targets__wake_fd(t);
 		targets__main_binary(t, env->main_binary, sizeof(env->main_binary),
 				     env->main_build_id, sizeof(env->main_build_id));
 	}
 	idle = idle_count(env);
-	/* kernel symbols are needed only at the end: read while sampling */
-	kr = !env->user_only || env->wakers ? ksyms_reader__start("/proc/kallsyms") : NULL;
 	started = clock__now();
 	env->started_ns = clock__realtime_ns();
 	*sig = sampler__wait(s, sigs, env->duration > 0 ? started + env->duration : 0);
@@ -527,6 +525,21 @@ static int capture_once(struct env *env, struct sampler *s, struct targets *t,
 	return rc;
 }
 
+/* The capture's own BPF programs, at most (ksyms_reader__own). */
+#define MAX_OWN_PROGS 64
+
+/*
+ * A one-shot capture's kernel symbols are read in a thread of their own
+ * from the moment its programs are loaded, while it samples: they are
+ * needed only at the end.  Not sooner: during the load, libbpf's copy of
+ * the kernel's BTF and the symbol table would add up to a higher peak RSS.
+ * The other modes read them once, as they start.
+ */
+static void start_ksyms(void *arg)
+{
+	*(struct ksyms_reader **)arg = ksyms_reader__start("/proc/kallsyms");
+}
+
 /*
  * smolder [options] [duration] [-- COMMAND...]: sample, then name, fold
  * and write; or, with --continuous, a profile per interval.  The sampler
@@ -537,6 +550,8 @@ static int cmd_capture(struct env *env)
 	struct continuous_opts co;
 	struct finish_opts fo;
 	struct targets *t = NULL;
+	uint32_t ids[MAX_OWN_PROGS];
+	struct ksyms_reader *kr;
 	struct stage_opts o;
 	struct sampler s;
 	sigset_t sigs;
@@ -552,10 +567,18 @@ static int cmd_capture(struct env *env)
 			return 1;
 	}
 	stage_opts(env, t ? targets__command_pid(t) : 0, &o);
+	kr = NULL;
+	if (!env->serve && !env->continuous && (!env->user_only || env->wakers)) {
+		o.sampler.capture.on_loaded = start_ksyms;
+		o.sampler.capture.loaded_arg = &kr;
+	}
 	if (sampler__open(&s, &o.sampler)) {
+		ksyms__free(kr ? ksyms_reader__finish(kr) : NULL);
 		targets__free(t);
 		return 1;
 	}
+	if (kr)
+		ksyms_reader__own(kr, ids, capture__prog_ids(s.cap, ids, MAX_OWN_PROGS));
 	if (stopped_during_start(&sigs)) {
 		rc = 1;
 	} else if (env->serve) {
@@ -573,8 +596,11 @@ static int cmd_capture(struct env *env)
 		rc = 127;
 	} else {
 		say_command_out(env);
-		rc = capture_once(env, &s, t, &sigs, &sig);
+		rc = capture_once(env, &s, t, kr, &sigs, &sig);
+		kr = NULL; /* capture_once ended it */
 	}
+	if (kr)
+		ksyms__free(ksyms_reader__finish(kr));
 	if (sig >= 0)
 		sampler__end(&s); /* a one-shot capture ran: the exit drops the rest */
 	else

@@ -5,6 +5,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "session/finish.h"
@@ -150,6 +152,7 @@ int sampler__open(struct sampler *s, const struct sampler_opts *opts)
 	s->last_image = clock__now();
 	s->targeted = o.scope.nr_tgids || o.scope.nr_tids;
 	s->done = NULL;
+	s->done_fd = -1;
 	s->py = NULL;
 	s->py_queue = NULL;
 	s->py_queued = s->py_unqueued = 0;
@@ -228,7 +231,40 @@ static bool prepare_slice(struct sampler *s)
 	return false;
 }
 
-int sampler__wait(struct sampler *s, const sigset_t *sigs, double until)
+/*
+ * With a done_fd: one epoll over it and the process events, so that the
+ * end of the command ends the wait at once (a short command's capture
+ * waited up to 100 ms for the next look); else -1.
+ */
+static int open_wake(struct sampler *s)
+{
+	int ep, events = capture__events_fd(s->cap);
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	if (s->done_fd < 0 || events < 0 || (ep = epoll_create1(EPOLL_CLOEXEC)) < 0)
+		return -1;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, events, &ev) ||
+	    epoll_ctl(ep, EPOLL_CTL_ADD, s->done_fd, &ev)) {
+		close(ep);
+		return -1;
+	}
+	return ep;
+}
+
+/* Waits up to ms for process events (or, with wake >= 0, the end of the
+ * command), and delivers those pending. */
+static int wait_events(struct sampler *s, int wake, int ms)
+{
+	struct epoll_event ev[2];
+
+	if (wake < 0)
+		return capture__poll(s->cap, ms);
+	if (epoll_wait(wake, ev, 2, ms) < 0 && errno != EINTR)
+		return -1;
+	return capture__poll(s->cap, 0);
+}
+
+static int wait_loop(struct sampler *s, const sigset_t *sigs, double until, int wake)
 {
 	struct timespec ts = { 0 };
 	double due = 0;
@@ -251,7 +287,7 @@ int sampler__wait(struct sampler *s, const sigset_t *sigs, double until)
 		    clock__now() - s->last_image >= SAMPLER_QUIET_SECONDS && prepare_slice(s))
 			due = clock__now();
 		ms = wait_ms(until, due);
-		if (s->events_ok && capture__poll(s->cap, s->py_queued ? 0 : ms) < 0) {
+		if (s->events_ok && wait_events(s, wake, s->py_queued ? 0 : ms) < 0) {
 			warn("cannot read process events: %s (short-lived processes may stay unnamed)",
 			     log__errstr(errno));
 			s->events_ok = false;
@@ -267,6 +303,16 @@ int sampler__wait(struct sampler *s, const sigset_t *sigs, double until)
 				return sig;
 		}
 	}
+}
+
+int sampler__wait(struct sampler *s, const sigset_t *sigs, double until)
+{
+	int wake = s->events_ok ? open_wake(s) : -1;
+	int sig = wait_loop(s, sigs, until, wake);
+
+	if (wake >= 0)
+		close(wake);
+	return sig;
 }
 
 void sampler__start_naming(struct sampler *s)

@@ -76,6 +76,9 @@ struct sampler {
 	 * (the profiled processes are gone).  NULL: never. */
 	bool (*done)(void *arg);
 	void *done_arg;
+	/* Readable when done() may have turned true (the command's pidfd), so
+	 * that the wait ends then rather than at its next look; -1: none. */
+	int done_fd;
 };
 
 /* Loads and attaches; sampling runs from here on.  0, or -1 after printing

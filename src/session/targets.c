@@ -29,6 +29,7 @@ struct targets {
 	pid_t child;   /* the command, 0 without one or once reaped */
 	int go_fd;     /* write end: a byte lets the command exec */
 	int exec_fd;   /* read end: the child's errno if exec failed */
+	int pidfd;     /* the command's pidfd (targets__wake_fd), or -1 */
 	int status;    /* the command's wait status, once reaped */
 	bool reaped;
 	bool status_lost; /* reaped by someone else: how it ended is unknown */
@@ -156,7 +157,7 @@ struct targets *targets__new(const uint32_t *tgids, size_t nr, char *const *comm
 		err("out of memory");
 		return NULL;
 	}
-	t->go_fd = t->exec_fd = -1;
+	t->go_fd = t->exec_fd = t->pidfd = -1;
 	t->nr = nr;
 	for (size_t i = 0; i < nr; i++) {
 		t->procs[i].pid = tgids[i];
@@ -170,6 +171,13 @@ struct targets *targets__new(const uint32_t *tgids, size_t nr, char *const *comm
 		return NULL;
 	}
 	return t;
+}
+
+int targets__wake_fd(struct targets *t)
+{
+	if (t->pidfd < 0 && t->child && !t->reaped)
+		t->pidfd = syscall(SYS_pidfd_open, t->child, 0);
+	return t->pidfd;
 }
 
 pid_t targets__command_pid(const struct targets *t)
@@ -401,6 +409,8 @@ void targets__free(struct targets *t)
 		close(t->go_fd); /* a held command exits without running */
 	if (t->exec_fd >= 0)
 		close(t->exec_fd);
+	if (t->pidfd >= 0)
+		close(t->pidfd);
 	if (t->child && !t->reaped)
 		reap(t, held);
 	free(t->procs);

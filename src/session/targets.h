@@ -44,6 +44,13 @@ bool targets__main_binary(const struct targets *t, char *path, size_t len, char 
  */
 bool targets__gone(struct targets *t);
 /*
+ * A descriptor that turns readable when the command exits (a pidfd, 5.3+),
+ * so that a capture waiting for events ends at once rather than at its
+ * next look; -1 without a command, or on older kernels (then only the
+ * looks, every 100 ms at most, tell).  Closed by targets__free.
+ */
+int targets__wake_fd(struct targets *t);
+/*
  * The exit code smolder ends with for the command: its own, or 128 + the
  * signal that killed it; -1 without a command.  A command still running
  * (the capture ended first, by a signal or the duration) gets sig, or

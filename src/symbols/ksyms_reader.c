@@ -15,11 +15,23 @@
 #define MODULES_MAX (1 << 20)
 /* BPF programs listed at most (ids are never reused before 2^31). */
 #define PROGS_MAX 65536
+/* The capture's own programs, at most. */
+#define OWN_MAX 64
+
+/* What /proc/kallsyms's text depends on: the loaded modules and the BPF
+ * programs. */
+struct ktext_gen {
+	uint64_t modules; /* a hash of each module's name and address */
+	uint32_t last_prog; /* the highest BPF program id */
+	bool progs_known; /* false without CAP_SYS_ADMIN to list programs */
+};
 
 struct ksyms_reader {
 	pthread_t thread;
 	char *path;
 	struct ktext_gen gen; /* when the read began */
+	uint32_t own[OWN_MAX];
+	size_t nr_own;
 	struct ksyms *ks;
 	int err;
 };
@@ -55,30 +67,58 @@ static uint64_t modules_hash(void)
 	return h;
 }
 
-void ksyms_reader__gen(struct ktext_gen *g)
+/* The next BPF program id after id: 0 at the end, -1 when they cannot be listed. */
+static int64_t next_prog(uint32_t id)
 {
-	uint32_t id = 0, next;
+	uint32_t next;
+
+	if (!bpf_prog_get_next_id(id, &next))
+		return next;
+	return errno == ENOENT ? 0 : -1;
+}
+
+static void text_gen(struct ktext_gen *g)
+{
+	int64_t id = 0, next;
 	int n = 0;
 
 	g->modules = modules_hash();
-	while (n++ < PROGS_MAX && !bpf_prog_get_next_id(id, &next))
+	while (n++ < PROGS_MAX && (next = next_prog(id)) > 0)
 		id = next;
 	g->last_prog = id;
-	/* ENOENT ends the list; anything else (EPERM) leaves it unknown */
-	g->progs_known = errno == ENOENT;
+	g->progs_known = next == 0;
 }
 
-bool ksyms_reader__same(const struct ktext_gen *then, const struct ktext_gen *now)
+static bool own(const struct ksyms_reader *r, uint32_t id)
 {
-	return then->progs_known && now->progs_known && then->last_prog == now->last_prog &&
-	       then->modules == now->modules;
+	for (size_t i = 0; i < r->nr_own; i++)
+		if (r->own[i] == id)
+			return true;
+	return false;
+}
+
+/* Whether the table read since r->gen still holds: the same modules, and
+ * no program since but the capture's own. */
+static bool still_holds(const struct ksyms_reader *r)
+{
+	struct ktext_gen now;
+	int64_t id = r->gen.last_prog;
+	int n = 0;
+
+	text_gen(&now);
+	if (!r->gen.progs_known || !now.progs_known || now.modules != r->gen.modules)
+		return false;
+	while (n++ < PROGS_MAX && (id = next_prog(id)) > 0)
+		if (!own(r, id))
+			return false;
+	return id == 0;
 }
 
 static void *read_syms(void *arg)
 {
 	struct ksyms_reader *r = arg;
 
-	ksyms_reader__gen(&r->gen);
+	text_gen(&r->gen);
 	r->ks = ksyms__load_file(r->path);
 	r->err = r->ks ? 0 : errno;
 	return NULL;
@@ -97,19 +137,22 @@ struct ksyms_reader *ksyms_reader__start(const char *path)
 	return r;
 }
 
+void ksyms_reader__own(struct ksyms_reader *r, const uint32_t *ids, size_t nr)
+{
+	for (size_t i = 0; i < nr && r->nr_own < OWN_MAX; i++)
+		r->own[r->nr_own++] = ids[i];
+}
+
 struct ksyms *ksyms_reader__finish(struct ksyms_reader *r)
 {
-	struct ktext_gen now;
 	struct ksyms *ks;
 	int e;
 
 	pthread_join(r->thread, NULL);
 	ks = r->ks;
-	ksyms_reader__gen(&now);
-	if (ks && !ksyms_reader__same(&r->gen, &now)) {
-		debug("kernel symbols read again: %s", !r->gen.progs_known || !now.progs_known
-			      ? "BPF programs cannot be listed to tell whether the kernel's text changed"
-			      : "a module or a BPF program came during the capture");
+	if (ks && !still_holds(r)) {
+		debug("kernel symbols read again: a module or a BPF program came since they were"
+		      " read, or BPF programs cannot be listed to tell");
 		ksyms__free(ks);
 		ks = ksyms__load_file(r->path);
 		r->err = ks ? 0 : errno;
