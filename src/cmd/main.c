@@ -500,8 +500,9 @@ static int capture_once(struct env *env, struct sampler *s, struct targets *t,
 	started = clock__now();
 	env->started_ns = clock__realtime_ns();
 	*sig = sampler__wait(s, sigs, env->duration > 0 ? started + env->duration : 0);
-	capture__stop(s->cap);
 	phase__mark("capture ended");
+	capture__stop(s->cap);
+	phase__mark("sampling off");
 	env->captured_ns = (uint64_t)((clock__now() - started) * 1e9);
 	capture__counters(s->cap, c);
 	env->lost = c[CNT_STACK_MAP_FULL] + c[CNT_COUNT_MAP_FULL];

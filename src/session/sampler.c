@@ -239,28 +239,37 @@ static bool prepare_slice(struct sampler *s)
 static int open_wake(struct sampler *s)
 {
 	int ep, events = capture__events_fd(s->cap);
-	struct epoll_event ev = { .events = EPOLLIN };
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = events };
+	struct epoll_event done = { .events = EPOLLIN, .data.fd = s->done_fd };
 
 	if (s->done_fd < 0 || events < 0 || (ep = epoll_create1(EPOLL_CLOEXEC)) < 0)
 		return -1;
 	if (epoll_ctl(ep, EPOLL_CTL_ADD, events, &ev) ||
-	    epoll_ctl(ep, EPOLL_CTL_ADD, s->done_fd, &ev)) {
+	    epoll_ctl(ep, EPOLL_CTL_ADD, s->done_fd, &done)) {
 		close(ep);
 		return -1;
 	}
 	return ep;
 }
 
-/* Waits up to ms for process events (or, with wake >= 0, the end of the
- * command), and delivers those pending. */
+/*
+ * Waits up to ms for process events (or, with wake >= 0, the end of the
+ * command), and delivers those pending.  The command's end wakes the wait
+ * once: it stays readable, and done() is what ends the capture.
+ */
 static int wait_events(struct sampler *s, int wake, int ms)
 {
 	struct epoll_event ev[2];
+	int n;
 
 	if (wake < 0)
 		return capture__poll(s->cap, ms);
-	if (epoll_wait(wake, ev, 2, ms) < 0 && errno != EINTR)
+	n = epoll_wait(wake, ev, 2, ms);
+	if (n < 0 && errno != EINTR)
 		return -1;
+	for (int i = 0; i < n; i++)
+		if (ev[i].data.fd == s->done_fd)
+			epoll_ctl(wake, EPOLL_CTL_DEL, s->done_fd, NULL);
 	return capture__poll(s->cap, 0);
 }
 

@@ -4,8 +4,9 @@
 # - -- COMMAND execs only once sampling is on: the command, exec_stamp,
 #   stamps CLOCK_MONOTONIC as it starts, after smolder's SMOLDER_PHASES
 #   "sampling on" line; and the capture ends as the command exits (its
-#   pidfd wakes the wait), not at the wait loop's next look, up to 100 ms
-#   later: the median of 5 runs is within 25 ms.
+#   pidfd wakes the wait), not at the wait loop's next look, 100 ms after
+#   it began: the median of 5 runs is within 50 ms (the exec's image is
+#   read first: 10-40 ms on a loaded machine; before, 100-115 ms).
 # - Kernel symbols are read while the capture samples, and still
 #   name the frames: syscall_heavy's read path, every kernel frame a text
 #   symbol of /proc/kallsyms.  BPF programs loaded by someone else during
@@ -41,13 +42,22 @@ done
 check oneshot_command_exit_0 equals "$RC" 0
 check oneshot_command_after_sampling_on equals "${#ends[@]}" 5
 end_ms=$(median_of "${ends[@]:-999}")
-check oneshot_capture_ends_with_command within "$end_ms" 0 25
+check oneshot_capture_ends_with_command within "$end_ms" 0 50
 
 # --- kernel symbols read during the capture ---
-start_wl syscall_heavy 20 || exit 1
+start_wl syscall_heavy 60 || exit 1
 P=$WL_PID
 sleep 0.2
-run_sm ks -vv -f -a -F 499 -p "$P" 1
+# the newest live BPF program's id: another tool's program loaded during a
+# capture is a reason to read again, so such a capture is retaken
+last_prog() { bpftool prog show 2>/dev/null | awk -F: '/^[0-9]+:/ { id = $1 } END { print id + 0 }'; }
+for try in 1 2 3; do
+	before=$(last_prog)
+	run_sm ks -vv -f -a -F 499 -p "$P" 1
+	others=$([ "$(last_prog)" = "$before" ] && echo no || echo yes)
+	[ $others = no ] && break
+	echo "# oneshot: another tool loaded BPF programs during the capture: retaken"
+done
 check oneshot_ksyms_exit_0 equals "$RC" 0
 check oneshot_ksyms_read_path within \
 	"$(share "$TMP/ks.out" '^syscall_heavy;(.*;)?do_reads;entry_SYSCALL_64[a-z_]*_\[k\];do_syscall_64_\[k\];(.*;)?ksys_read_\[k\];vfs_read_\[k\];read_zero_\[k\](;| )')" 70 100
@@ -56,7 +66,13 @@ awk '$2 ~ /^[tTwW]$/ { print $3 }' /proc/kallsyms | sort -u >"$TMP/ktext"
 sed -E 's/ [0-9]+$//' "$TMP/ks.out" | tr ';' '\n' | sed -n 's/_\[k\]$//p' | sort -u >"$TMP/kframes"
 check oneshot_ksyms_kernel_frames within "$(grep -c . "$TMP/kframes")" 5 10000
 check oneshot_ksyms_frames_are_text_symbols equals "$(comm -23 "$TMP/kframes" "$TMP/ktext" | head -n 3)" ""
-check oneshot_ksyms_alone_not_read_again no_line "$TMP/ks.err" 'kernel symbols read again'
+# not read again alone (when other tools kept loading programs through
+# three captures, whether one came before the read began cannot be told)
+if [ $others = no ]; then
+	check oneshot_ksyms_alone_not_read_again no_line "$TMP/ks.err" 'kernel symbols read again'
+else
+	echo "# oneshot: other tools loaded BPF programs during three captures: oneshot_ksyms_alone_not_read_again not checked"
+fi
 
 # another tool's BPF programs, loaded while the capture runs and still
 # there at its end (gone by then, they would be gone from kallsyms too)
