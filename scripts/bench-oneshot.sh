@@ -38,8 +38,9 @@
 #
 # Then the floors no build on this libbpf can go under, measured the same
 # way: libbpf parsing the kernel's BTF alone (a four-line static program
-# built here against Debian's libbpf 1.1), and reading /proc/kallsyms (the
-# kernel formats ~120k lines however they are read).
+# built here against Debian's libbpf 1.1), the same parse from a mapping of
+# the file (smolder's way, kernels 6.16 and later), and reading
+# /proc/kallsyms (the kernel formats ~120k lines however they are read).
 # shellcheck source=scripts/bench-lib.sh
 . "$(dirname "$0")/bench-lib.sh" || exit 1
 SMOLDER=${SMOLDER:-$ROOT/smolder}
@@ -255,22 +256,54 @@ int main(void)
 	return 0;
 }
 C
+# the same parse from a read-only mapping of the file, as smolder does it
+# (src/capture/vmlinux_btf.c): libbpf's copy alone
+cat >"$TMP/btf_map.c" <<'C'
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <bpf/btf.h>
+int main(void)
+{
+	struct stat st;
+	int fd = open("/sys/kernel/btf/vmlinux", O_RDONLY);
+	void *p = fd < 0 || fstat(fd, &st) ? MAP_FAILED
+					   : mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+
+	if (p == MAP_FAILED)
+		return 1;
+	btf__free(btf__new(p, st.st_size));
+	return 0;
+}
+C
 cat >"$TMP/nothing.c" <<'C'
 int main(void) { return 0; }
 C
 echo "Floors ($ROUNDS runs, median (range)):"
 if cc -O2 "$TMP/btf.c" -o "$TMP/btf" -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic 2>"$TMP/cc.err" &&
+	cc -O2 "$TMP/btf_map.c" -o "$TMP/btf_map" -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic 2>>"$TMP/cc.err" &&
 	cc -O2 "$TMP/nothing.c" -o "$TMP/nothing"; then
-	BW=(); BR=(); NR=()
+	BW=(); BR=(); MW=(); MR=(); NR=()
+	MAPPED=$("$TMP/btf_map" 2>/dev/null && echo yes)
 	for ((r = 0; r < ROUNDS; r++)); do
 		measure "$TMP/m" "$TMP/btf"
 		read -r w c rss <"$TMP/m"
 		BW+=("$w"); BR+=("$rss")
+		if [ -n "$MAPPED" ]; then
+			measure "$TMP/m" "$TMP/btf_map"
+			read -r w c rss <"$TMP/m"
+			MW+=("$w"); MR+=("$rss")
+		fi
 		measure "$TMP/m" "$TMP/nothing"
 		read -r w c rss <"$TMP/m"
 		NR+=("$rss")
 	done
 	echo "  libbpf $(dpkg-query -W -f '${Version}' libbpf-dev 2>/dev/null) btf__load_vmlinux_btf() alone ($(stat -c %s /sys/kernel/btf/vmlinux) bytes of BTF): $(median "${BW[@]}") ms ($(range "${BW[@]}")), peak RSS $(median "${BR[@]}") KiB ($(range "${BR[@]}")); an empty program: $(median "${NR[@]}") KiB"
+	if [ ${#MW[@]} -gt 0 ]; then
+		echo "  the same parsed from a mapping of /sys/kernel/btf/vmlinux (smolder's way): $(median "${MW[@]}") ms ($(range "${MW[@]}")), peak RSS $(median "${MR[@]}") KiB ($(range "${MR[@]}"))"
+	else
+		echo "  the same parsed from a mapping: not measured (this kernel cannot map /sys/kernel/btf/vmlinux: 6.16 and later can)"
+	fi
 else
 	echo "  libbpf alone: not measured (cannot build against Debian's libbpf: $(tail -n 1 "$TMP/cc.err"))"
 fi
