@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "symbols/ksyms.h"
+#include "symbols/ksyms_reader.h"
 #include "unit.h"
 
 static const char fixture[] =
@@ -219,6 +220,39 @@ static double elapsed_ms(const struct timespec *a, const struct timespec *b)
 	return (b->tv_sec - a->tv_sec) * 1e3 + (b->tv_nsec - a->tv_nsec) / 1e6;
 }
 
+/*
+ * The read in a thread (ksyms_reader.h) gives the table a read in place
+ * gives, whether it is kept or read again at the end (unprivileged, BPF
+ * programs cannot be listed: then always read again); a missing file is
+ * NULL with its errno, as ksyms__load_file.
+ */
+TEST(reader_thread)
+{
+	char *path = write_fixture(fixture);
+	struct ksyms_reader *r;
+	struct ksyms *ks;
+
+	CHECK(path != NULL);
+	if (!path)
+		return;
+	r = ksyms_reader__start(path);
+	CHECK(r != NULL);
+	ks = r ? ksyms_reader__finish(r) : NULL;
+	unlink(path);
+	free(path);
+	CHECK(ks != NULL);
+	CHECK(ksyms__count(ks) == 10);
+	CHECK_STR(name_at(ks, 0xffffffff81000250), "func_b");
+	CHECK_STR(name_at(ks, 0xffffffff81000050), "unsorted_fn");
+	ksyms__free(ks);
+
+	r = ksyms_reader__start("/nonexistent/kallsyms");
+	CHECK(r != NULL);
+	errno = 0;
+	ks = r ? ksyms_reader__finish(r) : NULL;
+	CHECK(ks == NULL && errno == ENOENT);
+}
+
 TEST(real_kallsyms)
 {
 	const struct ksym *s, *m;
@@ -255,6 +289,7 @@ int main(void)
 	RUN(hidden_addresses);
 	RUN(empty_and_missing);
 	RUN(chunks_long_lines_and_unsorted_tail);
+	RUN(reader_thread);
 	RUN(real_kallsyms);
 	UNIT_EXIT();
 }
