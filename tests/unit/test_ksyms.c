@@ -220,6 +220,40 @@ static double elapsed_ms(const struct timespec *a, const struct timespec *b)
 	return (b->tv_sec - a->tv_sec) * 1e3 + (b->tv_nsec - a->tv_nsec) / 1e6;
 }
 
+/* "__pfx_NAME" before NAME (function padding): NAME is kept as the tail of
+ * the padding's string, and both still name their own addresses; a
+ * "__pfx_" name followed by another function shares nothing. */
+TEST(padding_names)
+{
+	struct ksyms *ks = load_text("ffffffff81000ff0 t __pfx_foo\n"
+				     "ffffffff81001000 T foo\n"
+				     "ffffffff81001ff0 t __pfx_bar\n"
+				     "ffffffff81002000 t baz\n"
+				     "ffffffff81002100 d data_between\n"
+				     "ffffffff81002ff0 t __pfx_qux\n"
+				     "ffffffff81003000 t qux\n"
+				     "ffffffffc0000ff0 t __pfx_mfn\t[m]\n"
+				     "ffffffffc0001000 t mfn\t[m]\n");
+	const struct ksym *s;
+
+	CHECK(ks != NULL);
+	if (!ks)
+		return;
+	CHECK(ksyms__count(ks) == 8);
+	CHECK_STR(name_at(ks, 0xffffffff81000ff8), "__pfx_foo");
+	CHECK_STR(name_at(ks, 0xffffffff81001010), "foo");
+	CHECK_STR(name_at(ks, 0xffffffff81001ff8), "__pfx_bar");
+	CHECK_STR(name_at(ks, 0xffffffff81002000), "baz");
+	CHECK_STR(name_at(ks, 0xffffffff81002ff0), "__pfx_qux");
+	CHECK_STR(name_at(ks, 0xffffffff81003004), "qux");
+	s = ksyms__map_addr(ks, 0xffffffffc0001000);
+	CHECK(s && !strcmp(s->name, "mfn") && s->module && !strcmp(s->module, "m"));
+	s = ksyms__map_addr(ks, 0xffffffffc0000ff0);
+	CHECK(s && !strcmp(s->name, "__pfx_mfn") && s->module && !strcmp(s->module, "m"));
+	CHECK(ksyms__get_symbol(ks, "foo") && ksyms__get_symbol(ks, "foo")->addr == 0xffffffff81001000);
+	ksyms__free(ks);
+}
+
 /*
  * The read in a thread (ksyms_reader.h) gives the table a read in place
  * gives, whether it is kept or read again at the end (unprivileged, BPF
@@ -289,6 +323,7 @@ int main(void)
 	RUN(hidden_addresses);
 	RUN(empty_and_missing);
 	RUN(chunks_long_lines_and_unsorted_tail);
+	RUN(padding_names);
 	RUN(reader_thread);
 	RUN(real_kallsyms);
 	UNIT_EXIT();
