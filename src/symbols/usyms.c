@@ -236,7 +236,7 @@ static bool load_maps(struct usyms *u, struct pid_ent *e)
 }
 
 /* The image (pid, gen), created if new (its maps not read); NULL if out of memory. */
-static struct pid_ent *pid_find(struct usyms *u, pid_t pid, uint32_t gen, bool create)
+struct pid_ent *usyms_pid_find(struct usyms *u, pid_t pid, uint32_t gen, bool create)
 {
 	size_t b = pid_hash(pid, u->pid_buckets);
 	struct pid_ent *e;
@@ -259,7 +259,7 @@ static struct pid_ent *pid_find(struct usyms *u, pid_t pid, uint32_t gen, bool c
 /* The image (pid, gen), its maps read once if the budget allows; marked used. */
 struct pid_ent *usyms_pid_get(struct usyms *u, pid_t pid, uint32_t gen)
 {
-	struct pid_ent *e = pid_find(u, pid, gen, true);
+	struct pid_ent *e = usyms_pid_find(u, pid, gen, true);
 
 	if (!e)
 		return NULL;
@@ -515,7 +515,7 @@ static void preload_files(struct usyms *u, struct pid_ent *e)
 
 int usyms__preload_maps(struct usyms *u, pid_t pid, uint32_t gen)
 {
-	struct pid_ent *e = pid_find(u, pid, gen, true);
+	struct pid_ent *e = usyms_pid_find(u, pid, gen, true);
 
 	if (!e)
 		return -ENOMEM;
@@ -531,7 +531,7 @@ int usyms__preload(struct usyms *u, pid_t pid, uint32_t gen)
 {
 	double t0 = clock__now();
 	int err = usyms__preload_maps(u, pid, gen);
-	struct pid_ent *e = pid_find(u, pid, gen, false);
+	struct pid_ent *e = usyms_pid_find(u, pid, gen, false);
 
 	if (err == -ENOMEM || err == -ETIMEDOUT)
 		return err;
@@ -548,7 +548,7 @@ int usyms__preload(struct usyms *u, pid_t pid, uint32_t gen)
 
 double usyms__preload_due(struct usyms *u, pid_t pid, uint32_t gen)
 {
-	struct pid_ent *e = pid_find(u, pid, gen, false);
+	struct pid_ent *e = usyms_pid_find(u, pid, gen, false);
 
 	if (!e || reread_tokens(e, clock__now()) >= 1)
 		return 0;
@@ -562,14 +562,14 @@ double usyms__maps_read_s(const struct usyms *u)
 
 bool usyms__preloaded(struct usyms *u, pid_t pid, uint32_t gen)
 {
-	struct pid_ent *e = pid_find(u, pid, gen, false);
+	struct pid_ent *e = usyms_pid_find(u, pid, gen, false);
 
 	return e && e->preloaded;
 }
 
 void usyms__mark_late(struct usyms *u, pid_t pid, uint32_t gen)
 {
-	struct pid_ent *e = pid_find(u, pid, gen, true);
+	struct pid_ent *e = usyms_pid_find(u, pid, gen, true);
 
 	if (e)
 		e->late = true;

@@ -30,6 +30,21 @@ bool usyms__inline_frames(const struct usyms *u)
 	return u->inline_frames;
 }
 
+/*
+ * In a capture's quiet time (b given) only what was read already is used:
+ * the image's maps and the file's symbols, read as its processes came
+ * (preload), whose reads a slice of time would cut short (a file given up
+ * for time is read again only in a later budget, by when a short-lived
+ * process is gone); only the DWARF is read here.  Before folding (b NULL)
+ * the frame is named as the fold would, in usyms' own budget.
+ */
+static struct pid_ent *warm_image(struct usyms *u, pid_t pid, uint32_t gen, bool quiet)
+{
+	struct pid_ent *e = quiet ? usyms_pid_find(u, pid, gen, false) : usyms_pid_get(u, pid, gen);
+
+	return e && e->pm ? e : NULL;
+}
+
 bool usyms__warm_frame(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr,
 		       const struct budget *b)
 {
@@ -39,16 +54,19 @@ bool usyms__warm_frame(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr,
 	struct usyms_frame fr;
 	char name[256]; /* thrown away: the caches keep what naming needs */
 
-	if (b && budget__expired(b))
+	if (budget__expired(b ? b : u->budget))
 		return false;
-	if (!b && budget__expired(u->budget))
-		return false;
-	e = usyms_pid_get(u, pid, gen);
-	m = e && e->pm ? proc_maps__find(e->pm, addr) : NULL;
+	e = warm_image(u, pid, gen, b);
+	m = e ? proc_maps__find(e->pm, addr) : NULL;
 	if (!m || m->kind != PROC_MAP_FILE)
 		return true; /* left to the naming */
-	if (b)
+	if (b) {
+		struct symfile *f = e->files ? e->files[m - e->pm->maps] : NULL;
+
+		if (!f || symfile__retry(f, u->phase))
+			return true;
 		u->budget = b;
+	}
 	usyms_name_file(u, e, m, addr, name, sizeof(name), &fr);
 	u->budget = saved;
 	return true;

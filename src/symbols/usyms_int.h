@@ -71,6 +71,8 @@ struct usyms {
 /* snprintf into buf that returns what it wrote (at most len - 1). */
 size_t usyms_put(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* usyms.c: the image (pid, gen) known; made when create, else NULL. */
+struct pid_ent *usyms_pid_find(struct usyms *u, pid_t pid, uint32_t gen, bool create);
 /* usyms.c: the image (pid, gen), its maps read if need be; NULL when
  * memory is short. */
 struct pid_ent *usyms_pid_get(struct usyms *u, pid_t pid, uint32_t gen);
