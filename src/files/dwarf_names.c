@@ -155,7 +155,7 @@ static void close_dwarf(struct dwarf_names *dn)
 	dn->line_sec = NULL;
 }
 
-static int add_range(struct dwarf_names *dn, uint64_t lo, uint64_t hi, uint32_t unit)
+int dwarf_names__add_range(struct dwarf_names *dn, uint64_t lo, uint64_t hi, uint32_t unit)
 {
 	if (lo >= hi)
 		return 0;
@@ -234,7 +234,8 @@ static int list_units(struct dwarf_names *dn, const struct budget *b, uint64_t *
 		if (dn->nr_units >= DWARF_MAX_UNITS ||
 		    dwarf_names__over(dn, b, index_bytes(dn) + (dn->nr_units + 1) * DWARF_UNIT_COST))
 			return -E2BIG;
-		dn->units[dn->nr_units] = (struct dwarf_unit){ .die = off + hsize, .size = next - off };
+		dn->units[dn->nr_units] = (struct dwarf_unit){ .start = off, .die = off + hsize,
+							       .size = next - off };
 		(*abbrevs)[dn->nr_units++] = abbrev;
 		off = next;
 	}
@@ -324,10 +325,8 @@ static int index_unit(struct dwarf_names *dn, size_t i, const struct budget *b)
 	 * Reading its first DIE parses its abbreviations up to that DIE's, the
 	 * walks the rest: counted at once, as they may all be.
 	 */
-	dn->libdw_bytes += DWARF_UNIT_COST;
-	if (dwarf_names__over(dn, b, index_bytes(dn) + u->abbrevs * DWARF_ABBREV_COST))
+	if (dwarf_names__unit_cost(dn, u, b))
 		return -E2BIG;
-	dn->libdw_bytes += u->abbrevs * DWARF_ABBREV_COST;
 	if (!dwarf_offdie(dn->dw, u->die, &cu))
 		return 0;
 	tag = dwarf_tag(&cu);
@@ -335,7 +334,7 @@ static int index_unit(struct dwarf_names *dn, size_t i, const struct budget *b)
 	if (tag != DW_TAG_compile_unit && tag != DW_TAG_partial_unit)
 		return 0;
 	for (int k = 0; k < 4096 && (it = dwarf_ranges(&cu, it, &base, &lo, &hi)) > 0; k++)
-		if (add_range(dn, lo, hi, (uint32_t)i))
+		if (dwarf_names__add_range(dn, lo, hi, (uint32_t)i))
 			return -ENOMEM;
 	return 0;
 }
@@ -356,6 +355,11 @@ static int index_units(struct dwarf_names *dn, const struct budget *b)
 		all += DWARF_UNIT_COST + dn->units[i].abbrevs * DWARF_ABBREV_COST;
 	if (!e && dwarf_names__over(dn, b, index_bytes(dn) + all))
 		e = -E2BIG;
+	/* by .debug_aranges when it covers every unit: libdw then reads a
+	 * unit only when a frame is named in it (libc6-dbg's libc has 4,126) */
+	if (!e && !(e = dwarf_aranges__index(dn)) && dn->nr_ranges)
+		goto sort;
+	e = e == -ENOENT ? 0 : e;
 	for (size_t i = 0; !e && i < dn->nr_units; i++) {
 		/* a unit can cost milliseconds: its abbreviations are parsed */
 		if (budget__expired(b))
@@ -366,6 +370,7 @@ static int index_units(struct dwarf_names *dn, const struct budget *b)
 		return e;
 	if (!dn->nr_ranges)
 		return -ENODATA; /* no unit covers code: nothing to name */
+sort:
 	qsort(dn->ranges, dn->nr_ranges, sizeof(*dn->ranges), cmp_range);
 	return 0;
 }
@@ -635,6 +640,18 @@ int dwarf_names__chain(struct dwarf_names *dn, uint64_t vaddr, const struct budg
 void dwarf_names__set_lines(struct dwarf_names *dn, bool on)
 {
 	dn->no_lines = !on;
+}
+
+int dwarf_names__unit_cost(struct dwarf_names *dn, struct dwarf_unit *u, const struct budget *b)
+{
+	if (u->read)
+		return 0;
+	if (dwarf_names__over(dn, b, dwarf_names__bytes(dn) + DWARF_UNIT_COST +
+					    u->abbrevs * DWARF_ABBREV_COST))
+		return -E2BIG;
+	u->read = true;
+	dn->libdw_bytes += DWARF_UNIT_COST + u->abbrevs * DWARF_ABBREV_COST;
+	return 0;
 }
 
 size_t dwarf_names__bytes(const struct dwarf_names *dn)

@@ -36,11 +36,13 @@ enum unit_lines { LINES_UNREAD, LINES_READ, LINES_REFUSED };
 
 /* One compilation unit indexed. */
 struct dwarf_unit {
+	uint64_t start;        /* its header's offset in .debug_info */
 	uint64_t die;          /* its unit DIE's offset in .debug_info */
 	uint64_t abbrevs;      /* in its abbreviation table: what libdw may parse */
 	uint64_t size;         /* of the unit, header and DIEs */
 	uint8_t lines;         /* enum unit_lines */
 	bool walked;           /* its DIEs were read (size counted) */
+	bool read;             /* libdw read its header and abbreviations (counted) */
 	bool line_pages;       /* its line program's mapped pages were counted */
 	bool funcs_listed;     /* funcs holds its functions (else, if listed
 				* already, it has none or did not fit) */
@@ -133,6 +135,18 @@ size_t dwarf_sections__compressed(Elf *elf, struct dwarf_file_range *r, size_t n
 /* Lets the pages of ranges r of elf's mapping go (libdw inflated them:
  * they are not read again; read from the file again if they ever were). */
 void dwarf_sections__drop_pages(Elf *elf, const struct dwarf_file_range *r, size_t nr);
+
+/* Adds [lo, hi) of unit to dn's index; 0 or -ENOMEM. */
+int dwarf_names__add_range(struct dwarf_names *dn, uint64_t lo, uint64_t hi, uint32_t unit);
+/* Counts what libdw holds once it read unit u (its Dwarf_CU and
+ * abbreviations), the first time: 0, or -E2BIG over the budget. */
+int dwarf_names__unit_cost(struct dwarf_names *dn, struct dwarf_unit *u, const struct budget *b);
+/*
+ * dwarf_aranges.c: dn's index from its .debug_aranges when every unit has
+ * a set there: 0; -ENOENT when it has none, does not cover every unit or
+ * does not read (the units are then indexed by their DIEs), -ENOMEM.
+ */
+int dwarf_aranges__index(struct dwarf_names *dn);
 
 /* Frees dn's full paths (with libdw's strings they were made from). */
 void dwarf_scopes__free_paths(struct dwarf_names *dn);

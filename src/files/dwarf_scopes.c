@@ -255,6 +255,8 @@ static bool unit_affordable(struct dwarf_names *dn, Dwarf_Die *cu, const struct 
 
 	if (!u)
 		return false;
+	if (dwarf_names__unit_cost(dn, u, b))
+		return false;
 	if (!u->walked) {
 		size_t pages = dn->info_mapped ? u->size : 0;
 
