@@ -8,11 +8,13 @@
  * writes none), so that no code of the file goes without its unit.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "files/dwarf_names_int.h"
+#include "lib/addr_search.h"
 
 /* Little-endian reads, bounded by end (false past it). */
 static bool get(const unsigned char **p, const unsigned char *end, size_t n, uint64_t *v)
@@ -29,17 +31,10 @@ static bool get(const unsigned char **p, const unsigned char *end, size_t n, uin
 /* The unit whose header is at off (units are in section order); -1 if none. */
 static long unit_of(const struct dwarf_names *dn, uint64_t off)
 {
-	size_t lo = 0, hi = dn->nr_units;
+	long i = addr_search__index(dn->units, dn->nr_units, sizeof(*dn->units),
+				    offsetof(struct dwarf_unit, start), off);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (dn->units[mid].start < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < dn->nr_units && dn->units[lo].start == off ? (long)lo : -1;
+	return i >= 0 && dn->units[i].start == off ? i : -1;
 }
 
 /* The tuples of one set, [p, end), addresses of size a, to unit u. */
