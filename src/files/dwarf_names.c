@@ -403,9 +403,19 @@ static int index_dwarf(struct dwarf_names *dn, const struct budget *b)
 	size_t nr_packed;
 	int e;
 
+	/* every compressed section's pages: those set aside had their
+	 * headers read */
+	nr_packed = dwarf_sections__compressed(dn->elf, packed, DWARF_MAX_COMPRESSED);
+	if (!dn->set_aside) {
+		dn->inflated = dn->aside = 0;
+		dwarf_sections__set_aside(dn->elf, !dn->no_lines, &dn->inflated, &dn->aside);
+		if (dn->alt_elf)
+			dwarf_sections__set_aside(dn->alt_elf, !dn->no_lines, &dn->inflated,
+						  &dn->aside);
+		dn->set_aside = true;
+	}
 	if (!budget__affords(b, (double)dn->inflated / DWARF_INFLATE_RATE))
 		return -ETIMEDOUT; /* it cannot stop halfway: a later budget */
-	nr_packed = dwarf_sections__compressed(dn->elf, packed, DWARF_MAX_COMPRESSED);
 	if ((e = begin_dwarf(dn)))
 		return e;
 	dwarf_sections__drop_pages(dn->elf, packed, nr_packed);
@@ -639,7 +649,15 @@ int dwarf_names__chain(struct dwarf_names *dn, uint64_t vaddr, const struct budg
 
 void dwarf_names__set_lines(struct dwarf_names *dn, bool on)
 {
-	dn->no_lines = !on;
+	/* .debug_line was set aside or kept when libdw began: as it was */
+	if (!dn->set_aside)
+		dn->no_lines = !on;
+}
+
+void dwarf_names__inflated(const struct dwarf_names *dn, size_t *inflated, size_t *aside)
+{
+	*inflated = dn->inflated;
+	*aside = dn->aside;
 }
 
 int dwarf_names__unit_cost(struct dwarf_names *dn, struct dwarf_unit *u, const struct budget *b)

@@ -100,10 +100,18 @@ int dwarf_names__chain(struct dwarf_names *dn, uint64_t vaddr, const struct budg
  * no line program is read.  libdw 0.188 reads a unit's whole line program
  * (40 bytes a row, kept until the file is closed) for any file name of
  * the unit, even a declaration's; outputs that show no source line
- * (folded, SVG, report) need none of it.  On by default; set before the
- * first chain.
+ * (folded, SVG, report) need none of it, nor the .debug_line section:
+ * libdw does not inflate it then.  On by default; set before the first
+ * chain (or dwarf_names__prepare): later, it changes nothing.
  */
 void dwarf_names__set_lines(struct dwarf_names *dn, bool on);
+/*
+ * The bytes of compressed debug sections libdw inflates into memory for
+ * dn (before it is prepared: all of them, the most it may), and those it
+ * does not, set aside as not read for chains: location lists, call
+ * frames, macros, and .debug_line when lines are not shown.
+ */
+void dwarf_names__inflated(const struct dwarf_names *dn, size_t *inflated, size_t *aside);
 /* What dn holds in memory (index, memo, and what libdw inflated). */
 size_t dwarf_names__bytes(const struct dwarf_names *dn);
 /* The i-th address range [*lo, *hi) of the units indexed (by the first

@@ -83,7 +83,10 @@ struct dwarf_names {
 				* as units are walked and lines read */
 	const unsigned char *line_sec; /* .debug_line as libdw reads it */
 	size_t line_size;
-	size_t inflated;       /* bytes of compressed sections libdw inflated */
+	size_t inflated;       /* bytes of compressed sections libdw inflates
+				* (at open, all of them: the worst case) */
+	size_t aside;          /* those set aside, never inflated */
+	bool set_aside;        /* the sections naming does not read were */
 	size_t libdw_bytes;    /* what libdw holds besides: units, lines, abbrevs */
 	size_t line_list;      /* the largest line list libdw built (freed) */
 	size_t rows_bytes;     /* of libdw_bytes, the line rows (let go past
@@ -128,6 +131,11 @@ bool dwarf_sections__debug(const char *name);
 bool dwarf_sections__sizes(Elf *elf, size_t *all, size_t *inflated, bool *debugdata);
 /* The data of elf's section name (as libdw left it: inflated); NULL if none. */
 const unsigned char *dwarf_sections__data(Elf *elf, const char *name, size_t *size);
+/* Sets elf's debug sections that naming does not read (with lines: also
+ * .debug_line) aside, so that libdw does not inflate them; adds the bytes
+ * of the compressed ones it will still inflate to *inflated, of those set
+ * aside to *aside.  Before libdw begins on elf, once. */
+void dwarf_sections__set_aside(Elf *elf, bool lines, size_t *inflated, size_t *aside);
 /* Whether elf's section name is read from the mapped file (not inflated). */
 bool dwarf_sections__mapped(Elf *elf, const char *name);
 /* The file ranges of elf's compressed debug sections, at most n. */

@@ -19,6 +19,30 @@ bool dwarf_sections__debug(const char *name)
 }
 
 /*
+ * The size of section scn (header sh, named name) once libdw read it: its
+ * inflated size if compressed (SHF_COMPRESSED, or a .zdebug_ name), with
+ * *packed set; a header that will not read counts the worst case.
+ */
+static size_t read_size(Elf_Scn *scn, const GElf_Shdr *sh, const char *name, bool *packed)
+{
+	uint64_t size = sh->sh_size;
+
+	*packed = (sh->sh_flags & SHF_COMPRESSED) || name[1] == 'z';
+	if (*packed) {
+		GElf_Chdr ch;
+
+		size = gelf_getchdr(scn, &ch) ? ch.ch_size : SIZE_MAX / 4;
+	}
+	return size > SIZE_MAX / 4 ? SIZE_MAX / 4 : size;
+}
+
+/* a + b, held at SIZE_MAX / 4 (sizes of crafted headers are summed) */
+static size_t add_held(size_t a, size_t b)
+{
+	return a > SIZE_MAX / 4 - b ? SIZE_MAX / 4 : a + b;
+}
+
+/*
  * Sizes elf's debug sections: *all the bytes they hold once inflated,
  * *inflated those of compressed ones (libdw inflates them into memory).
  * Whether it has a .debug_info, and sets *debugdata when it has a
@@ -36,7 +60,8 @@ bool dwarf_sections__sizes(Elf *elf, size_t *all, size_t *inflated, bool *debugd
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		const char *name;
-		uint64_t size;
+		size_t size;
+		bool packed;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
 			continue;
@@ -47,19 +72,73 @@ bool dwarf_sections__sizes(Elf *elf, size_t *all, size_t *inflated, bool *debugd
 			continue;
 		if (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info"))
 			info = true;
-		size = sh.sh_size;
-		if ((sh.sh_flags & SHF_COMPRESSED) || name[1] == 'z') {
-			GElf_Chdr ch;
-
-			/* a header that will not read: count the worst case */
-			size = gelf_getchdr(scn, &ch) ? ch.ch_size : SIZE_MAX / 4;
-			*inflated += size > SIZE_MAX / 4 ? SIZE_MAX / 4 : size;
-		}
-		*all += size > SIZE_MAX / 4 ? SIZE_MAX / 4 : size;
-		if (*all > SIZE_MAX / 4)
-			*all = SIZE_MAX / 4;
+		size = read_size(scn, &sh, name, &packed);
+		if (packed)
+			*inflated = add_held(*inflated, size);
+		*all = add_held(*all, size);
 	}
 	return info;
+}
+
+/*
+ * Whether naming chains needs debug section name (.debug_X or .zdebug_X),
+ * of those libdw 0.188 reads at its start (dwarf_begin_elf's
+ * dwarf_scnnames): not the location lists (a variable's place), call
+ * frames, macros or .debug_pubnames, which nothing here asks for, and
+ * .debug_line only when lines are shown (dwarf_names__set_lines: no file
+ * name is then read either, not even a declaration's).
+ */
+static bool needed(const char *name, bool lines)
+{
+	static const char *const unread[] = { "loc", "loclists", "frame", "pubnames",
+					      "macinfo", "macro" };
+	const char *x = name + (name[1] == 'z' ? 8 : 7); /* after .debug_ */
+
+	if (!strcmp(x, "line"))
+		return lines;
+	for (size_t i = 0; i < sizeof(unread) / sizeof(unread[0]); i++)
+		if (!strcmp(x, unread[i]))
+			return false;
+	return true;
+}
+
+/*
+ * Sets elf's debug sections that naming does not read (needed()) aside
+ * before libdw begins, so that it does not inflate them: libdw 0.188's
+ * check_section passes over SHT_NOBITS sections, and the type is changed
+ * in libelf's own copy of the section headers (ELF_C_READ_MMAP copies
+ * them; nothing is ever written back: the file and its read-only mapping
+ * stay as they are).  Adds to *inflated the bytes of the compressed
+ * sections libdw will still inflate, to *aside those of the compressed
+ * ones set aside.  Once an elf: a second call finds them NOBITS.
+ */
+void dwarf_sections__set_aside(Elf *elf, bool lines, size_t *inflated, size_t *aside)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		size_t size;
+		bool packed;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    !dwarf_sections__debug(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		size = read_size(scn, &sh, name, &packed);
+		if (!needed(name, lines)) {
+			sh.sh_type = SHT_NOBITS;
+			/* libelf's copy was just read: this does not fail */
+			if (gelf_update_shdr(scn, &sh)) {
+				*aside = add_held(*aside, packed ? size : 0);
+				continue;
+			}
+		}
+		*inflated = add_held(*inflated, packed ? size : 0);
+	}
 }
 
 /* The data of elf's section name (as libdw left it: inflated); NULL if none. */

@@ -477,7 +477,14 @@ static void prepare_dwarf(struct symcache *sc, struct symfile *f, const struct s
 		return;
 	f->dw_state = e ? DW_NONE : DW_READY;
 	if (!e) {
+		size_t inflated, aside;
+
 		sc->dw_ready++;
+		/* compressed DWARF costs memory at once: say how much */
+		dwarf_names__inflated(f->dw, &inflated, &aside);
+		if (inflated || aside)
+			info("inline frames of %s: %zu bytes of compressed DWARF inflated, %zu not (not "
+			     "read for the frames shown)", f->dw_path ? f->dw_path : "?", inflated, aside);
 		return;
 	}
 	sc->dw_read--;

@@ -247,3 +247,51 @@ echo "# inline_unused: files with DWARF ${base_files:-?} -> ${files:-?}, read ${
 check inline_unused_one_more_file equals "$files" "$((${base_files:-0} + 1))"
 check inline_unused_not_read equals "$read" "${base_read:--1}"
 check inline_unused_chains_still within "$(fig chain "$($IC chains "$TMP/unused.folded" "$SRC")")" 95 100
+
+# --- compressed DWARF: only the sections chains read are inflated ---
+# libdw inflates every compressed debug section at its start; those no
+# chain reads are set aside (location lists always, .debug_line unless
+# lines are shown): -v says the bytes inflated and set aside for the file,
+# which must be the inflated sizes readelf gives for those sections.
+mkdir -p "$TMP/gz"
+objcopy --compress-debug-sections=zlib "$WL/inline_split" "$TMP/gz/inline_gz"
+# "NAME SIZE" for each compressed debug section of inline_gz, SIZE inflated
+# (readelf -t prints it, in hex, after the compression's name)
+readelf -SW -t "$TMP/gz/inline_gz" | awk '$2 ~ /^\.debug_/ { n = $2 }
+	n != "" && /^ +ZLIB, / { s = $2; sub(/,$/, "", s); print n, s; n = "" }' |
+	while read -r n s; do echo "$n $((16#$s))"; done >"$TMP/gz/sizes"
+# gz_sum kept|aside REGEX: the inflated bytes of the sections set aside
+# (REGEX matches them), or of those kept.
+gz_sum() {
+	awk -v re="$2" -v kept="$1" '{ aside = $1 ~ re } (kept == "kept") != aside { t += $2 }
+		END { print t + 0 }' "$TMP/gz/sizes"
+}
+UNREAD='^\.debug_(loc|loclists|frame|pubnames|macinfo|macro)$'
+check inline_gz_compressed some_line "$TMP/gz/sizes" '^\.debug_info [1-9]'
+check inline_gz_has_loclists some_line "$TMP/gz/sizes" '^\.debug_loclists [1-9]'
+check inline_gz_has_line some_line "$TMP/gz/sizes" '^\.debug_line [1-9]'
+start_cmd inline_gz "$TMP/gz/inline_gz" 60 || exit 1
+P=$WL_PID
+wait_for "$WL_OUT" '^ready$' >/dev/null
+# inflated_said NAME: "inflated aside" of take NAME's -v line for
+# inline_gz (of its retake when there was one)
+inflated_said() {
+	local e=$TMP/$1.err
+	[ -e "$TMP/$1_retake.err" ] && e=$TMP/$1_retake.err
+	sed -nE 's/.*inline frames of [^ ]*inline_gz: ([0-9]+) bytes of compressed DWARF inflated, ([0-9]+) not.*/\1 \2/p' \
+		"$e" | head -n 1
+}
+take gz_f "$P" 4 - - -v -f
+read -r inflated aside < <(inflated_said gz_f)
+echo "# inline_gz_f: inflated ${inflated:-?}, set aside ${aside:-?} ($(tr '\n' ' ' <"$TMP/gz/sizes"))"
+check inline_gz_f_inflated equals "${inflated:-?}" "$(gz_sum kept "$UNREAD|^\\.debug_line\$")"
+check inline_gz_f_aside equals "${aside:-?}" "$(gz_sum aside "$UNREAD|^\\.debug_line\$")"
+check_chains inline_gz_f "$R"
+take gz_l "$P" 2 - --lines -v -f --lines
+read -r inflated aside < <(inflated_said gz_l)
+echo "# inline_gz_l: inflated ${inflated:-?}, set aside ${aside:-?}"
+check inline_gz_l_inflated equals "${inflated:-?}" "$(gz_sum kept "$UNREAD")"
+check inline_gz_l_aside equals "${aside:-?}" "$(gz_sum aside "$UNREAD")"
+check inline_gz_l_lines_leaf some_line "$OUT" ";outer;half_leaf \(inline_split\.c:$HOT_HALF\) [0-9]+$"
+kill "$P" 2>/dev/null
+wait "$P" 2>/dev/null

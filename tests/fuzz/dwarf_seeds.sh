@@ -31,6 +31,7 @@ lib="-O2 -shared -fPIC -nostdlib"
 $CC $lib -g seed.c -o so && seed 0 gcc so
 $CC $lib -gdwarf-4 seed.c -o so && seed 1 gcc-dwarf4 so
 $CC $lib -g -gz seed.c -o so && seed 1 gcc-gz so
+$CC $lib -g -gz seed.c -o so && seed 5 gcc-gz-names-only so
 $CLANG $lib -g seed.c -o so && seed 0 clang so
 $CLANG $lib -gdwarf-4 seed.c -o so && seed 3 clang-dwarf4 so
 $CC $lib -g0 seed.c -o plain.so

@@ -2,8 +2,9 @@
 /*
  * libFuzzer target for DWARF naming (src/files/dwarf_names.c, through
  * elfutils' libdw): the first byte of an input is flags (bit 0: the file
- * is untrusted; bit 1: a budget of 1 MiB instead of 64 MiB), the rest a
- * whole ELF file, read through a memfd as mapped files are.  Its debug
+ * is untrusted; bit 1: a budget of 1 MiB instead of 64 MiB; bit 2: names
+ * only, no lines, so .debug_line is set aside too), the rest a whole ELF
+ * file, read through a memfd as mapped files are.  Its debug
  * file search has a root that does not exist, so no other file is read.
  * Every unit range indexed is asked for its chain at its first, middle and
  * last address, and a chain must be sane beyond not crashing: at most
@@ -83,6 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dn = dwarf_names__open(fd, NO_ROOT, NULL, data[0] & 1, &b);
 	if (!dn)
 		return 0;
+	dwarf_names__set_lines(dn, !(data[0] & 4));
 	ask(dn, 0, &b); /* the first chain indexes the units */
 	for (size_t i = 0; i < MAX_RANGES && dwarf_names__unit_range(dn, i, &lo, &hi); i++) {
 		if (lo >= hi)

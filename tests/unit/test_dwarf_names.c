@@ -440,6 +440,56 @@ TEST(gcc_agrees_with_addr2line)
 }
 
 /*
+ * Names only (dwarf_names__set_lines off), on the compressed builds: the
+ * same functions as addr2line at every instruction, with no file or line,
+ * and .debug_line (like the location lists) set aside rather than
+ * inflated: fewer bytes inflated than with lines, and some set aside.
+ */
+static int compare_names(const char *tool, const char *file)
+{
+	static uint64_t addrs[MAX_ADDRS];
+	static struct ref refs[MAX_ADDRS];
+	struct dwarf_names *dn = open_file(file, "", NULL), *lined = open_file(file, "", NULL);
+	size_t n = instructions(file, addrs, MAX_ADDRS), agree = 0, bad = 0;
+	size_t inflated, aside, lined_inflated, lined_aside;
+
+	if (!dn || !lined || n < 16 || reference(tool, file, addrs, n, refs)) {
+		dwarf_names__free(dn);
+		dwarf_names__free(lined);
+		return 0;
+	}
+	dwarf_names__set_lines(dn, false);
+	for (size_t i = 0; i < n; i++) {
+		struct dwarf_chain c;
+		bool same = dwarf_names__chain(dn, addrs[i], NULL, &c) == 0 && (int)c.n == refs[i].n;
+
+		for (uint32_t k = 0; same && k < c.n; k++) {
+			same = c.f[k].func && !strcmp(c.f[k].func, refs[i].func[c.n - 1 - k]);
+			bad += c.f[k].file || c.f[k].line || c.f[k].decl_file || c.f[k].decl_line;
+		}
+		agree += same;
+	}
+	dwarf_names__prepare(lined, NULL);
+	dwarf_names__inflated(dn, &inflated, &aside);
+	dwarf_names__inflated(lined, &lined_inflated, &lined_aside);
+	printf("  %s, names only: %zu of %zu instructions agree with %s, %zu frames with lines; "
+	       "inflated %zu bytes, %zu set aside (with lines: %zu, %zu)\n",
+	       file, agree, n, tool, bad, inflated, aside, lined_inflated, lined_aside);
+	dwarf_names__free(dn);
+	dwarf_names__free(lined);
+	if (bad || !inflated || inflated >= lined_inflated || aside <= lined_aside ||
+	    inflated + aside != lined_inflated + lined_aside)
+		return 0;
+	return (int)(agree * 1000 / n);
+}
+
+TEST(names_only_sets_line_table_aside)
+{
+	CHECK(compare_names("addr2line", "gcc-gz") >= AGREE_PERMILLE);
+	CHECK(compare_names("llvm-addr2line", "clang-gz") >= AGREE_PERMILLE);
+}
+
+/*
  * clang 14's DWARF 5 gives inlined instances of several ranges as
  * DW_FORM_rnglistx, which binutils 2.40's addr2line does not follow: it
  * leaves out those functions (mix, at about half the addresses).  There,
@@ -825,6 +875,7 @@ int main(void)
 	if (fixtures_ok) {
 		RUN(gcc_agrees_with_addr2line);
 		RUN(clang_agrees_with_addr2line);
+		RUN(names_only_sets_line_table_aside);
 		RUN(cxx_agrees_with_llvm_addr2line);
 		RUN(separate_debug_files);
 		RUN(no_dwarf);
