@@ -177,6 +177,35 @@ $(OUT)/workloads/unwind_paths-noasync $(OUT)/workloads/unwind_paths-noasync-clan
 	$(Q)objcopy --strip-debug --add-gnu-debuglink=$@.debug $@.full $@.tmp
 	$(Q)rm -f $@.full && mv $@.tmp $@
 
+# The frameless workloads again for arm64, cross-compiled on any host
+# (gcc-aarch64-linux-gnu, and clang --target) into workloads/a64: the arm64
+# unwind tables are checked against readelf there (test_unwind_table).  The
+# -pac ones sign their return addresses (-mbranch-protection=standard: the
+# CFI toggles DW_CFA_AARCH64_negate_ra_state, and BTI lands in the code).
+A64_CC ?= aarch64-linux-gnu-gcc
+A64_CC_gcc = $(A64_CC)
+A64_CC_clang = $(CLANG) --target=aarch64-linux-gnu
+FRAMELESS_A64 := $(foreach c,gcc clang,$(OUT)/workloads/a64/unwind_paths-$(c) \
+	$(OUT)/workloads/a64/unwind_paths-$(c)-pac $(OUT)/workloads/a64/unwind_dl-$(c).so) \
+	$(OUT)/workloads/a64/sigreturn.so
+$(OUT)/workloads/a64/unwind_paths-%: tests/workloads/frameless/unwind_paths.c | $(OUT)/.dirs
+	$(call msg,CC-A64,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(A64_CC_$(firstword $(subst -, ,$*))) $(FRAMELESS_CFLAGS) \
+		$(if $(findstring -pac,$*),-mbranch-protection=standard) \
+		-DWL_CC='"$(firstword $(subst -, ,$*))"' $< -o $@ -ldl
+
+# The kernel's sigreturn trampoline, as its vDSO has it.
+$(OUT)/workloads/a64/sigreturn.so: tests/workloads/frameless/sigreturn_arm64.S | $(OUT)/.dirs
+	$(call msg,CC-A64,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(A64_CC) -shared -nostdlib $< -o $@
+
+$(OUT)/workloads/a64/unwind_dl-%.so: tests/workloads/frameless/unwind_dl.c | $(OUT)/.dirs
+	$(call msg,CC-A64,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(A64_CC_$*) $(FRAMELESS_CFLAGS) -shared -fPIC $< -o $@
+
 # unwind_fallbacks-gcc and -clang: hand-written x86_64 leaves whose CFI the
 # unwinder must fall back from (an unsupported rule, unreadable memory).
 ifeq ($(ARCH),x86_64)
@@ -310,7 +339,8 @@ $(OUT)/fuzz/corpus-fuzz_elf/.seeded:
 # CFI: small libraries from both compilers, .debug_frame, CFI sections
 # alone, ld.so's and libc's among them, and hostile shapes (see
 # tests/fuzz/cfi_seeds.sh).
-$(OUT)/fuzz/corpus-fuzz_cfi/.seeded: tests/fuzz/cfi_seeds.sh $(OUT)/tools/hostile_cfi
+$(OUT)/fuzz/corpus-fuzz_cfi/.seeded: tests/fuzz/cfi_seeds.sh $(OUT)/tools/hostile_cfi \
+		tests/workloads/frameless/sigreturn_arm64.S
 	$(Q)CC=$(CC) CLANG=$(CLANG) HOSTILE_CFI=$(abspath $(OUT)/tools/hostile_cfi) \
 		tests/fuzz/cfi_seeds.sh $(@D)
 	$(Q)touch $@
@@ -401,7 +431,7 @@ fuzz: fuzzers
 	done
 
 unit: $(UNIT_BINS) $(ROOT_UNIT_BINS)
-workloads: $(WORKLOADS) $(FRAMELESS) $(INLINE_WORKLOADS)
+workloads: $(WORKLOADS) $(FRAMELESS) $(FRAMELESS_A64) $(INLINE_WORKLOADS)
 tools: $(TOOLS)
 
 deps:
@@ -434,6 +464,7 @@ check: deps-check
 	$(Q)tests/run.sh --check
 
 check-build: smolder $(UNIT_BINS) $(FRAMELESS) $(OUT)/tools/hostile_cfi fuzzers
+check-build: $(FRAMELESS_A64)
 check-build: $(OUT)/tools/hostile_dwarf
 check-build: $(OUT)/tools/py_layout
 check-build: $(OUT)/tools/source_profile
