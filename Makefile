@@ -342,6 +342,7 @@ $(OUT)/fuzz/corpus-fuzz_elf/.seeded:
 $(OUT)/fuzz/corpus-fuzz_cfi/.seeded: tests/fuzz/cfi_seeds.sh $(OUT)/tools/hostile_cfi \
 		tests/workloads/frameless/sigreturn_arm64.S
 	$(Q)CC=$(CC) CLANG=$(CLANG) HOSTILE_CFI=$(abspath $(OUT)/tools/hostile_cfi) \
+		TRAMPOLINE=$(abspath tests/workloads/frameless/sigreturn_arm64.S) \
 		tests/fuzz/cfi_seeds.sh $(@D)
 	$(Q)touch $@
 

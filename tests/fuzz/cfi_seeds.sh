@@ -18,7 +18,8 @@ DIR=$1
 CC=${CC:-gcc}
 CLANG=${CLANG:-clang}
 A64_CC=${A64_CC:-aarch64-linux-gnu-gcc}
-TRAMPOLINE=$(cd "$(dirname "$0")/../workloads/frameless" && pwd)/sigreturn_arm64.S
+TRAMPOLINE=${TRAMPOLINE:-$(dirname "$0")/../workloads/frameless/sigreturn_arm64.S}
+TRAMPOLINE=$(cd "$(dirname "$TRAMPOLINE")" && pwd)/$(basename "$TRAMPOLINE")
 HOSTILE_CFI=${HOSTILE_CFI:-$(dirname "$0")/../../build/tools/hostile_cfi}
 HOSTILE_CFI=$(cd "$(dirname "$HOSTILE_CFI")" && pwd)/$(basename "$HOSTILE_CFI")
 mkdir -p "$DIR"
