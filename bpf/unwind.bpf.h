@@ -404,6 +404,24 @@ static __always_inline int gap_step(struct unwind_scratch *s, __u64 at)
 }
 #else /* arm64 */
 /*
+ * Whether a frame with live registers is at its function's last
+ * instructions, its frame popped: sp is the CFA and x30 the return
+ * address, whatever its row says.  clang 14 writes no CFI for arm64
+ * epilogues, so its rows there still have x30 on the stack, which the
+ * function already popped (the caller's frame is read instead: a wrong
+ * caller).  The instruction at pc tells.
+ */
+static __always_inline bool at_return(struct unwind_scratch *s)
+{
+	__u32 insn;
+
+	if (!s->exact || bpf_probe_read_user(&insn, sizeof(insn), (void *)s->pc))
+		return false;
+	return insn == A64_RET || insn == A64_AUTIASP || insn == A64_AUTIBSP ||
+	       insn == A64_RETAA || insn == A64_RETAB;
+}
+
+/*
  * The caller of a frame whose CFA is known (include/unwind.h's arm64
  * rows): x30 still in the link register, which only a frame with live
  * registers has (the leaf, one a signal interrupted), or saved at CFA +
@@ -419,6 +437,10 @@ static __always_inline int frame_step(struct unwind_scratch *s, __u64 at, __u64 
 
 	if (s->sp_low && UNWIND_KIND(row->kind) == UNWIND_CFA_RSP)
 		return fp_step(s, at, false); /* no sp to take the CFA from */
+	if (!in_lr && at_return(s)) {
+		cfa = s->sp;
+		in_lr = true;
+	}
 	if (cfa < s->sp || (cfa == s->sp && !in_lr) || (in_lr && !s->exact)) {
 		s->reasons |= R_BAD_FRAME;
 		return UNWIND_STOP;

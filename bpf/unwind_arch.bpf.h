@@ -31,6 +31,15 @@
  */
 #define UNWIND_PC_MASK ((1ull << 48) - 1)
 
+/* The instructions that end a function once its frame is popped: ret
+ * (x30), and the pointer authentication forms (autiasp, autibsp before a
+ * ret; retaa, retab). */
+#define A64_RET 0xd65f03c0u
+#define A64_AUTIASP 0xd50323bfu
+#define A64_AUTIBSP 0xd50323ffu
+#define A64_RETAA 0xd65f0bffu
+#define A64_RETAB 0xd65f0fffu
+
 /* The vDSO's __kernel_rt_sigreturn, the only signal frame the walk
  * trusts: mov x8, #139 (__NR_rt_sigreturn); svc #0. */
 #define A64_MOV_X8_SIGRETURN 0xd2801168u
