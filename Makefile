@@ -686,8 +686,38 @@ $(OUT)/replay/mutants/%/replay: bpf/unwind.bpf.h tests/replay/mutate.sh tests/re
 			$(OUT)/libsmolder.a $(LDLIBS) -o $@; \
 	else cat $(@D)/not-applied >&2; fi
 
-unit: $(REPLAY_BIN) $(REPLAY_MUTANT_BINS)
-check-build: $(REPLAY_BIN) $(REPLAY_MUTANT_BINS)
+# The replay again with the walk built for arm64 (UNWIND_ARM64: bpf/unwind_arch.bpf.h),
+# and a64_image, which makes recordings of static arm64 workloads sampled
+# under qemu-user (tests/replay/qemu_samples.py; tests/check/unwind_arm64_qemu.sh).
+REPLAY_A64_BIN := $(OUT)/replay/a64/replay
+$(OUT)/replay/a64/walk.o: tests/replay/walk.c bpf/unwind.bpf.h bpf/unwind_arch.bpf.h \
+		tests/replay/bpf_shim.h | $(GEN_HEADERS) $(OUT)/.dirs
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(REPLAY_CFLAGS) -DUNWIND_ARM64=1 -c $< -o $@
+
+$(REPLAY_A64_BIN): tests/replay/replay.c $(OUT)/replay/a64/walk.o $(OUT)/replay/unwind_image.o \
+		$(OUT)/libsmolder.a
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(REPLAY_CFLAGS) $< $(OUT)/replay/a64/walk.o $(OUT)/replay/unwind_image.o \
+		$(OUT)/libsmolder.a $(LDLIBS) -o $@
+
+$(OUT)/tools/a64_image: tests/replay/a64_image.c $(OUT)/replay/unwind_image.o $(OUT)/libsmolder.a
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(REPLAY_CFLAGS) $< $(OUT)/replay/unwind_image.o $(OUT)/libsmolder.a $(LDLIBS) -o $@
+
+# Static arm64 workloads for it (one mapping: the walk needs no loader).
+A64_STATIC := $(OUT)/workloads/a64/static-gcc $(OUT)/workloads/a64/static-clang-pac
+$(OUT)/workloads/a64/static-%: tests/workloads/frameless/unwind_paths.c | $(OUT)/.dirs
+	$(call msg,CC-A64,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(A64_CC_$(firstword $(subst -, ,$*))) $(FRAMELESS_CFLAGS) -static \
+		$(if $(findstring -pac,$*),-mbranch-protection=standard) \
+		-DWL_CC='"$(firstword $(subst -, ,$*))"' $< -o $@ -ldl
+
+unit: $(REPLAY_BIN) $(REPLAY_MUTANT_BINS) $(REPLAY_A64_BIN) $(OUT)/tools/a64_image $(A64_STATIC)
+check-build: $(REPLAY_BIN) $(REPLAY_MUTANT_BINS) $(REPLAY_A64_BIN) $(OUT)/tools/a64_image $(A64_STATIC)
 tools: $(OUT)/tools/unwind_record
 
 replay: $(REPLAY_BIN) $(REPLAY_MUTANT_BINS)
