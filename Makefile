@@ -177,6 +177,35 @@ $(OUT)/workloads/unwind_paths-noasync $(OUT)/workloads/unwind_paths-noasync-clan
 	$(Q)objcopy --strip-debug --add-gnu-debuglink=$@.debug $@.full $@.tmp
 	$(Q)rm -f $@.full && mv $@.tmp $@
 
+# The frameless workloads again for arm64, cross-compiled on any host
+# (gcc-aarch64-linux-gnu, and clang --target) into workloads/a64: the arm64
+# unwind tables are checked against readelf there (test_unwind_table).  The
+# -pac ones sign their return addresses (-mbranch-protection=standard: the
+# CFI toggles DW_CFA_AARCH64_negate_ra_state, and BTI lands in the code).
+A64_CC ?= aarch64-linux-gnu-gcc
+A64_CC_gcc = $(A64_CC)
+A64_CC_clang = $(CLANG) --target=aarch64-linux-gnu
+FRAMELESS_A64 := $(foreach c,gcc clang,$(OUT)/workloads/a64/unwind_paths-$(c) \
+	$(OUT)/workloads/a64/unwind_paths-$(c)-pac $(OUT)/workloads/a64/unwind_dl-$(c).so) \
+	$(OUT)/workloads/a64/sigreturn.so
+$(OUT)/workloads/a64/unwind_paths-%: tests/workloads/frameless/unwind_paths.c | $(OUT)/.dirs
+	$(call msg,CC-A64,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(A64_CC_$(firstword $(subst -, ,$*))) $(FRAMELESS_CFLAGS) \
+		$(if $(findstring -pac,$*),-mbranch-protection=standard) \
+		-DWL_CC='"$(firstword $(subst -, ,$*))"' $< -o $@ -ldl
+
+# The kernel's sigreturn trampoline, as its vDSO has it.
+$(OUT)/workloads/a64/sigreturn.so: tests/workloads/frameless/sigreturn_arm64.S | $(OUT)/.dirs
+	$(call msg,CC-A64,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(A64_CC) -shared -nostdlib $< -o $@
+
+$(OUT)/workloads/a64/unwind_dl-%.so: tests/workloads/frameless/unwind_dl.c | $(OUT)/.dirs
+	$(call msg,CC-A64,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(A64_CC_$*) $(FRAMELESS_CFLAGS) -shared -fPIC $< -o $@
+
 # unwind_fallbacks-gcc and -clang: hand-written x86_64 leaves whose CFI the
 # unwinder must fall back from (an unsupported rule, unreadable memory).
 ifeq ($(ARCH),x86_64)
@@ -310,8 +339,10 @@ $(OUT)/fuzz/corpus-fuzz_elf/.seeded:
 # CFI: small libraries from both compilers, .debug_frame, CFI sections
 # alone, ld.so's and libc's among them, and hostile shapes (see
 # tests/fuzz/cfi_seeds.sh).
-$(OUT)/fuzz/corpus-fuzz_cfi/.seeded: tests/fuzz/cfi_seeds.sh $(OUT)/tools/hostile_cfi
+$(OUT)/fuzz/corpus-fuzz_cfi/.seeded: tests/fuzz/cfi_seeds.sh $(OUT)/tools/hostile_cfi \
+		tests/workloads/frameless/sigreturn_arm64.S
 	$(Q)CC=$(CC) CLANG=$(CLANG) HOSTILE_CFI=$(abspath $(OUT)/tools/hostile_cfi) \
+		TRAMPOLINE=$(abspath tests/workloads/frameless/sigreturn_arm64.S) \
 		tests/fuzz/cfi_seeds.sh $(@D)
 	$(Q)touch $@
 
@@ -401,7 +432,7 @@ fuzz: fuzzers
 	done
 
 unit: $(UNIT_BINS) $(ROOT_UNIT_BINS)
-workloads: $(WORKLOADS) $(FRAMELESS) $(INLINE_WORKLOADS)
+workloads: $(WORKLOADS) $(FRAMELESS) $(FRAMELESS_A64) $(INLINE_WORKLOADS)
 tools: $(TOOLS)
 
 deps:
@@ -434,6 +465,7 @@ check: deps-check
 	$(Q)tests/run.sh --check
 
 check-build: smolder $(UNIT_BINS) $(FRAMELESS) $(OUT)/tools/hostile_cfi fuzzers
+check-build: $(FRAMELESS_A64)
 check-build: $(OUT)/tools/hostile_dwarf
 check-build: $(OUT)/tools/py_layout
 check-build: $(OUT)/tools/source_profile
@@ -654,8 +686,38 @@ $(OUT)/replay/mutants/%/replay: bpf/unwind.bpf.h tests/replay/mutate.sh tests/re
 			$(OUT)/libsmolder.a $(LDLIBS) -o $@; \
 	else cat $(@D)/not-applied >&2; fi
 
-unit: $(REPLAY_BIN) $(REPLAY_MUTANT_BINS)
-check-build: $(REPLAY_BIN) $(REPLAY_MUTANT_BINS)
+# The replay again with the walk built for arm64 (UNWIND_ARM64: bpf/unwind_arch.bpf.h),
+# and a64_image, which makes recordings of static arm64 workloads sampled
+# under qemu-user (tests/replay/qemu_samples.py; tests/check/unwind_arm64_qemu.sh).
+REPLAY_A64_BIN := $(OUT)/replay/a64/replay
+$(OUT)/replay/a64/walk.o: tests/replay/walk.c bpf/unwind.bpf.h bpf/unwind_arch.bpf.h \
+		tests/replay/bpf_shim.h | $(GEN_HEADERS) $(OUT)/.dirs
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(REPLAY_CFLAGS) -DUNWIND_ARM64=1 -c $< -o $@
+
+$(REPLAY_A64_BIN): tests/replay/replay.c $(OUT)/replay/a64/walk.o $(OUT)/replay/unwind_image.o \
+		$(OUT)/libsmolder.a
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(REPLAY_CFLAGS) $< $(OUT)/replay/a64/walk.o $(OUT)/replay/unwind_image.o \
+		$(OUT)/libsmolder.a $(LDLIBS) -o $@
+
+$(OUT)/tools/a64_image: tests/replay/a64_image.c $(OUT)/replay/unwind_image.o $(OUT)/libsmolder.a
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(REPLAY_CFLAGS) $< $(OUT)/replay/unwind_image.o $(OUT)/libsmolder.a $(LDLIBS) -o $@
+
+# Static arm64 workloads for it (one mapping: the walk needs no loader).
+A64_STATIC := $(OUT)/workloads/a64/static-gcc $(OUT)/workloads/a64/static-clang-pac
+$(OUT)/workloads/a64/static-%: tests/workloads/frameless/unwind_paths.c | $(OUT)/.dirs
+	$(call msg,CC-A64,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(A64_CC_$(firstword $(subst -, ,$*))) $(FRAMELESS_CFLAGS) -static \
+		$(if $(findstring -pac,$*),-mbranch-protection=standard) \
+		-DWL_CC='"$(firstword $(subst -, ,$*))"' $< -o $@ -ldl
+
+unit: $(REPLAY_BIN) $(REPLAY_MUTANT_BINS) $(REPLAY_A64_BIN) $(OUT)/tools/a64_image $(A64_STATIC)
+check-build: $(REPLAY_BIN) $(REPLAY_MUTANT_BINS) $(REPLAY_A64_BIN) $(OUT)/tools/a64_image $(A64_STATIC)
 tools: $(OUT)/tools/unwind_record
 
 replay: $(REPLAY_BIN) $(REPLAY_MUTANT_BINS)

@@ -426,15 +426,18 @@ static __always_inline void waiting_kstack(const struct bank *b, struct task_str
 /* The user registers task saved on its way into the kernel. */
 static __always_inline void waiting_regs(struct task_struct *task, struct offcpu_waiting *out)
 {
+	struct unwind_regs r;
 	struct pt_regs *regs;
 
 	if (have_task_pt_regs)
 		regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	else
 		regs = (struct pt_regs *)((__u64)BPF_CORE_READ(task, stack) + thread_size) - 1;
-	out->ip = PT_REGS_IP_CORE(regs);
-	out->sp = PT_REGS_SP_CORE(regs);
-	out->bp = PT_REGS_FP_CORE(regs);
+	unwind_read_regs_core(regs, &r);
+	out->ip = r.pc;
+	out->sp = r.sp;
+	out->bp = r.fp;
+	out->lr = r.lr;
 	if ((__s64)out->ip <= 0)
 		out->ip = 0;
 }

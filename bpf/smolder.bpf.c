@@ -242,15 +242,15 @@ struct {
  */
 static __always_inline bool unwind_saved_regs(struct task_struct *task, struct unwind_scratch *s)
 {
+	struct unwind_regs r;
 	struct pt_regs *regs;
 
 	if (have_task_pt_regs) /* FRED (6.9) pads the stack top: ask the kernel */
 		regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	else /* x86_64 before FRED: no padding above the saved registers */
+	else /* x86_64 before FRED, and arm64: no padding above them */
 		regs = (struct pt_regs *)((__u64)BPF_CORE_READ(task, stack) + thread_size) - 1;
-	s->pc = PT_REGS_IP_CORE(regs);
-	s->sp = PT_REGS_SP_CORE(regs);
-	s->bp = PT_REGS_FP_CORE(regs);
+	unwind_read_regs_core(regs, &r);
+	unwind_set_regs(s, &r);
 	return (__s64)s->pc > 0;
 }
 
@@ -265,9 +265,10 @@ static __always_inline struct unwind_scratch *unwind_user(struct bpf_perf_event_
 	if (!s)
 		return NULL;
 	if (!in_kernel) { /* the sample's own registers: user code ran */
-		s->pc = PT_REGS_IP(&ctx->regs);
-		s->sp = PT_REGS_SP(&ctx->regs);
-		s->bp = PT_REGS_FP(&ctx->regs);
+		struct unwind_regs r;
+
+		unwind_read_regs(&ctx->regs, &r);
+		unwind_set_regs(s, &r);
 	} else if (!unwind_saved_regs(have_task_pt_regs ? bpf_get_current_task_btf() : task, s)) {
 		return NULL;
 	}

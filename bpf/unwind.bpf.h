@@ -6,7 +6,8 @@
  * finds the mapping of the pc (a per-process LPM trie, looked up again only
  * when the pc leaves the last mapping), the file's rows for the pc's page,
  * the row by binary search, then the CFA, the return address and the saved
- * rbp (one read when they are adjacent, as after push %rbp).  Code without
+ * rbp (one read when they are adjacent, as after push %rbp; on arm64, x30
+ * from the link register or the stack, and x29, include/unwind.h).  Code without
  * a table (JIT, files without CFI) is walked with frame pointers, checked
  * (above the stack pointer, aligned, not far), and the walk goes on in
  * table code after it; code whose table is not loaded yet only where the
@@ -42,6 +43,7 @@
 
 #include <bpf/bpf_endian.h>
 #include "unwind.h"
+#include "unwind_arch.bpf.h"
 
 /*
  * Shards of rows, created by the loader as tables need them.  Inner arrays
@@ -106,6 +108,8 @@ enum unwind_reason {
 struct unwind_scratch {
 	struct stack_trace trace; /* the frames, leaf first */
 	__u64 pc, sp, bp;         /* registers of the frame being unwound */
+	__u64 lr;                 /* arm64: x30, while the frame's registers
+				   * are live (exact) */
 	__u64 map_start, map_end, map_bias; /* the mapping of the last pc */
 	__u64 row_at;             /* the address last searched (0: none), */
 	struct unwind_row row;    /* and its row: recursion repeats pcs */
@@ -119,7 +123,8 @@ struct unwind_scratch {
 	__u8 unchecked;           /* pc came from a frame pointer no check
 				   * vouched for, in a process whose maps we
 				   * know */
-	__u8 pad;
+	__u8 sp_low;              /* arm64: sp is a lower bound only (a frame
+				   * pointer step): no CFA from it */
 	/* the start of a function, for own_frame; 8 spare bytes so the
 	 * prologue's reads need no bounds of their own */
 	__u8 code[PROLOGUE_BYTES + 8];
@@ -222,7 +227,7 @@ static __always_inline __u32 find_row(struct unwind_scratch *s, __u64 at, struct
 	if (!r)
 		return UNWIND_GAP;
 	*out = *r;
-	return r->kind;
+	return UNWIND_KIND(r->kind);
 }
 
 /*
@@ -288,6 +293,8 @@ static __always_inline bool own_frame(struct unwind_scratch *s, __u64 bp, __u64 
 	__s32 rel;
 	__u64 target;
 
+	if (UNWIND_ARM64) /* x86_64's call and prologue only: no proof */
+		return false;
 	if (bpf_probe_read_user(insn, sizeof(insn), (void *)(ra - 8)) || insn[3] != 0xe8)
 		return false;
 	__builtin_memcpy(&rel, &insn[4], sizeof(rel));
@@ -316,12 +323,19 @@ static __always_inline int fp_step(struct unwind_scratch *s, __u64 at, bool stri
 		return UNWIND_STOP;
 	s->sp = bp + 16;
 	s->bp = fr[0];
-	s->pc = fr[1];
+	s->pc = fr[1] & UNWIND_PC_MASK;
 	s->exact = 0;
 	s->unchecked = !strict && image_events;
-	return fr[1] ? UNWIND_GO : UNWIND_STOP;
+	s->sp_low = UNWIND_ARM64; /* arm64's frame record is not at the top */
+	return s->pc ? UNWIND_GO : UNWIND_STOP;
 }
 
+/*
+ * ---- Where the architectures differ: a frame's caller from its row
+ * (frame_step), a signal frame (sigframe_step), a frame in code no row
+ * covers (gap_step).  x86_64's first.
+ */
+#if !UNWIND_ARM64
 /* The caller of a frame whose CFA is known: return address at CFA - 8,
  * rbp unchanged or saved at CFA + rbp_off * 8. */
 static __always_inline int cfa_step(struct unwind_scratch *s, __u64 cfa, __s8 rbp_off)
@@ -373,6 +387,142 @@ static __always_inline int signal_step(struct unwind_scratch *s, const struct un
 	return sp_ip[1] ? UNWIND_GO : UNWIND_STOP;
 }
 
+static __always_inline int frame_step(struct unwind_scratch *s, __u64 at __attribute__((unused)),
+				      __u64 cfa, const struct unwind_row *row)
+{
+	return cfa_step(s, cfa, row->rbp_off);
+}
+
+static __always_inline int sigframe_step(struct unwind_scratch *s, const struct unwind_row *row)
+{
+	return signal_step(s, row);
+}
+
+static __always_inline int gap_step(struct unwind_scratch *s, __u64 at)
+{
+	return fp_step(s, at, false);
+}
+#else /* arm64 */
+/*
+ * Whether a frame with live registers is at its function's last
+ * instructions, its frame popped: sp is the CFA and x30 the return
+ * address, whatever its row says.  clang 14 writes no CFI for arm64
+ * epilogues, so its rows there still have x30 on the stack, which the
+ * function already popped (the caller's frame is read instead: a wrong
+ * caller).  The instruction at pc tells.
+ */
+static __always_inline bool at_return(struct unwind_scratch *s)
+{
+	__u32 insn;
+
+	if (!s->exact || bpf_probe_read_user(&insn, sizeof(insn), (void *)s->pc))
+		return false;
+	return insn == A64_RET || insn == A64_AUTIASP || insn == A64_AUTIBSP ||
+	       insn == A64_RETAA || insn == A64_RETAB;
+}
+
+/*
+ * The caller of a frame whose CFA is known (include/unwind.h's arm64
+ * rows): x30 still in the link register, which only a frame with live
+ * registers has (the leaf, one a signal interrupted), or saved at CFA +
+ * rbp_off * 8, or at the CFA's base register + (__u8)rbp_off * 8, and x29
+ * right below it or unchanged.  sp stays put only when x30 comes from the
+ * register, which the caller's frame no longer has: each step moves on.
+ */
+static __always_inline int frame_step(struct unwind_scratch *s, __u64 at, __u64 cfa,
+				      const struct unwind_row *row)
+{
+	bool in_lr = !row->rbp_off && !(row->kind & UNWIND_AT_BASE);
+	__u64 fr[2], slot, ra;
+
+	if (s->sp_low && UNWIND_KIND(row->kind) == UNWIND_CFA_RSP)
+		return fp_step(s, at, false); /* no sp to take the CFA from */
+	if (!in_lr && at_return(s)) {
+		cfa = s->sp;
+		in_lr = true;
+	}
+	if (cfa < s->sp || (cfa == s->sp && !in_lr) || (in_lr && !s->exact)) {
+		s->reasons |= R_BAD_FRAME;
+		return UNWIND_STOP;
+	}
+	if (in_lr) {
+		ra = s->lr;
+	} else {
+		slot = row->kind & UNWIND_AT_BASE ?
+			       cfa - (__u64)row->cfa_off * 8 + (__u64)(__u8)row->rbp_off * 8 :
+			       cfa + (__s64)row->rbp_off * 8;
+		if (row->kind & UNWIND_FP_BELOW ? /* a frame record: one read */
+			    bpf_probe_read_user(fr, sizeof(fr), (void *)(slot - 8)) :
+			    bpf_probe_read_user(&fr[1], sizeof(fr[1]), (void *)slot)) {
+			s->reasons |= R_UNREADABLE;
+			return UNWIND_STOP;
+		}
+		if (row->kind & UNWIND_FP_BELOW)
+			s->bp = fr[0];
+		ra = fr[1];
+	}
+	s->sp = cfa;
+	s->pc = ra & UNWIND_PC_MASK;
+	s->exact = 0;
+	s->unchecked = 0;
+	s->sp_low = 0;
+	return s->pc ? UNWIND_GO : UNWIND_STOP;
+}
+
+/*
+ * The vDSO's __kernel_rt_sigreturn, its address exact (a handler's return
+ * address, or the leaf's pc at either instruction): sp points at the
+ * rt_sigframe the kernel pushed, whose sigcontext holds the interrupted
+ * registers (unwind_arch.bpf.h).  Only at those two instructions: a signal
+ * row anywhere else is not unwound.
+ */
+static __always_inline int sigframe_step(struct unwind_scratch *s,
+					 const struct unwind_row *row __attribute__((unused)))
+{
+	__u32 code[3];
+	__u64 fp_lr[2], sp_pc[2];
+
+	if (bpf_probe_read_user(code, sizeof(code), (void *)(s->pc - 4)))
+		goto unreadable;
+	if (!(code[1] == A64_MOV_X8_SIGRETURN && code[2] == A64_SVC_0) &&
+	    !(code[0] == A64_MOV_X8_SIGRETURN && code[1] == A64_SVC_0)) {
+		s->reasons |= R_UNSUPPORTED;
+		return UNWIND_STOP;
+	}
+	if (bpf_probe_read_user(fp_lr, sizeof(fp_lr), (void *)(s->sp + A64_SC_X29)) ||
+	    bpf_probe_read_user(sp_pc, sizeof(sp_pc), (void *)(s->sp + A64_SC_SP)))
+		goto unreadable;
+	s->bp = fp_lr[0];
+	s->lr = fp_lr[1] & UNWIND_PC_MASK;
+	s->sp = sp_pc[0];
+	s->pc = sp_pc[1] & UNWIND_PC_MASK;
+	s->exact = 1;
+	s->unchecked = 0;
+	s->sp_low = 0;
+	return s->pc ? UNWIND_GO : UNWIND_STOP;
+unreadable:
+	s->reasons |= R_UNREADABLE;
+	return UNWIND_STOP;
+}
+
+/*
+ * Code a table's file has but no FDE covers, with live registers: a PLT
+ * entry (arm64's linkers write no CFI for them) or a leaf written without
+ * CFI.  Neither moves sp or x30 (PLT0's stp, on a lazy binding's first
+ * call, is the exception), so the caller is x30's.  Else frame pointers.
+ */
+static __always_inline int gap_step(struct unwind_scratch *s, __u64 at)
+{
+	if (!s->exact || s->map_kind != MK_TABLE || s->sp_low)
+		return fp_step(s, at, false);
+	s->pc = s->lr & UNWIND_PC_MASK;
+	s->exact = 0;
+	s->unchecked = 0;
+	return s->pc ? UNWIND_GO : UNWIND_STOP;
+}
+#endif
+/* ---- end of where the architectures differ */
+
 /*
  * One frame: records the pc of the frame and moves the registers to its
  * caller's.  UNWIND_STOP when the stack ends (complete or not: see reasons
@@ -406,7 +556,7 @@ static __always_inline int unwind_frame(struct unwind_scratch *s)
 		s->trace.exact |= 1u << n;
 	if (s->map_kind == MK_TABLE && at == s->row_at) {
 		row = s->row;
-		kind = row.kind;
+		kind = UNWIND_KIND(row.kind);
 	} else if (s->map_kind == MK_TABLE) {
 		kind = find_row(s, at, &row);
 		s->row = row;
@@ -425,7 +575,7 @@ static __always_inline int unwind_frame(struct unwind_scratch *s)
 		row.rbp_off = 0;
 		break;
 	case UNWIND_SIGNAL:
-		return signal_step(s, &row);
+		return sigframe_step(s, &row);
 	case UNWIND_END:
 		s->complete = 1;
 		return UNWIND_STOP;
@@ -435,7 +585,7 @@ static __always_inline int unwind_frame(struct unwind_scratch *s)
 	case UNWIND_GAP:
 		if (s->map_kind == MK_TABLE || s->map_kind == MK_NO_TABLE) {
 			s->reasons |= R_NO_TABLE;
-			return fp_step(s, at, false);
+			return gap_step(s, at);
 		}
 		/*
 		 * Its table is expected but not in yet (or the process's maps
@@ -449,7 +599,7 @@ static __always_inline int unwind_frame(struct unwind_scratch *s)
 		s->reasons |= R_UNSUPPORTED;
 		return UNWIND_STOP;
 	}
-	return cfa_step(s, cfa, row.rbp_off);
+	return frame_step(s, at, cfa, &row);
 }
 
 /*
@@ -471,7 +621,7 @@ __noinline int unwind_step(__u32 slot)
 }
 
 /* A fresh walk in state slot, for process image (tgid, gen); NULL if the
- * slot cannot be had.  Set pc, sp and bp, then unwind_walk. */
+ * slot cannot be had.  Set pc, sp, bp and (arm64) lr, then unwind_walk. */
 static __always_inline struct unwind_scratch *unwind_begin(__u32 slot, __u32 tgid, __u32 gen)
 {
 	struct unwind_scratch *s = bpf_map_lookup_elem(&unwind_scratch, &slot);
@@ -484,6 +634,8 @@ static __always_inline struct unwind_scratch *unwind_begin(__u32 slot, __u32 tgi
 	s->complete = 0;
 	s->exact = 1;
 	s->unchecked = 0;
+	s->sp_low = 0;
+	s->lr = 0;
 	s->map_start = s->map_end = 0;
 	s->row_at = 0;
 	s->map_kind = MK_NONE;

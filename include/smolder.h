@@ -273,6 +273,7 @@ struct offcpu_waiting {
 	__u32 tid, tgid, gen, pad;
 	__u64 start;
 	__u64 ip, sp, bp;
+	__u64 lr; /* arm64's link register (x30), else 0 */
 };
 
 /* A wait's part before an interval boundary, left by a wait that ended just

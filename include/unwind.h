@@ -7,8 +7,9 @@
  * and the last row is always UNWIND_GAP, so every address from the base up
  * to base + 4 GiB finds a row.
  *
- * x86_64 only for now: "rsp", "rbp" and the return address at CFA - 8 are
- * the x86_64 registers; an arm64 table would name sp, x29 and x30.
+ * The names are x86_64's ("rsp", "rbp", the return address at CFA - 8);
+ * an arm64 table uses the same rows for sp, x29 and x30, read as "arm64
+ * rows" below says.  That block is the one place the two differ.
  */
 #ifndef SMOLDER_UNWIND_H
 #define SMOLDER_UNWIND_H
@@ -62,9 +63,33 @@ enum unwind_kind {
 struct unwind_row {
 	__u32 pc;      /* offset from the table's base vaddr */
 	__u16 cfa_off; /* CFA offset / 8 */
-	__u8 kind;     /* enum unwind_kind */
+	__u8 kind;     /* enum unwind_kind, with arm64's flags */
 	__s8 rbp_off;  /* rbp saved at CFA + rbp_off * 8; 0 = rbp unchanged */
 };
+
+/*
+ * ---- arm64 rows.  CFA_RSP and CFA_RBP take the CFA from sp or x29 (plus
+ * cfa_off * 8, which may be 0: a frameless leaf's CFA is its sp), and the
+ * caller's sp is the CFA, as on x86_64.  The return address is not at a
+ * fixed place but where x30 was saved, which rbp_off says:
+ *  - 0: still in x30 (the link register), which only a frame whose
+ *    registers are live has (the leaf, or one a signal interrupted);
+ *  - else x30 at CFA + rbp_off * 8, or, with UNWIND_AT_BASE, at the CFA's
+ *    base register (sp or x29) + (__u8)rbp_off * 8: a big frame saves x29
+ *    and x30 at its bottom, over 1 KiB below the CFA (gcc, libc);
+ *  - with UNWIND_FP_BELOW, x29 was saved 8 bytes below x30 (a frame record,
+ *    stp x29, x30); without, x29 is unchanged.  Compilers save x29 nowhere
+ *    else (every row of Debian's arm64 libc, libstdc++ and the frameless
+ *    workloads).
+ * SIGNAL is the kernel's sigreturn trampoline in the vDSO: its CFI says
+ * nothing the walk uses; the registers are in the rt_sigframe at sp
+ * (bpf/unwind_arch.bpf.h).  PLT does not occur (arm64's PLT entries have
+ * no CFI: they run with the caller's frame, x30 live).  A row's kind is
+ * UNWIND_KIND(row.kind); x86_64 rows have no flags.
+ */
+#define UNWIND_AT_BASE 0x40
+#define UNWIND_FP_BELOW 0x80
+#define UNWIND_KIND(kind) ((kind) & 0x0f)
 
 
 /*

@@ -244,7 +244,7 @@ static void walk_waiting(struct offcpu *o, const struct task_walk_maps *m, int s
 			 const struct offcpu_waiting *w)
 {
 	struct task_walk_regs r = { .tgid = w->tgid, .gen = w->gen, .ip = w->ip, .sp = w->sp,
-				    .bp = w->bp };
+				    .bp = w->bp, .lr = w->lr };
 	int pending = bpf_map__fd(o->skel->maps.offcpu_pending);
 	struct offcpu_start rec;
 	struct stack_trace st;

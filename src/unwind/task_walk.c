@@ -160,6 +160,7 @@ uint32_t task_walk__stack(const struct task_walk_maps *m, const struct task_walk
 	s->pc = r->ip;
 	s->sp = r->sp;
 	s->bp = r->bp;
+	s->lr = r->lr;
 	unwind_walk(zero, true);
 	*out = s->trace;
 	return s->reasons | (s->complete ? TASK_WALK_COMPLETE : 0);

@@ -28,6 +28,7 @@ struct task_walk_regs {
 	pid_t tgid;   /* in our PID namespace: whose memory is read */
 	uint32_t gen; /* the image generation its mappings were read for */
 	uint64_t ip, sp, bp;
+	uint64_t lr; /* arm64's link register (x30): a leaf's caller */
 };
 
 /* Set in task_walk__stack's result with a walk that reached the outermost

@@ -3,8 +3,8 @@
  * Call-frame information, for the unwind tables (unwind_table.c builds
  * them): owns reading CFI records (the CIEs and FDEs of .eh_frame and
  * .debug_frame), running CFA programs to the register rules they state at
- * each location, and, for x86_64, what those rules mean as a row of
- * include/unwind.h.
+ * each location, and, for x86_64 and arm64 (picked by e_machine), what
+ * those rules mean as a row of include/unwind.h.
  *
  * The CFI reader is our own, not elfutils' libdw, although Debian 12's
  * libdw (0.188) links statically (libdw.a with libbz2.a) and lists every
@@ -53,6 +53,7 @@ enum {
 	DW_CFA_def_cfa_offset_sf = 0x13, DW_CFA_val_offset = 0x14,
 	DW_CFA_val_offset_sf = 0x15, DW_CFA_val_expression = 0x16,
 	DW_CFA_GNU_args_size = 0x2e, DW_CFA_GNU_negative_offset_extended = 0x2f,
+	DW_CFA_AARCH64_negate_ra_state = 0x2d, /* arm64's; SPARC's window_save */
 };
 
 enum {
@@ -62,32 +63,12 @@ enum {
 
 /*
  * ---- x86_64: the architecture's registers and the CFA expressions that
- * mean something of their own.  An arm64 port adds its own version of this
- * block (sp 31, x29, the return address in x30, and the opcode 0x2d, which
- * is DW_CFA_AARCH64_negate_ra_state there) and picks one by e_machine.
+ * mean something of their own.  arm64's block follows; struct cfi_arch
+ * (below both) names them, and a file's e_machine picks one.
  */
 #define REG_FP 6  /* rbp */
 #define REG_SP 7  /* rsp */
 #define REG_RA 16 /* the return address column */
-
-static int reg_slot(uint64_t reg)
-{
-	switch (reg) {
-	case REG_FP:
-		return SLOT_FP;
-	case REG_SP:
-		return SLOT_SP;
-	case REG_RA:
-		return SLOT_RA;
-	}
-	return -1; /* the other registers do not matter to the unwinder */
-}
-
-bool cfi_arch_supported(const GElf_Ehdr *eh)
-{
-	return eh->e_machine == EM_X86_64 && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
-	       eh->e_ident[EI_DATA] == ELFDATA2LSB;
-}
 
 /* "DW_OP_breg<reg> off" at r. */
 static bool rd_breg(struct rd *r, unsigned int reg, int64_t *off)
@@ -188,8 +169,8 @@ static int cfa_row(const struct cfa_state *st, struct unwind_row *row)
 	return -1;
 }
 
-struct unwind_row cfi_classify(const struct cfa_state *st, uint64_t ra_reg, bool signal,
-			       int *why)
+static struct unwind_row x86_classify(const struct cfa_state *st, uint64_t ra_reg, bool signal,
+				      int *why)
 {
 	const struct rule *ra = &st->regs[SLOT_RA], *sp = &st->regs[SLOT_SP];
 	struct unwind_row row = { .kind = UNWIND_UNSUPPORTED };
@@ -215,6 +196,140 @@ struct unwind_row cfi_classify(const struct cfa_state *st, uint64_t ra_reg, bool
 	return row;
 }
 /* ---- end of x86_64 */
+
+/*
+ * ---- arm64 (AAPCS64): sp is DWARF register 31, x29 the frame pointer, x30
+ * the link register and the return address column.  What the rules mean
+ * as rows is include/unwind.h's "arm64 rows".  Pointer authentication
+ * (DW_CFA_AARCH64_negate_ra_state, opcode 0x2d) only toggles whether the
+ * saved x30 is signed: the walk strips the signature from every return
+ * address (bpf/unwind_arch.bpf.h), so rows need not know it.
+ */
+#define A64_FP 29
+#define A64_LR 30
+#define A64_SP 31
+
+/* Where x30 is, given the CFA's offset from its base register: a row's
+ * rbp_off and UNWIND_AT_BASE; false when no row can say it. */
+static bool a64_ra_slot(const struct rule *ra, int64_t cfa_off, struct unwind_row *row)
+{
+	int64_t from_base;
+
+	if (ra->how == RULE_SAME)
+		return true; /* rbp_off 0: still in x30 */
+	if (ra->how != RULE_OFFSET || ra->off >= 0 || ra->off % 8)
+		return false;
+	if (ra->off / 8 >= INT8_MIN) {
+		row->rbp_off = ra->off / 8;
+		return true;
+	}
+	from_base = cfa_off + ra->off; /* the bottom of a big frame */
+	if (from_base < 0 || from_base / 8 > UINT8_MAX)
+		return false;
+	row->kind |= UNWIND_AT_BASE;
+	row->rbp_off = (int8_t)(uint8_t)(from_base / 8);
+	return true;
+}
+
+/* The CFA: sp or x29 plus a multiple of 8, 0 included (a leaf's CFA is
+ * its sp); the kind, cfa_off, or the reason it is unsupported. */
+static int a64_cfa(const struct cfa_state *st, struct unwind_row *row)
+{
+	int64_t off = st->cfa.off;
+
+	if (st->cfa.how == RULE_EXPR)
+		return UNWIND_UNSUP_CFA_EXPR;
+	if (st->cfa.how != RULE_VAL_OFFSET || (st->cfa_reg != A64_SP && st->cfa_reg != A64_FP))
+		return UNWIND_UNSUP_CFA_REG;
+	if (off < 0 || off % 8 || off / 8 > UINT16_MAX)
+		return UNWIND_UNSUP_CFA_OFF;
+	row->kind = st->cfa_reg == A64_SP ? UNWIND_CFA_RSP : UNWIND_CFA_RBP;
+	row->cfa_off = off / 8;
+	return -1;
+}
+
+static struct unwind_row a64_classify(const struct cfa_state *st, uint64_t ra_reg, bool signal,
+				      int *why)
+{
+	const struct rule *ra = &st->regs[SLOT_RA], *fp = &st->regs[SLOT_FP];
+	const struct rule *sp = &st->regs[SLOT_SP];
+	struct unwind_row row = { .kind = UNWIND_UNSUPPORTED };
+
+	*why = -1;
+	if (signal) /* the vDSO's sigreturn: the walk checks its code */
+		return (struct unwind_row){ .kind = UNWIND_SIGNAL };
+	if (ra_reg == A64_LR && ra->how == RULE_UNDEF)
+		return (struct unwind_row){ .kind = UNWIND_END };
+	if (ra_reg != A64_LR)
+		*why = UNWIND_UNSUP_RA;
+	else if (sp->how != RULE_SAME && !(sp->how == RULE_VAL_OFFSET && !sp->off))
+		*why = UNWIND_UNSUP_RSP;
+	else if ((*why = a64_cfa(st, &row)) >= 0)
+		;
+	else if (!a64_ra_slot(ra, st->cfa.off, &row))
+		*why = UNWIND_UNSUP_RA;
+	else if (fp->how == RULE_OFFSET && ra->how == RULE_OFFSET && fp->off == ra->off - 8)
+		row.kind |= UNWIND_FP_BELOW;
+	else if (fp->how != RULE_SAME)
+		*why = UNWIND_UNSUP_RBP;
+	if (*why >= 0)
+		row = (struct unwind_row){ .kind = UNWIND_UNSUPPORTED };
+	return row;
+}
+/* ---- end of arm64 */
+
+/* The architectures whose CFI is read, by e_machine. */
+struct cfi_arch {
+	uint16_t machine;
+	uint64_t fp, sp, ra; /* DWARF register numbers */
+	bool negate_ra_state; /* opcode 0x2d is DW_CFA_AARCH64_negate_ra_state */
+	struct unwind_row (*classify)(const struct cfa_state *st, uint64_t ra_reg, bool signal,
+				      int *why);
+};
+
+static const struct cfi_arch arches[] = {
+	{ EM_X86_64, REG_FP, REG_SP, REG_RA, false, x86_classify },
+	{ EM_AARCH64, A64_FP, A64_SP, A64_LR, true, a64_classify },
+};
+
+const struct cfi_arch *cfi_arch_of(const GElf_Ehdr *eh)
+{
+	if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB)
+		return NULL;
+	for (size_t i = 0; i < sizeof(arches) / sizeof(arches[0]); i++)
+		if (arches[i].machine == eh->e_machine)
+			return &arches[i];
+	return NULL;
+}
+
+bool cfi_arch_is_host(const struct cfi_arch *a)
+{
+#if defined(__x86_64__)
+	return a->machine == EM_X86_64;
+#elif defined(__aarch64__)
+	return a->machine == EM_AARCH64;
+#else
+	return false;
+#endif
+}
+
+struct unwind_row cfi_classify(const struct cfi_arch *a, const struct cfa_state *st,
+			       uint64_t ra_reg, bool signal, int *why)
+{
+	return a->classify(st, ra_reg, signal, why);
+}
+
+static int reg_slot(const struct cfi_arch *a, uint64_t reg)
+{
+	if (reg == a->fp)
+		return SLOT_FP;
+	if (reg == a->sp)
+		return SLOT_SP;
+	if (reg == a->ra)
+		return SLOT_RA;
+	return -1; /* the other registers do not matter to the unwinder */
+}
+
 
 /* ---- CFI records and CIEs */
 
@@ -366,7 +481,7 @@ static int set_loc(struct cfi_exec *x, struct rd *r)
 /* DW_CFA_restore: back to the CIE's rule (inside a CIE: unspecified). */
 static void restore(struct cfi_exec *x, uint64_t reg)
 {
-	int slot = reg_slot(reg);
+	int slot = reg_slot(x->arch, reg);
 
 	if (slot >= 0)
 		x->st.regs[slot] = x->fde ? x->cie->init.regs[slot] : (struct rule){ 0 };
@@ -449,8 +564,8 @@ static int step_reg(struct cfi_exec *x, struct rd *r, uint8_t op)
 	}
 	if (!ok || r->bad)
 		return -EINVAL;
-	if (reg_slot(reg) >= 0)
-		x->st.regs[reg_slot(reg)] = rule;
+	if (reg_slot(x->arch, reg) >= 0)
+		x->st.regs[reg_slot(x->arch, reg)] = rule;
 	return 0;
 }
 
@@ -505,8 +620,9 @@ static int step(struct cfi_exec *x, struct rd *r)
 	case DW_CFA_offset:
 		if (!scale_u(rd_uleb(r), x->cie->daf, &off) || r->bad)
 			return -EINVAL;
-		if (reg_slot(op & 0x3f) >= 0)
-			x->st.regs[reg_slot(op & 0x3f)] = (struct rule){ RULE_OFFSET, off, NULL, 0 };
+		if (reg_slot(x->arch, op & 0x3f) >= 0)
+			x->st.regs[reg_slot(x->arch, op & 0x3f)] =
+				(struct rule){ RULE_OFFSET, off, NULL, 0 };
 		return 0;
 	case DW_CFA_restore:
 		restore(x, op & 0x3f);
@@ -535,6 +651,10 @@ static int step(struct cfi_exec *x, struct rd *r)
 	case DW_CFA_GNU_args_size:
 		rd_uleb(r);
 		return r->bad ? -EINVAL : 0;
+	case DW_CFA_AARCH64_negate_ra_state: /* x30 signed or not: the walk strips it */
+		if (x->arch->negate_ra_state)
+			return 0;
+		break;
 	}
 	if ((err = step_cfa(x, r, op)) != -ENOENT || (err = step_reg(x, r, op)) != -ENOENT)
 		return err;

@@ -215,7 +215,7 @@ static struct unwind_table *build_table(struct unwind_maps *um, const struct ufi
 					int fd, pid_t pid, const char *path)
 {
 	struct budget b = { .max_bytes = FILE_BYTES, .cancel = &um->cancel };
-	struct unwind_build_opts o = { .cancel = &um->cancel };
+	struct unwind_build_opts o = { .cancel = &um->cancel, .host_arch_only = true };
 	struct elf_file *ef = elf_file__open_fd_within(fd, &b), *dbg;
 	struct unwind_table *t, *t2;
 	char root[64];

@@ -59,17 +59,18 @@ static int list(struct builder *b, struct elf_file *f, size_t max)
 struct func_ranges *unwind_funcs__build(struct elf_file *f, const struct unwind_build_opts *o)
 {
 	size_t max = o && o->max_cfi_bytes ? o->max_cfi_bytes : DEFAULT_MAX_CFI_BYTES;
+	const struct cfi_arch *arch = NULL;
 	struct func_ranges *fr = NULL;
 	struct builder *b;
 	GElf_Ehdr eh;
 	int err;
 
 	if (!f || !elf_file__elf(f) || !gelf_getehdr(elf_file__elf(f), &eh) ||
-	    !cfi_arch_supported(&eh)) {
+	    !(arch = cfi_arch_of(&eh))) {
 		errno = ENOEXEC;
 		return NULL;
 	}
-	b = cfi_builder_new(o);
+	b = cfi_builder_new(arch, o);
 	err = b ? list(b, f, max) : -ENOMEM;
 	if (!err && !(fr = keep(b, elf_file__elf(f))))
 		err = -ENOMEM;

@@ -87,10 +87,10 @@ static int emit_cfi(void *arg, uint64_t from, uint64_t to, const struct cfa_stat
 	struct builder *b = arg;
 	struct unwind_stats *s = &b->t->stats;
 	int why;
-	struct unwind_row row = cfi_classify(st, c->ra, c->signal, &why);
+	struct unwind_row row = cfi_classify(b->arch, st, c->ra, c->signal, &why);
 
 	s->cfi_rows++;
-	s->cfi_rows_by_kind[row.kind]++;
+	s->cfi_rows_by_kind[UNWIND_KIND(row.kind)]++;
 	if (why >= 0)
 		s->unsupported[why]++;
 	return emit_row(b, from, to, row);
@@ -131,7 +131,7 @@ static const struct cie *get_cie(struct builder *b, uint8_t src, size_t off)
 {
 	const struct cfi_sec *s = &b->sec[src];
 	struct cie *c = &b->cies[(off ^ (off >> 7) ^ src) % CIE_CACHE];
-	struct cfi_exec x = { .cie = c, .here = s->vaddr, .sec_data = s->data,
+	struct cfi_exec x = { .arch = b->arch, .cie = c, .here = s->vaddr, .sec_data = s->data,
 			      .saved = b->saved, .work = &b->work, .emit = emit_cfi,
 			      .arg = b };
 	struct rec rec;
@@ -298,8 +298,8 @@ void cfi_sort_fdes(struct builder *b)
 static void run_fde(struct builder *b, const struct fde_ref *e)
 {
 	const struct cfi_sec *s = &b->sec[e->src];
-	struct cfi_exec x = { .here = s->vaddr, .sec_data = s->data, .saved = b->saved,
-			      .fde = true, .work = &b->work, .emit = emit_cfi, .arg = b };
+	struct cfi_exec x = { .arch = b->arch, .here = s->vaddr, .sec_data = s->data,
+			      .saved = b->saved, .fde = true, .work = &b->work, .emit = emit_cfi, .arg = b };
 	struct rec rec;
 	struct fde fd;
 	struct rd r;
@@ -527,12 +527,13 @@ void cfi_builder_free(struct builder *b)
 	free(b);
 }
 
-struct builder *cfi_builder_new(const struct unwind_build_opts *o)
+struct builder *cfi_builder_new(const struct cfi_arch *arch, const struct unwind_build_opts *o)
 {
 	struct builder *b = calloc(1, sizeof(*b));
 
 	if (!b)
 		return NULL;
+	b->arch = arch;
 	b->t = calloc(1, sizeof(*b->t));
 	if (!b->t) {
 		free(b);
@@ -581,7 +582,7 @@ static int build(struct builder *b)
 		s->fdes += s->fdes_by_source[i];
 	s->rows = b->t->nr;
 	for (i = 0; i < b->t->nr; i++)
-		s->rows_by_kind[b->t->rows[i].kind]++;
+		s->rows_by_kind[UNWIND_KIND(b->t->rows[i].kind)]++;
 	return s->fdes || s->stopped ? 0 : -ENOENT;
 }
 
@@ -589,17 +590,18 @@ struct unwind_table *unwind_table__build(struct elf_file *f, struct elf_file *db
 					 const struct unwind_build_opts *o)
 {
 	size_t max = o && o->max_cfi_bytes ? o->max_cfi_bytes : DEFAULT_MAX_CFI_BYTES;
+	const struct cfi_arch *arch = NULL;
 	struct unwind_table *t = NULL;
 	struct builder *b;
 	GElf_Ehdr eh;
 	int err;
 
 	if (!f || !elf_file__elf(f) || !gelf_getehdr(elf_file__elf(f), &eh) ||
-	    !cfi_arch_supported(&eh)) {
+	    !(arch = cfi_arch_of(&eh)) || (o && o->host_arch_only && !cfi_arch_is_host(arch))) {
 		errno = ENOEXEC;
 		return NULL;
 	}
-	b = cfi_builder_new(o);
+	b = cfi_builder_new(arch, o);
 	if (!b) {
 		errno = ENOMEM;
 		return NULL;

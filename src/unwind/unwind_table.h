@@ -46,6 +46,10 @@ struct unwind_build_opts {
 	/* Also stops a build past its deadline or at a pending signal (its
 	 * max_bytes is not read); NULL: none. */
 	const struct budget *budget;
+	/* Only a file of the architecture smolder was built for, whose rows
+	 * the BPF walk reads (an arm64 program run by qemu-user on x86_64 is
+	 * not): others are ENOEXEC.  Off, either architecture's is built. */
+	bool host_arch_only;
 };
 
 /* Why CFI rows were UNWIND_UNSUPPORTED. */
@@ -99,11 +103,13 @@ struct unwind_stats {
 };
 
 /*
- * Builds the table of f (an x86_64 ELF file with executable segments) from
+ * Builds the table of f (an x86_64 or arm64 ELF file with executable
+ * segments, its rows read as include/unwind.h says for each) from
  * its own CFI and, when dbg is not NULL, from dbg's .debug_frame (its
  * separate debug file: same addresses).  Rows are relative to the lowest
  * executable segment's vaddr (unwind_table__base).  NULL with errno:
- * ENOENT (no CFI at all), ENOEXEC (not x86_64, or no executable segment),
+ * ENOENT (no CFI at all), ENOEXEC (neither, not the host's with
+ * o->host_arch_only, or no executable segment),
  * ENOMEM.  A build a budget stopped still returns its table: see
  * stats.stopped.
  */

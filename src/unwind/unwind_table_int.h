@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Inside the unwind tables, shared by unwind_cfi.c (reading call-frame
- * information: records, CIEs, FDE headers, CFA programs, and what
- * x86_64's rules mean as rows) and unwind_table.c (the table a build makes
+ * information: records, CIEs, FDE headers, CFA programs, and what x86_64's
+ * and arm64's rules mean as rows) and unwind_table.c (the table a build makes
  * of them); nothing else includes this.  The byte reader is here, inline,
  * because both read CFI bytes (unwind_table.c: .eh_frame_hdr).
  */
@@ -233,8 +233,12 @@ static inline bool cfi_pay(struct cfi_work *w, uint64_t n, uint64_t insns)
 	return !w->spent;
 }
 
+/* An architecture whose rules are read (unwind_cfi.c). */
+struct cfi_arch;
+
 /* A program being run: a CIE's initial instructions or an FDE's. */
 struct cfi_exec {
+	const struct cfi_arch *arch; /* which registers matter, which opcodes */
 	const struct cie *cie;
 	uint64_t here; /* vaddr of the section's first byte, for set_loc */
 	const uint8_t *sec_data;
@@ -267,15 +271,19 @@ bool cfi_read_cie_header(struct rd *r, struct cie *c);
  */
 int cfi_run(struct cfi_exec *x, struct rd *r);
 
-/* x86_64, the one architecture whose rules are read (unwind_cfi.c). */
-bool cfi_arch_supported(const GElf_Ehdr *eh);
+/* The architecture of a file whose rules are read (64-bit little-endian
+ * x86_64 or arm64), or NULL. */
+const struct cfi_arch *cfi_arch_of(const GElf_Ehdr *eh);
+/* Whether a is the architecture this program was built for. */
+bool cfi_arch_is_host(const struct cfi_arch *a);
 /*
  * The row for a CFA program's state; *why gets the unsupported reason, or
- * -1.  Every kind that unwinds has the caller's rsp at the CFA and its
- * return address at CFA - 8: anything else is unsupported.
+ * -1.  Every kind that unwinds has the caller's stack pointer at the CFA;
+ * its return address is at CFA - 8 (x86_64) or where x30 is (arm64):
+ * anything else is unsupported.
  */
-struct unwind_row cfi_classify(const struct cfa_state *st, uint64_t ra_reg, bool signal,
-			       int *why);
+struct unwind_row cfi_classify(const struct cfi_arch *a, const struct cfa_state *st,
+			       uint64_t ra_reg, bool signal, int *why);
 
 /* ---- A build (unwind_table.c), whose first pass unwind_funcs.c also runs */
 
@@ -323,6 +331,7 @@ struct exec_seg {
 };
 
 struct builder {
+	const struct cfi_arch *arch;
 	struct unwind_table *t;
 	size_t cap, max_rows;
 	struct cfi_work work;
@@ -340,8 +349,9 @@ struct builder {
 	bool nomem;
 };
 
-/* A builder for o (NULL: the defaults); NULL without memory. */
-struct builder *cfi_builder_new(const struct unwind_build_opts *o);
+/* A builder for files of arch, for o (NULL: the defaults); NULL without
+ * memory. */
+struct builder *cfi_builder_new(const struct cfi_arch *arch, const struct unwind_build_opts *o);
 /* Frees b and what it read, not its table b->t. */
 void cfi_builder_free(struct builder *b);
 /* The executable PT_LOADs and the base: 0, or -ENOEXEC. */

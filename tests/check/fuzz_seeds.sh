@@ -19,7 +19,8 @@ fi
 # not root) in a directory it owns, with its own copies of the script and
 # of hostile_cfi, it makes the seeds the build made.
 mkdir -p "$TMP/cfi/seeds"
-cp tests/fuzz/cfi_seeds.sh build/tools/hostile_cfi "$TMP/cfi/"
+cp tests/fuzz/cfi_seeds.sh build/tools/hostile_cfi tests/workloads/frameless/sigreturn_arm64.S \
+	"$TMP/cfi/"
 as_user=()
 if [ "$(id -u)" = 0 ]; then
 	chmod 0711 "$TMP"
@@ -27,7 +28,7 @@ if [ "$(id -u)" = 0 ]; then
 	as_user=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
 fi
 (cd "$TMP/cfi" && "${as_user[@]}" env HOSTILE_CFI="$TMP/cfi/hostile_cfi" \
-	sh cfi_seeds.sh "$TMP/cfi/seeds" >"$TMP/cfi.log" 2>&1)
+	TRAMPOLINE="$TMP/cfi/sigreturn_arm64.S" sh cfi_seeds.sh "$TMP/cfi/seeds" >"$TMP/cfi.log" 2>&1)
 check "fuzz cfi seeds made unprivileged" equals \
 	"$?: $(ls "$TMP/cfi/seeds" | tr '\n' ' ')$(head -c 300 "$TMP/cfi.log" | tr '\n' ' ')" \
 	"0: $(ls build/fuzz/corpus-fuzz_cfi | tr '\n' ' ')"

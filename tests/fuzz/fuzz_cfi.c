@@ -9,17 +9,21 @@
  *        one executable segment spans the first 4 GiB: mutations reach the
  *        CFA programs instead of dying in the ELF headers;
  *   'h'  the same as 'e' without section headers: .eh_frame is found
- *        through PT_GNU_EH_FRAME and an .eh_frame_hdr pointing at it.
+ *        through PT_GNU_EH_FRAME and an .eh_frame_hdr pointing at it;
+ *   'E', 'D', 'H'  the same in an arm64 image: its CFA programs' rules
+ *        are read as arm64's (unwind_cfi.c picks by e_machine).
  * The functions' starts (unwind_funcs, for naming) are listed from the
  * same file: as many as the table has FDEs when neither stopped early, and
  * each offset's start at or before it.
  * Every table built is then checked beyond not crashing: rows sorted from
  * pc 0, merged, closed by a gap, statistics that add up, lookups that find
- * each row, and work within its budget (a multiple of the CFI's size).
+ * each row, arm64's flags only in arm64 tables and only on rows that
+ * unwind, and work within its budget (a multiple of the CFI's size).
  * Work that grows faster than the input without being counted shows as a
  * timeout (tests/cli/fuzz_smoke.sh: 5 s an input).
  */
 #include <elf.h>
+#include <gelf.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +35,20 @@
 #include "unwind/unwind_table.h"
 
 
-static void check(const struct unwind_table *t)
+/* An arm64 row's flags (include/unwind.h): only on rows that unwind. */
+static bool flags_ok(const struct unwind_row *r, bool a64)
+{
+	uint8_t flags = r->kind & ~0x0f;
+
+	if (flags & ~(UNWIND_AT_BASE | UNWIND_FP_BELOW))
+		return false;
+	if (!flags)
+		return true;
+	return a64 && (UNWIND_KIND(r->kind) == UNWIND_CFA_RSP ||
+		       UNWIND_KIND(r->kind) == UNWIND_CFA_RBP);
+}
+
+static void check(const struct unwind_table *t, bool a64)
 {
 	const struct unwind_stats *s = unwind_table__stats(t);
 	const struct unwind_row *rows;
@@ -44,7 +61,7 @@ static void check(const struct unwind_table *t)
 	    unwind_table__bytes(t) < nr * sizeof(*rows))
 		abort();
 	for (i = 0; i < nr; i++) {
-		if (rows[i].kind >= UNWIND_KIND__MAX ||
+		if (UNWIND_KIND(rows[i].kind) >= UNWIND_KIND__MAX || !flags_ok(&rows[i], a64) ||
 		    unwind_table__find(t, unwind_table__base(t) + rows[i].pc) != &rows[i])
 			abort();
 		if (i && (rows[i].pc <= rows[i - 1].pc ||
@@ -65,12 +82,12 @@ static void check(const struct unwind_table *t)
 }
 
 /*
- * A little-endian ELF64 x86_64 image: an R+X PT_LOAD over [0, 4 GiB) with
+ * A little-endian ELF64 image for machine (x86_64 or arm64): an R+X PT_LOAD over [0, 4 GiB) with
  * no file bytes, an R one mapping the file so that the CFI bytes are at
  * vaddr, the CFI as section `name` at vaddr, and (for files without section
  * headers) an .eh_frame_hdr v1 in PT_GNU_EH_FRAME pointing at them.
  */
-static void *image(const char *name, uint64_t vaddr, const uint8_t *cfi,
+static void *image(uint16_t machine, const char *name, uint64_t vaddr, const uint8_t *cfi,
 		   size_t len, bool headers, size_t *size)
 {
 	static const char strs[] = "\0.eh_frame\0.debug_frame\0.shstrtab";
@@ -90,7 +107,7 @@ static void *image(const char *name, uint64_t vaddr, const uint8_t *cfi,
 	eh->e_ident[EI_DATA] = ELFDATA2LSB;
 	eh->e_ident[EI_VERSION] = EV_CURRENT;
 	eh->e_type = ET_DYN;
-	eh->e_machine = EM_X86_64;
+	eh->e_machine = machine;
 	eh->e_version = EV_CURRENT;
 	eh->e_ehsize = 64;
 	eh->e_phoff = 64;
@@ -142,9 +159,11 @@ static void check_funcs(struct elf_file *f, const struct unwind_table *t)
 	func_ranges__free(fn);
 }
 
-/* 'e', 'd', 'h': CFI bytes in an image made for them. */
+/* 'e', 'd', 'h' (x86_64), 'E', 'D', 'H' (arm64): CFI bytes in an image
+ * made for them. */
 static void fuzz_section(char mode, const uint8_t *data, size_t size)
 {
+	bool a64 = mode >= 'A' && mode <= 'Z';
 	char hex[17];
 	struct elf_file *f;
 	struct unwind_table *t;
@@ -155,11 +174,12 @@ static void fuzz_section(char mode, const uint8_t *data, size_t size)
 		return;
 	memcpy(hex, data, 16);
 	hex[16] = '\0';
-	img = image(mode == 'd' ? ".debug_frame" : ".eh_frame", strtoull(hex, NULL, 16),
-		    data + 16, size - 16, mode != 'h', &len);
+	mode |= 0x20; /* the same shapes for both */
+	img = image(a64 ? EM_AARCH64 : EM_X86_64, mode == 'd' ? ".debug_frame" : ".eh_frame",
+		    strtoull(hex, NULL, 16), data + 16, size - 16, mode != 'h', &len);
 	f = img ? elf_file__open_mem(img, len) : NULL;
 	t = unwind_table__build(f, NULL, NULL);
-	check(t);
+	check(t, a64);
 	check_funcs(f, t);
 	unwind_table__free(t);
 	elf_file__close(f);
@@ -171,6 +191,7 @@ static void fuzz_file(const uint8_t *data, size_t size)
 	static int mfd = -1;
 	struct elf_file *f, *dbg;
 	struct unwind_table *t;
+	GElf_Ehdr eh;
 
 	if (mfd < 0)
 		mfd = memfd_create("fuzz_cfi", MFD_CLOEXEC);
@@ -179,7 +200,7 @@ static void fuzz_file(const uint8_t *data, size_t size)
 	f = elf_file__open_fd(mfd);
 	dbg = elf_file__open_fd(mfd);
 	t = unwind_table__build(f, dbg, NULL);
-	check(t);
+	check(t, t && gelf_getehdr(elf_file__elf(f), &eh) && eh.e_machine == EM_AARCH64);
 	check_funcs(f, NULL);
 	unwind_table__free(t);
 	elf_file__close(f);
@@ -195,7 +216,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (data[0] == 'f')
 		fuzz_file(data + 1, size - 1);
-	else if (data[0] == 'e' || data[0] == 'd' || data[0] == 'h')
+	else if (data[0] && strchr("edhEDH", data[0]))
 		fuzz_section(data[0], data + 1, size - 1);
 	return 0;
 }

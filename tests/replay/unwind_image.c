@@ -317,18 +317,20 @@ static int read_sample_record(struct reader *r, struct unwind_image *img, const 
 			      const char *l)
 {
 	struct image_sample *s = img->nr_samples ? &img->samples[img->nr_samples - 1] : NULL;
-	unsigned long long a, b, c;
+	unsigned long long a, b, c, lr = 0;
 	char name[MAX_LINE];
 	int off = 0, rc;
 
 	if (!strcmp(word, "name"))
 		return sscanf(l, "%lli %4095[^\n]", &a, name) == 2 ? unwind_image__add_name(img, a, name)
 								  : fail(r, "bad name");
-	if (!strcmp(word, "sample"))
-		return sscanf(l, "%lli %lli %lli", &a, &b, &c) == 3 &&
-				       unwind_image__add_sample(img, a, b, c)
-			       ? 0
-			       : fail(r, "bad sample");
+	if (!strcmp(word, "sample")) {
+		if (sscanf(l, "%lli %lli %lli %lli", &a, &b, &c, &lr) < 3 ||
+		    !(s = unwind_image__add_sample(img, a, b, c)))
+			return fail(r, "bad sample");
+		s->lr = lr;
+		return 0;
+	}
 	if (strcmp(word, "mem") && strcmp(word, "zero"))
 		return NOT_MINE;
 	if (!s)
@@ -491,7 +493,10 @@ int unwind_image__save(const struct unwind_image *img, const bool *keep, const c
 	for (size_t i = 0; i < img->nr_samples; i++) {
 		const struct image_sample *s = &img->samples[i];
 
-		gzprintf(gz, "sample 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 "\n", s->pc, s->sp, s->bp);
+		gzprintf(gz, "sample 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64, s->pc, s->sp, s->bp);
+		if (s->lr)
+			gzprintf(gz, " 0x%" PRIx64, s->lr);
+		gzprintf(gz, "\n");
 		for (size_t j = 0; j < s->nr_mem; j++)
 			write_mem(gz, &s->mem[j]);
 	}

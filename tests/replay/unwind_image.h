@@ -24,7 +24,8 @@
  *   row SLOT PC KIND CFA_OFF RBP_OFF and one holding a row (include/unwind.h)
  *   name ADDR NAME                   the frame name of ADDR (a return
  *                                    address's is that of ADDR - 1)
- *   sample PC SP BP                  a sample's registers, then its memory:
+ *   sample PC SP BP [LR]             a sample's registers (LR: arm64's x30,
+ *                                    for an arm64 walk), then its memory:
  *   mem ADDR HEX                     bytes at ADDR,
  *   zero ADDR LEN                    LEN zero bytes at ADDR
  * Numbers are hex (0x...) or decimal; slots not recorded read as absent.
@@ -69,6 +70,7 @@ struct image_mem {
 
 struct image_sample {
 	uint64_t pc, sp, bp;
+	uint64_t lr; /* arm64's x30; 0 in x86_64 recordings */
 	struct image_mem *mem; /* sorted by addr, not overlapping */
 	size_t nr_mem;
 };

@@ -142,6 +142,7 @@ void replay__walk(const struct unwind_image *img, const struct image_sample *smp
 	s->pc = smp->pc;
 	s->sp = smp->sp;
 	s->bp = smp->bp;
+	s->lr = smp->lr;
 	unwind_walk(UNWIND_SLOT_SAMPLE, loop);
 	out->trace = s->trace;
 	out->reasons = s->reasons;

@@ -45,8 +45,11 @@ static void print_row(uint64_t addr, const struct unwind_row *r)
 		printf("%" PRIx64 " none\n", addr);
 		return;
 	}
-	printf("%" PRIx64 " %s %d %d\n", addr, kinds[r->kind], r->cfa_off * 8,
-	       r->rbp_off * (r->kind == UNWIND_PLT ? 1 : 8));
+	/* arm64's flags (include/unwind.h) after the numbers; x86_64 has none */
+	printf("%" PRIx64 " %s %d %d%s%s\n", addr, kinds[UNWIND_KIND(r->kind)], r->cfa_off * 8,
+	       (r->kind & UNWIND_AT_BASE ? (uint8_t)r->rbp_off : r->rbp_off) *
+		       (r->kind == UNWIND_PLT ? 1 : 8),
+	       r->kind & UNWIND_AT_BASE ? " at_base" : "", r->kind & UNWIND_FP_BELOW ? " fp_below" : "");
 }
 
 /* The statistics as key=value pairs (scripts/bench-unwind.sh reads them). */

@@ -14,7 +14,12 @@
  * unwind tables (gaps), its separate debug file's .debug_frame (plain and
  * compressed), IBT PLTs, a file without section headers, a corrupted FDE,
  * each budget stopping a build cleanly, the work of a build bounded by its
- * CFI's size whatever the CFI holds, and a cancelled build.
+ * CFI's size whatever the CFI holds, and a cancelled build.  arm64 files
+ * likewise, on any host (the cross compiler's C library and C++ runtime,
+ * the frameless workloads cross-compiled by gcc and clang, with and without
+ * pointer authentication): CFA = sp or x29 + N, x30 still in the link
+ * register, saved at CFA - N or at the frame's base, x29 unchanged or right
+ * below x30, as include/unwind.h's arm64 rows say.
  */
 #include <elf.h>
 #include <errno.h>
@@ -108,6 +113,10 @@ struct fde_exprs {
 	unsigned long off; /* of the FDE in its section */
 	int plt_a, plt_k;  /* CFA = rsp + a + ((rip & 15) >= k ? 8 : 0) */
 	int sig_cfa, sig_rbp, sig_rip; /* breg7 offsets of a signal frame */
+	/* arm64: where DW_CFA_undefined x30 was first met (a CIE's: 0), for
+	 * frames-interp shows "u" for it and for x30 not yet saved alike */
+	bool ra_undef;
+	uint64_t ra_undef_at;
 };
 
 /* A CIE's or FDE's table from frames-interp. */
@@ -125,6 +134,7 @@ struct icie {
 	char sec;
 	unsigned long off;
 	bool signal;
+	unsigned long ra_col; /* its return address column */
 	struct itable tab;
 };
 
@@ -135,6 +145,7 @@ struct ref {
 	size_t nr_cies;
 	struct range *fdes, exec[16];
 	size_t nr_fdes, nr_exec;
+	bool a64; /* an arm64 file: include/unwind.h's arm64 rows */
 	size_t checked, mismatches;
 };
 
@@ -197,21 +208,49 @@ static void read_expr_line(struct ref *r, const char *line, char sec,
 	}
 }
 
-/* The PLT and signal-frame expressions readelf decodes, by FDE. */
+/* arm64: an undefined x30 at loc, in the CIE or FDE at (sec, off). */
+static void read_ra_undef(struct ref *r, const char *line, char sec, unsigned long off,
+			  uint64_t loc)
+{
+	struct fde_exprs *ex;
+
+	if (!strstr(line, "DW_CFA_undefined: r30 (x30)"))
+		return;
+	ex = exprs_of(r, sec, off, true);
+	if (!ex->ra_undef)
+		ex->ra_undef_at = loc;
+	ex->ra_undef = true;
+}
+
+/* The PLT and signal-frame expressions readelf decodes, by FDE; for arm64,
+ * where x30 becomes undefined. */
 static void read_exprs(struct ref *r, const char *path, bool dbg)
 {
 	char cmd[PATH_MAX + 64], line[1024], sec = 0;
-	unsigned long off = 0, a, b, c;
+	unsigned long off = 0, a, b, c, cie, lo, hi, to;
+	uint64_t loc = 0;
+	const char *at;
 	FILE *p;
 
 	snprintf(cmd, sizeof(cmd), "readelf -wN -W --debug-dump=frames '%s' 2>/dev/null", path);
 	p = popen(cmd, "r");
 	while (p && fgets(line, sizeof(line), p)) {
 		sec = section_of(line, sec, dbg);
-		if (sscanf(line, "%lx %lx %lx FDE", &a, &b, &c) == 3 && strstr(line, " FDE "))
+		if (sscanf(line, "%lx %lx %lx FDE cie=%lx pc=%lx..%lx", &a, &b, &c, &cie, &lo,
+			   &hi) == 6) {
 			off = a;
-		else
+			loc = lo;
+		} else if (sscanf(line, "%lx %lx %lx CIE", &a, &b, &c) == 3 &&
+			   strstr(line, " CIE")) {
+			off = a;
+			loc = 0;
+		} else if (strstr(line, "DW_CFA_advance_loc") && (at = strstr(line, " to ")) &&
+			   sscanf(at, " to %lx", &to) == 1) {
+			loc = to;
+		} else {
 			read_expr_line(r, line, sec, off);
+			read_ra_undef(r, line, sec, off, loc);
+		}
 	}
 	if (p)
 		pclose(p);
@@ -278,6 +317,60 @@ static struct unwind_row expect(const struct itable *tab, const struct irow *row
 	return u;
 }
 
+/*
+ * The arm64 row readelf's line means (include/unwind.h, "arm64 rows"): the
+ * CFA "sp+N" or "x29+N"; x30 ("ra") not saved yet (in the link register),
+ * undefined (ra_undef: END) or "c-N", kept as N below the CFA when that
+ * fits a byte of 8s, else from the CFA's base register; x29 unchanged or
+ * saved right below x30.
+ */
+static struct unwind_row expect_a64(const struct itable *tab, const struct irow *row,
+				    bool signal, bool ra_undef, unsigned long ra_col)
+{
+	const struct unwind_row none = { .kind = UNWIND_UNSUPPORTED };
+	const char *cfa = col(tab, row, "CFA"), *ra = col(tab, row, "ra");
+	const char *fp = col(tab, row, "x29"), *sp = col(tab, row, "sp");
+	struct unwind_row u = none;
+	int n, k = 0, f;
+	char end;
+
+	if (signal)
+		return (struct unwind_row){ .kind = UNWIND_SIGNAL };
+	if (ra_col != 30) /* the return address in another register */
+		return none;
+	if (ra_undef && ra && !strcmp(ra, "u"))
+		return (struct unwind_row){ .kind = UNWIND_END };
+	if (!cfa || (sp && strcmp(sp, "u") && strcmp(sp, "s")))
+		return none;
+	if (sscanf(cfa, "sp+%d%c", &n, &end) == 1)
+		u.kind = UNWIND_CFA_RSP;
+	else if (sscanf(cfa, "x29+%d%c", &n, &end) == 1)
+		u.kind = UNWIND_CFA_RBP;
+	else
+		return none;
+	if (n < 0 || n % 8 || n / 8 > 65535)
+		return none;
+	u.cfa_off = n / 8;
+	if (ra && strcmp(ra, "u") && strcmp(ra, "s")) {
+		if (sscanf(ra, "c-%d%c", &k, &end) != 1 || k <= 0 || k % 8)
+			return none;
+		if (k <= 1024) {
+			u.rbp_off = -k / 8;
+		} else if (n - k >= 0 && n - k <= 255 * 8) {
+			u.kind |= UNWIND_AT_BASE;
+			u.rbp_off = (int8_t)(uint8_t)((n - k) / 8);
+		} else {
+			return none;
+		}
+	}
+	if (fp && strcmp(fp, "u") && strcmp(fp, "s")) {
+		if (!k || sscanf(fp, "c-%d%c", &f, &end) != 1 || f != k + 8)
+			return none;
+		u.kind |= UNWIND_FP_BELOW;
+	}
+	return u;
+}
+
 static bool in_exec(const struct ref *r, uint64_t lo, uint64_t hi)
 {
 	size_t i;
@@ -296,7 +389,10 @@ static void read_exec(struct ref *r, const char *path)
 	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
 	size_t i, n = 0;
 	GElf_Phdr ph;
+	GElf_Ehdr eh;
 
+	if (elf && gelf_getehdr(elf, &eh))
+		r->a64 = eh.e_machine == EM_AARCH64;
 	if (elf && !elf_getphdrnum(elf, &n))
 		for (i = 0; i < n && r->nr_exec < 16; i++)
 			if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD &&
@@ -318,9 +414,14 @@ static void print_row(const char *what, const struct unwind_row *u)
 /* One readelf row against the table's row at its address. */
 static void check_row(struct ref *r, const struct unwind_table *t,
 		      const struct itable *tab, const struct irow *row, uint64_t loc,
-		      bool signal, const struct fde_exprs *ex)
+		      const struct icie *cie, const struct fde_exprs *ex,
+		      const struct fde_exprs *cie_ex)
 {
-	struct unwind_row want = expect(tab, row, signal, ex);
+	bool signal = cie->signal;
+	bool ra_undef = (cie_ex && cie_ex->ra_undef) ||
+			(ex && ex->ra_undef && ex->ra_undef_at <= loc);
+	struct unwind_row want = r->a64 ? expect_a64(tab, row, signal, ra_undef, cie->ra_col) :
+					  expect(tab, row, signal, ex);
 	const struct unwind_row *got = unwind_table__find(t, loc);
 
 	r->checked++;
@@ -358,15 +459,15 @@ static void check_fde(struct ref *r, const struct unwind_table *t, char sec,
 		return;
 	}
 	if (!tab->nr && cie->tab.nr)
-		check_row(r, t, &cie->tab, &cie->tab.rows[0], pc.lo, cie->signal,
-			  exprs_of(r, sec, off, false));
+		check_row(r, t, &cie->tab, &cie->tab.rows[0], pc.lo, cie,
+			  exprs_of(r, sec, off, false), exprs_of(r, sec, cie_off, false));
 	for (i = 0; i < tab->nr; i++) {
 		/* a location listed twice has the second state */
 		if (tab->rows[i].loc >= pc.hi ||
 		    (i + 1 < tab->nr && tab->rows[i + 1].loc == tab->rows[i].loc))
 			continue;
-		check_row(r, t, tab, &tab->rows[i], tab->rows[i].loc, cie->signal,
-			  exprs_of(r, sec, off, false));
+		check_row(r, t, tab, &tab->rows[i], tab->rows[i].loc, cie,
+			  exprs_of(r, sec, off, false), exprs_of(r, sec, cie_off, false));
 	}
 }
 
@@ -376,6 +477,7 @@ struct iparse {
 	int in; /* 0, 'C' or 'F' */
 	unsigned long off, cie_off;
 	bool signal;
+	unsigned long ra_col;
 	struct range pc;
 	struct itable tab;
 };
@@ -387,7 +489,8 @@ static void finish(struct ref *r, const struct unwind_table *t, struct iparse *i
 		free(ip->tab.rows);
 	} else if (ip->in == 'C') {
 		r->cies = grow(r->cies, r->nr_cies, sizeof(*r->cies));
-		r->cies[r->nr_cies++] = (struct icie){ ip->sec, ip->off, ip->signal, ip->tab };
+		r->cies[r->nr_cies++] = (struct icie){ ip->sec, ip->off, ip->signal, ip->ra_col,
+						       ip->tab };
 	}
 	ip->in = 0;
 	memset(&ip->tab, 0, sizeof(ip->tab));
@@ -426,6 +529,7 @@ static void read_interp(struct ref *r, const struct unwind_table *t, const char 
 {
 	char cmd[PATH_MAX + 64], line[1024], aug[16];
 	unsigned long a, b, c, cie_off;
+	const char *at;
 	struct iparse ip = { 0 };
 	struct range pc;
 	FILE *p;
@@ -442,6 +546,8 @@ static void read_interp(struct ref *r, const struct unwind_table *t, const char 
 			ip.in = 'C';
 			ip.off = a;
 			ip.signal = !strstr(line, "CIE \"\"") && strchr(aug, 'S');
+			at = strstr(line, " ra=");
+			ip.ra_col = at ? strtoul(at + 4, NULL, 10) : ULONG_MAX;
 		} else if (sscanf(line, "%lx %lx %lx FDE cie=%lx pc=%lx..%lx", &a, &b, &c,
 				  &cie_off, &pc.lo, &pc.hi) == 6) {
 			finish(r, t, &ip);
@@ -637,6 +743,122 @@ TEST(frameless_clang_matches_readelf)
 {
 	compare(W("unwind_paths-clang"), NULL, 50);
 	compare(W("unwind_dl-clang.so"), NULL, 5);
+}
+
+#define A64LIB "/usr/aarch64-linux-gnu/lib/"
+
+/* arm64 files (the cross compiler's C library, and the frameless workloads
+ * cross-compiled) against readelf, on any host: the table's architecture
+ * is the file's. */
+TEST(a64_libc_matches_readelf)
+{
+	compare(A64LIB "libc.so.6", NULL, 20000);
+	compare(A64LIB "ld-linux-aarch64.so.1", NULL, 1000);
+	compare(A64LIB "libstdc++.so.6", NULL, 20000);
+}
+
+TEST(a64_frameless_gcc_matches_readelf)
+{
+	compare(W("a64/unwind_paths-gcc"), NULL, 50);
+	compare(W("a64/unwind_paths-gcc-pac"), NULL, 50);
+	compare(W("a64/unwind_dl-gcc.so"), NULL, 5);
+}
+
+TEST(a64_frameless_clang_matches_readelf)
+{
+	compare(W("a64/unwind_paths-clang"), NULL, 50);
+	compare(W("a64/unwind_paths-clang-pac"), NULL, 50);
+	compare(W("a64/unwind_dl-clang.so"), NULL, 5);
+}
+
+/* Where func's call of callee returns to, from objdump's disassembly. */
+static uint64_t a64_call_return(const char *path, const char *func, const char *callee)
+{
+	char cmd[PATH_MAX + 256], out[64] = "";
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "aarch64-linux-gnu-objdump -d --no-show-raw-insn '%s' | "
+		 "awk '/^[0-9a-f]+ <%s>:/ { in_f = 1; next } /^$/ { in_f = 0 } "
+		 "in_f && /\\tbl\\t.*<%s>/ { sub(\":\", \"\", $1); print $1; exit }'",
+		 path, func, callee);
+	p = popen(cmd, "r");
+	if (p && !fgets(out, sizeof(out), p))
+		out[0] = '\0';
+	if (p)
+		pclose(p);
+	return out[0] ? strtoull(out, NULL, 16) + 4 : 0;
+}
+
+/*
+ * Rules checked by hand in the disassembly (gcc 12, clang 14, -O2
+ * -fomit-frame-pointer): _start's x30 is undefined after its first
+ * instruction (glibc's start.S); the
+ * frameless leaf hot_leaf keeps its CFA at sp and its return address in
+ * x30 throughout; gcc's big_frame (sub sp twice, then str x30, [sp]) calls
+ * hot_leaf with the CFA at sp + 73744 and x30 at the bottom of its frame,
+ * too far below the CFA for a byte of 8s: from the base.  The kernel's
+ * sigreturn trampoline (sigreturn.so, the vDSO's CFI and code) is a
+ * signal row, at the return address - 1 that a handler's frame looks up.
+ */
+TEST(a64_special_rows)
+{
+	const char *gcc = W("a64/unwind_paths-gcc"), *tramp = W("a64/sigreturn.so");
+	const char *files[] = { gcc, W("a64/unwind_paths-clang"), W("a64/unwind_paths-gcc-pac") };
+	const struct unwind_row *r;
+	struct built b;
+	uint64_t at;
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		if (build(&b, files[i], NULL, NULL)) {
+			CHECK(!"table built");
+		} else {
+			/* glibc's start.S: one instruction, then cfi_undefined x30 */
+			r = unwind_table__find(b.t, sym(files[i], "_start") + 4);
+			CHECK(r && r->kind == UNWIND_END);
+			for (at = sym(files[i], "hot_leaf"); at < sym(files[i], "hot_leaf") + 0x30; at += 4) {
+				r = unwind_table__find(b.t, at);
+				CHECK(r && r->kind == UNWIND_CFA_RSP && !r->cfa_off && !r->rbp_off);
+			}
+			CHECK(!unwind_table__stats(b.t)->unsupported[UNWIND_UNSUP_BAD_CFI]);
+		}
+		unbuild(&b);
+	}
+	if (!build(&b, gcc, NULL, NULL)) {
+		at = a64_call_return(gcc, "big_frame", "hot_leaf");
+		r = unwind_table__find(b.t, at - 1);
+		CHECK(at && r && r->kind == (UNWIND_CFA_RSP | UNWIND_AT_BASE) &&
+		      r->cfa_off * 8 == 73744 && r->rbp_off == 0);
+	}
+	unbuild(&b);
+	if (!build(&b, tramp, NULL, NULL)) {
+		r = unwind_table__find(b.t, sym(tramp, "__kernel_rt_sigreturn") - 1);
+		CHECK(r && r->kind == UNWIND_SIGNAL);
+	}
+	unbuild(&b);
+}
+
+/* The loader builds tables only for the architecture smolder runs on: an
+ * arm64 program that qemu-user runs on x86_64 has none (its rows would be
+ * read as x86_64's). */
+TEST(a64_host_arch_only)
+{
+	struct unwind_build_opts o = { .host_arch_only = true };
+	int fd = open(W("a64/unwind_paths-gcc"), O_RDONLY | O_CLOEXEC);
+	struct elf_file *f = fd >= 0 ? elf_file__open_fd(fd) : NULL;
+	struct unwind_table *t = unwind_table__build(f, NULL, &o);
+
+#if defined(__aarch64__)
+	CHECK(t);
+#else
+	CHECK(!t && errno == ENOEXEC);
+#endif
+	unwind_table__free(t);
+	t = unwind_table__build(f, NULL, NULL);
+	CHECK(t); /* either architecture without the option */
+	unwind_table__free(t);
+	elf_file__close(f);
+	if (fd >= 0)
+		close(fd);
 }
 
 /* The largest CFA offset (bytes) of the rows in [lo, lo + len). */
@@ -1237,6 +1459,11 @@ int main(int argc, char **argv)
 	RUN(frameless_gcc_matches_readelf);
 	RUN(frameless_clang_matches_readelf);
 	RUN(special_rows);
+	RUN(a64_libc_matches_readelf);
+	RUN(a64_frameless_gcc_matches_readelf);
+	RUN(a64_frameless_clang_matches_readelf);
+	RUN(a64_special_rows);
+	RUN(a64_host_arch_only);
 	RUN(no_async_unwind_tables);
 	RUN(debug_file_debug_frame);
 	RUN(compressed_debug_frame);
