@@ -161,6 +161,12 @@ $(OUT)/tests/%: tests/unit/%.c $(OUT)/libsmolder.a
 # Workloads keep frame pointers and stay unoptimised enough that every named
 # function is a real frame: the tests compare against their known CPU split.
 WORKLOAD_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -pthread
+# arm64's gcc leaves a leaf function without a frame record even so: its
+# caller, whose return address is only in the link register, would be lost
+# to a frame-pointer walk (x86_64's call pushes it on the stack).
+ifeq ($(ARCH),arm64)
+WORKLOAD_CFLAGS += -mno-omit-leaf-frame-pointer
+endif
 $(OUT)/workloads/%: tests/workloads/%.c | $(OUT)/.dirs
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WORKLOAD_CFLAGS) $< -o $@ -ldl
