@@ -10,6 +10,7 @@ BPF_ARCH := $(subst x86_64,x86,$(ARCH))
 # puts it elsewhere).
 ifeq ($(ARCH),$(HOST_ARCH))
 OUT := build
+BIN := smolder
 else
 OUT := build/$(ARCH)
 endif
@@ -17,6 +18,30 @@ CLANG ?= clang
 LLVM_STRIP ?= llvm-strip
 BPFTOOL ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
 CC ?= gcc
+OBJCOPY ?= objcopy
+# Another architecture's binary, smolder-ARCH, is built by ARCH's gcc and
+# binutils (Debian's gcc-aarch64-linux-gnu) against ARCH's static libraries
+# (Debian's multiarch -dev:arm64 packages: scripts/deps.sh arm64), linked
+# wholly static so it runs on any arm64 host, whatever its C library; its
+# workloads are built the same way, clang's for --target=ARCH.  It runs
+# here only under qemu's user emulation (qemu-user-static), which writes
+# its man page.
+TRIPLE_arm64 := aarch64-linux-gnu
+TRIPLE_x86_64 := x86_64-linux-gnu
+QEMU_ARCH_arm64 := aarch64
+QEMU_ARCH_x86_64 := x86_64
+ifneq ($(ARCH),$(HOST_ARCH))
+BIN := smolder-$(ARCH)
+CROSS_COMPILE ?= $(TRIPLE_$(ARCH))-
+ifeq ($(origin CC),default)
+CC := $(CROSS_COMPILE)gcc
+endif
+OBJCOPY := $(CROSS_COMPILE)objcopy
+CLANG_TARGET := --target=$(TRIPLE_$(ARCH))
+RUN_BIN := qemu-$(QEMU_ARCH_$(ARCH))-static ./$(BIN)
+else
+RUN_BIN := ./$(BIN)
+endif
 VERSION := 0.1.0
 
 CFLAGS ?= -O2 -g
@@ -28,10 +53,19 @@ ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -I$(OUT) -Iinclude -Isrc \
 # (the demangler) and libevent's core and evhttp (--serve) go in statically
 # so the binary runs on hosts without them: `ldd ./smolder` lists only the
 # C library.
-STATIC_LIBS := -Wl,-Bstatic -lbpf -ldw -lelf -lz -llzma -lbz2 -lzstd -liberty \
-	-levent_extra -levent_core \
-	-Wl,-Bdynamic -pthread
+LIBS := -lbpf -ldw -lelf -lz -llzma -lbz2 -lzstd -liberty -levent_extra -levent_core
+STATIC_LIBS := -Wl,-Bstatic $(LIBS) -Wl,-Bdynamic -pthread
+ifeq ($(ARCH),$(HOST_ARCH))
 LDLIBS := $(STATIC_LIBS)
+else
+# Static glibc warns at the link that getaddrinfo would need the host's NSS
+# libraries: --serve asks it for numeric addresses only, which need none.
+# libevent-dev is not multiarch: scripts/deps.sh unpacks ARCH's in
+# build/deps/ARCH.
+CROSS_DEPS := build/deps/$(ARCH)
+ALL_CFLAGS += -isystem $(CROSS_DEPS)/usr/include
+LDLIBS := -static -L$(CROSS_DEPS)/usr/lib/$(TRIPLE_$(ARCH)) $(LIBS) -pthread
+endif
 
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
 	-Iinclude -Ivmlinux/$(ARCH)
@@ -63,17 +97,9 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .PHONY: all clean deps deps-build deps-check check check-build test demo bench bench-flamegraph bench-soak bench-serve bench-kcontext bench-unwind bench-unwind-cost bench-python bench-hostile bench-oneshot bench-offcpu bench-inline deps-bench unit workloads tools test-kernels fuzzers fuzz
-ifeq ($(ARCH),$(HOST_ARCH))
-all: smolder
-else
-# make ARCH=arm64 on x86_64 (or the reverse): the BPF object and its
-# skeleton for ARCH, compiled against vmlinux/ARCH/vmlinux.h with ARCH's
-# pt_regs.  That object is the part of smolder that depends on the
-# architecture; the binary also needs a cross C compiler and ARCH's static
-# libbpf, libelf, zlib, liblzma and libiberty.
-all: $(OUT)/smolder.skel.h
-	@echo "built $(OUT)/smolder.bpf.o and $(OUT)/smolder.skel.h for $(ARCH)"
-endif
+# make ARCH=arm64 on x86_64 (or the reverse) builds smolder-arm64, its BPF
+# object compiled against vmlinux/arm64/vmlinux.h with arm64's pt_regs.
+all: $(BIN)
 
 $(OUT)/smolder.bpf.o: bpf/smolder.bpf.c $(wildcard bpf/*.bpf.h) include/smolder.h include/unwind.h include/python.h | $(OUT)/.dirs
 	$(call msg,BPF,$@)
@@ -111,9 +137,14 @@ $(OUT)/libsmolder.a: $(LIB_OBJS)
 # kernel's BTF parsed from a mapping, at half the peak RSS)
 VMLINUX_BTF_WRAP := -Wl,--wrap=btf__load_vmlinux_btf -Wl,--undefined=__wrap_btf__load_vmlinux_btf
 
-smolder: $(OUT)/obj/cmd/main.o $(OUT)/libsmolder.a
+$(BIN): $(OUT)/obj/cmd/main.o $(OUT)/libsmolder.a
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(VMLINUX_BTF_WRAP) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(VMLINUX_BTF_WRAP) $(filter-out %.a,$^) $(OUT)/libsmolder.a $(LDLIBS) -o $@
+ifneq ($(ARCH),$(HOST_ARCH))
+$(BIN): $(CROSS_DEPS)/usr/lib/$(TRIPLE_$(ARCH))/libevent_core.a
+$(CROSS_DEPS)/usr/lib/$(TRIPLE_$(ARCH))/libevent_core.a:
+	@echo "smolder: no $(ARCH) libevent in $(CROSS_DEPS) (run as root: scripts/deps.sh $(ARCH))" >&2; exit 1
+endif
 
 # A stamp, not the directory: scripts/deps.sh may have made build/ already
 # (for speedscope's schema) without the subdirectories.
@@ -130,6 +161,12 @@ $(OUT)/tests/%: tests/unit/%.c $(OUT)/libsmolder.a
 # Workloads keep frame pointers and stay unoptimised enough that every named
 # function is a real frame: the tests compare against their known CPU split.
 WORKLOAD_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -pthread
+# arm64's gcc leaves a leaf function without a frame record even so: its
+# caller, whose return address is only in the link register, would be lost
+# to a frame-pointer walk (x86_64's call pushes it on the stack).
+ifeq ($(ARCH),arm64)
+WORKLOAD_CFLAGS += -mno-omit-leaf-frame-pointer
+endif
 $(OUT)/workloads/%: tests/workloads/%.c | $(OUT)/.dirs
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WORKLOAD_CFLAGS) $< -o $@ -ldl
@@ -141,7 +178,7 @@ INLINE_WORKLOADS := $(OUT)/workloads/inline_split_clang
 $(OUT)/workloads/inline_split: WORKLOAD_CFLAGS := -O2 -g
 $(OUT)/workloads/inline_split_clang: tests/workloads/inline_split.c | $(OUT)/.dirs
 	$(call msg,CC,$@)
-	$(Q)$(CLANG) -O2 -g $< -o $@
+	$(Q)$(CLANG) $(CLANG_TARGET) -O2 -g $< -o $@
 
 # Frameless workloads (tests/workloads/frameless), built the way
 # distributions build code, -O2 without frame pointers, by gcc and by clang:
@@ -153,7 +190,7 @@ $(OUT)/workloads/inline_split_clang: tests/workloads/inline_split.c | $(OUT)/.di
 # .gnu_debuglink) as in a stripped distribution binary.
 FRAMELESS_CFLAGS := -O2 -g -fomit-frame-pointer -pthread
 FRAMELESS_CC_gcc := $(CC)
-FRAMELESS_CC_clang := $(CLANG)
+FRAMELESS_CC_clang := $(CLANG) $(CLANG_TARGET)
 FRAMELESS := $(foreach c,gcc clang,$(OUT)/workloads/unwind_paths-$(c) \
 	$(OUT)/workloads/unwind_dl-$(c).so) $(OUT)/workloads/unwind_paths-noasync \
 	$(OUT)/workloads/unwind_paths-noasync-clang
@@ -173,8 +210,8 @@ $(OUT)/workloads/unwind_paths-noasync $(OUT)/workloads/unwind_paths-noasync-clan
 	$(call msg,CC,$@)
 	$(Q)$(FRAMELESS_CC_$(NOASYNC_CC)) $(FRAMELESS_CFLAGS) -fno-asynchronous-unwind-tables \
 		-DWL_CC='"$(NOASYNC_CC)"' $< -o $@.full -ldl
-	$(Q)objcopy --only-keep-debug $@.full $@.debug
-	$(Q)objcopy --strip-debug --add-gnu-debuglink=$@.debug $@.full $@.tmp
+	$(Q)$(OBJCOPY) --only-keep-debug $@.full $@.debug
+	$(Q)$(OBJCOPY) --strip-debug --add-gnu-debuglink=$@.debug $@.full $@.tmp
 	$(Q)rm -f $@.full && mv $@.tmp $@
 
 # The frameless workloads again for arm64, cross-compiled on any host
@@ -596,14 +633,14 @@ INSTALL ?= install
 
 # The page comes from the binary's own help tables (src/cmd/help_text.c).
 man: $(OUT)/smolder.1
-$(OUT)/smolder.1: smolder
+$(OUT)/smolder.1: $(BIN)
 	$(call msg,GEN,$@)
-	$(Q)./smolder --man >$@.tmp && mv $@.tmp $@
+	$(Q)$(RUN_BIN) --man >$@.tmp && mv $@.tmp $@
 
-install: smolder $(OUT)/smolder.1
+install: $(BIN) $(OUT)/smolder.1
 	$(Q)$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(UNITDIR) \
 		$(DESTDIR)$(SYSUSERSDIR)
-	$(Q)$(INSTALL) -m 755 smolder $(DESTDIR)$(BINDIR)/smolder
+	$(Q)$(INSTALL) -m 755 $(BIN) $(DESTDIR)$(BINDIR)/smolder
 	$(Q)$(INSTALL) -m 644 $(OUT)/smolder.1 $(DESTDIR)$(MANDIR)/man1/smolder.1
 	$(Q)sed 's|/usr/local/bin/smolder|$(BINDIR)/smolder|g' scripts/smolder.service >$(OUT)/smolder.service
 	$(Q)$(INSTALL) -m 644 $(OUT)/smolder.service $(DESTDIR)$(UNITDIR)/smolder.service
@@ -619,7 +656,7 @@ uninstall:
 # ---- end of install, uninstall, man ----
 
 clean:
-	rm -rf $(OUT) smolder smolder.folded
+	rm -rf $(OUT) $(BIN) smolder.folded
 
 # Header dependencies of every object, unit test and fuzz object built so far.
 -include $(wildcard $(OUT)/obj/*/.deps/*.d $(OUT)/obj/*/*/.deps/*.d $(OUT)/tests/.deps/*.d $(OUT)/tests/root/.deps/*.d \
@@ -718,7 +755,10 @@ $(OUT)/workloads/a64/static-%: tests/workloads/frameless/unwind_paths.c | $(OUT)
 
 unit: $(REPLAY_BIN) $(REPLAY_MUTANT_BINS) $(REPLAY_A64_BIN) $(OUT)/tools/a64_image $(A64_STATIC)
 check-build: $(REPLAY_BIN) $(REPLAY_MUTANT_BINS) $(REPLAY_A64_BIN) $(OUT)/tools/a64_image $(A64_STATIC)
+# (the recorder reads x86_64's registers by ptrace: built there only)
+ifeq ($(ARCH),x86_64)
 tools: $(OUT)/tools/unwind_record
+endif
 
 replay: $(REPLAY_BIN) $(REPLAY_MUTANT_BINS)
 	$(Q)$(REPLAY_BIN)

@@ -122,14 +122,24 @@ int BPF_PROG(on_irq_exit, int irq)
 	return 0;
 }
 
-/* enum exec_ctx of the code running on this CPU, as the tracepoints saw it. */
-static __always_inline __u32 irq_context(void)
+/*
+ * enum exec_ctx of the code running on this CPU, as the tracepoints saw it.
+ * in_sampler: asked by the sampler, which on arm64 runs inside an interrupt
+ * handler the tracepoints counted too (the arch timer's, or the PMU's:
+ * per-CPU interrupts with an irqaction), not in what it interrupted; on
+ * x86_64 its interrupt (the local APIC timer, the PMU's NMI) has none.
+ */
+static __always_inline __u32 irq_context(bool in_sampler)
 {
 	struct irq_state *st = this_cpu_irq_state();
+	__u32 own = 0;
 
+#if defined(__TARGET_ARCH_arm64)
+	own = in_sampler;
+#endif
 	if (!st)
 		return CTX_TASK;
-	if (st->hardirq)
+	if (st->hardirq > own)
 		return CTX_HARDIRQ;
 	if (st->softirq)
 		return CTX_SOFTIRQ + ((st->softirq - 1) & 15);
@@ -143,7 +153,7 @@ static __always_inline void describe_queuer(struct work_desc *d)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 
-	d->queued_from = irq_context();
+	d->queued_from = irq_context(false);
 	if (d->queued_from != CTX_TASK)
 		return;
 	d->queued_from = BPF_CORE_READ(task, flags) & PF_KTHREAD ? QUEUED_BY_KTHREAD
@@ -276,7 +286,7 @@ static __always_inline __u64 running_work_id(const struct bank *b, struct task_s
  */
 static __always_inline __u32 sample_context(bool irq_stack)
 {
-	__u32 ctx = irq_context();
+	__u32 ctx = irq_context(true);
 
 	return ctx == CTX_TASK && irq_stack ? CTX_IRQ_STACK : ctx;
 }

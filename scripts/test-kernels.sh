@@ -19,6 +19,16 @@
 # and are kept in build/kernels (never downloaded twice); offline, the kept
 # ones are used.  A kernel that cannot be had is reported as skipped.
 #
+# arm64: the same three Debian cloud kernels for arm64 (linux-image-*-
+# cloud-arm64, through a private apt of that architecture), booted by
+# qemu-system-aarch64 (virt board, -cpu max, TCG) with an initramfs of
+# arm64's busybox, smolder-arm64 and the workloads and tools built by make
+# ARCH=arm64, run by the same init and the same checks; their lines say
+# "arm64 <kernel>".  What they leave out (no CPython in them; the DWARF
+# unwinder's checks until ARM64_DWARF is on, below) is a SKIP line under
+# the kernel's.  SMOLDER_KERNEL_ARCHES="x86_64" (or "arm64") keeps the
+# default list to one architecture.
+#
 # Each kernel boots four times: once for the captures and failures, once
 # with lockdown=integrity (smolder must run) and once with
 # lockdown=confidentiality (smolder must say why it cannot), and once on one
@@ -70,6 +80,13 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 K="$TOP/build/kernels"
 QEMU_TIMEOUT=${QEMU_TIMEOUT:-360} # a cap for a hung guest: the main boot, Pythons included, takes about 240 s on a busy 2-CPU host
 WL_SECONDS=${WL_SECONDS:-600} # workloads' run time in the guest (killed after the last run; long, since a loaded host slows the guest)
+# The arm64 guests' DWARF unwinder checks (frameless stacks exact, whole
+# user frames from a system call's saved registers) need smolder's DWARF
+# unwinder to read arm64's CFI.  Until it does, those guests run the same
+# captures with the binary's default there (--unwind fp) and check only
+# that they capture, each check left out said in a SKIP line; 1 (here, or
+# SMOLDER_ARM64_DWARF=1) runs them as on x86_64, with --unwind dwarf.
+ARM64_DWARF=${SMOLDER_ARM64_DWARF:-0}
 VERBOSE=0
 [ "${1:-}" = -v ] && VERBOSE=1
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
@@ -99,19 +116,26 @@ for f in $NEED; do
 	break
 done
 
-# ---- 2. kernels: private apt per distribution ---------------------------------
-apt_opts() { # DIST
-	local d="$K/apt/$1"
+# ---- 2. kernels: private apt per distribution and architecture ----------------
+deb_arch() { case $1 in arm64) echo arm64 ;; *) echo amd64 ;; esac; }
+# apt_dir DIST [DEBARCH]: the private apt of DIST for amd64 (the default)
+# or DEBARCH (arm64: build/kernels/apt/DIST-arm64).
+apt_dir() { if [ "${2:-amd64}" = amd64 ]; then echo "$K/apt/$1"; else echo "$K/apt/$1-$2"; fi; }
+apt_opts() { # DIST [DEBARCH]
+	local d a=${2:-amd64}
+	d=$(apt_dir "$1" "$a")
 	echo "-o Dir::Etc::sourcelist=$d/sources.list -o Dir::Etc::sourceparts=- \
 -o Dir::State::Lists=$d/lists -o Dir::Cache=$d/cache -o Dir::State::status=$d/status \
--o Dir::Etc::preferences=/dev/null -o Dir::Etc::preferencesparts=- -o APT::Sandbox::User=root"
+-o Dir::Etc::preferences=/dev/null -o Dir::Etc::preferencesparts=- -o APT::Sandbox::User=root \
+-o APT::Architecture=$a -o APT::Architectures=$a"
 }
 declare -A refreshed
-# apt_refresh DIST: its lists, fetched when missing or older than a day.
+# apt_refresh DIST [DEBARCH]: its lists, fetched when missing or older than a day.
 apt_refresh() {
-	local dist=$1 d="$K/apt/$1" s
-	[ -n "${refreshed[$dist]:-}" ] && return 0
-	refreshed[$dist]=1
+	local dist=$1 arch=${2:-amd64} d s
+	d=$(apt_dir "$dist" "$arch")
+	[ -n "${refreshed[$dist-$arch]:-}" ] && return 0
+	refreshed[$dist-$arch]=1
 	[ -r "$KEYRING" ] || { log "no $KEYRING: cannot read Debian's lists"; return 1; }
 	mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
 	: >>"$d/status"
@@ -120,39 +144,44 @@ apt_refresh() {
 	done >"$d/sources.list"
 	echo "deb [signed-by=$KEYRING] http://deb.debian.org/debian-security $dist-security main" >>"$d/sources.list"
 	if [ -z "$(find "$d/lists" -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null | head -n 1)" ]; then
-		log "apt-get update ($dist, private lists in build/kernels/apt/$dist)"
+		log "apt-get update ($dist $arch, private lists in ${d#"$TOP"/})"
 		# shellcheck disable=SC2046
-		apt-get $(apt_opts "$dist") update -qq >/dev/null 2>&1 || log "apt-get update for $dist failed (offline?)"
+		apt-get $(apt_opts "$dist" "$arch") update -qq >/dev/null 2>&1 || log "apt-get update for $dist $arch failed (offline?)"
 	fi
 }
-# resolve DIST META ERE: the linux-image package META depends on, else the
-# newest kept .deb matching ERE.
+# resolve DIST META ERE [DEBARCH]: the linux-image packages META depends
+# on, space-separated, that of its newest version first (then those of its
+# older versions in the suites, e.g. bullseye's main where the security
+# archive lacks bullseye-security's arm64 files), else the newest kept
+# .deb matching ERE.
 resolve() {
-	local dist=$1 meta=$2 re=$3 p f
-	apt_refresh "$dist"
+	local dist=$1 meta=$2 re=$3 arch=${4:-amd64} p f v
+	apt_refresh "$dist" "$arch"
 	# shellcheck disable=SC2046
-	p=$(apt-cache $(apt_opts "$dist") depends "$meta" 2>/dev/null |
-		sed -nE 's/^ *Depends: ([^ <>]+).*/\1/p' | grep -E "$re" | head -n 1)
+	p=$(for v in $(apt-cache $(apt_opts "$dist" "$arch") madison "$meta" 2>/dev/null | awk -F' *[|] *' '{ print $2 }'); do
+		apt-cache $(apt_opts "$dist" "$arch") show "$meta=$v" 2>/dev/null |
+			sed -nE 's/^Depends: ([^ ,<>]+).*/\1/p'
+	done | grep -E "$re" | awk '!seen[$0]++' | paste -sd ' ')
 	if [ -z "$p" ]; then
 		p=$(for f in "$K"/*.deb; do [ -e "$f" ] && basename "$f" | sed 's/_.*//'; done |
 			grep -E "$re" | sort -V | tail -n 1)
 	fi
 	echo "$p"
 }
-# fetch_deb DIST PKG: path of PKG's .deb in $K, downloaded only when the
-# candidate version (or, offline, any version) is not kept yet.
+# fetch_deb DIST PKG [DEBARCH]: path of PKG's .deb in $K, downloaded only
+# when the candidate version (or, offline, any version) is not kept yet.
 fetch_deb() {
-	local dist=$1 pkg=$2 ver f tmp
-	apt_refresh "$dist"
+	local dist=$1 pkg=$2 arch=${3:-amd64} ver f tmp
+	apt_refresh "$dist" "$arch"
 	# shellcheck disable=SC2046
-	ver=$(apt-cache $(apt_opts "$dist") show --no-all-versions "$pkg" 2>/dev/null | sed -n 's/^Version: //p' | head -n 1)
+	ver=$(apt-cache $(apt_opts "$dist" "$arch") show --no-all-versions "$pkg" 2>/dev/null | sed -n 's/^Version: //p' | head -n 1)
 	if [ -n "$ver" ]; then
-		f="$K/${pkg}_${ver//:/%3a}_amd64.deb"
+		f="$K/${pkg}_${ver//:/%3a}_$arch.deb"
 		[ -s "$f" ] && { echo "$f"; return 0; }
 		log "downloading $pkg $ver"
 		tmp=$(mktemp -d "$K/dl.XXXXXX")
 		# shellcheck disable=SC2046
-		if (cd "$tmp" && apt-get $(apt_opts "$dist") download -qq "$pkg=$ver" >/dev/null 2>&1) &&
+		if (cd "$tmp" && apt-get $(apt_opts "$dist" "$arch") download -qq "$pkg=$ver" >/dev/null 2>&1) &&
 			mv "$tmp"/*.deb "$f" 2>/dev/null; then
 			rm -rf "$tmp"
 			echo "$f"
@@ -161,35 +190,46 @@ fetch_deb() {
 		rm -rf "$tmp"
 		log "cannot download $pkg $ver"
 	fi
-	f=$(ls "$K/${pkg}"_*.deb 2>/dev/null | sort -V | tail -n 1)
+	f=$(ls "$K/${pkg}"_*_"$arch".deb 2>/dev/null | sort -V | tail -n 1)
 	[ -n "$f" ] && { echo "$f"; return 0; }
 	return 1
 }
 
-# ENTRIES: "NAME|DIST|PACKAGE" to boot, or "NAME|skip|WHY".
+# ENTRIES: "NAME|DIST|PACKAGE|ARCH" to boot, or "NAME|skip|WHY|ARCH"; ARCH
+# is the guest's, x86_64 or arm64 (a package named *-arm64 is arm64's).
+# SMOLDER_KERNEL_ARCHES keeps the default list's kernels of those
+# architectures only (both by default).
+ARCHES=${SMOLDER_KERNEL_ARCHES:-x86_64 arm64}
 ENTRIES=()
 if [ -n "${SMOLDER_KERNELS:-}" ]; then
 	for e in $SMOLDER_KERNELS; do
 		case $e in *:*) d=${e%%:*} p=${e#*:} ;; *) d=bookworm p=$e ;; esac
-		ENTRIES+=("${p#linux-image-}|$d|$p")
+		case $p in *-arm64) a=arm64 ;; *) a=x86_64 ;; esac
+		ENTRIES+=("${p#linux-image-}|$d|$p|$a")
 	done
 else
-	while IFS='|' read -r label dist meta re; do
-		p=$(resolve "$dist" "$meta" "$re")
+	while IFS='|' read -r arch label dist meta re; do
+		case " $ARCHES " in *" $arch "*) ;; *) continue ;; esac
+		p=$(resolve "$dist" "$meta" "$re" "$(deb_arch "$arch")")
 		if [ -n "$p" ]; then
-			ENTRIES+=("${p#linux-image-}|$dist|$p")
+			ENTRIES+=("$(echo "${p%% *}" | sed 's/^linux-image-//')|$dist|$p|$arch")
 		else
-			ENTRIES+=("$label|skip|cannot find the package in $dist's lists or build/kernels (offline?)")
+			ENTRIES+=("$label|skip|cannot find the package in $dist's lists or build/kernels (offline?)|$arch")
 		fi
 	done <<'EOF'
-debian-11-5.10|bullseye|linux-image-cloud-amd64|^linux-image-5\.10\.0-[0-9]+-cloud-amd64$
-debian-12-6.1|bookworm|linux-image-cloud-amd64|^linux-image-6\.1\.0-[0-9]+-cloud-amd64$
-debian-12-6.12|bookworm|linux-image-6.12-cloud-amd64|^linux-image-6\.12\.[0-9]+\+deb12-cloud-amd64$
+x86_64|debian-11-5.10|bullseye|linux-image-cloud-amd64|^linux-image-5\.10\.0-[0-9]+-cloud-amd64$
+x86_64|debian-12-6.1|bookworm|linux-image-cloud-amd64|^linux-image-6\.1\.0-[0-9]+-cloud-amd64$
+x86_64|debian-12-6.12|bookworm|linux-image-6.12-cloud-amd64|^linux-image-6\.12\.[0-9]+\+deb12-cloud-amd64$
+arm64|debian-11-5.10-arm64|bullseye|linux-image-cloud-arm64|^linux-image-5\.10\.0-[0-9]+-cloud-arm64$
+arm64|debian-12-6.1-arm64|bookworm|linux-image-cloud-arm64|^linux-image-6\.1\.0-[0-9]+-cloud-arm64$
+arm64|debian-12-6.12-arm64|bookworm|linux-image-6.12-cloud-arm64|^linux-image-6\.12\.[0-9]+\+deb12-cloud-arm64$
 EOF
-	if [ -r "/boot/vmlinuz-$(uname -r)" ]; then
-		ENTRIES+=("host-$(uname -r)|host|/boot/vmlinuz-$(uname -r)")
+	if ! echo " $ARCHES " | grep -q " x86_64 "; then
+		: # the host's kernel is an x86_64 one
+	elif [ -r "/boot/vmlinuz-$(uname -r)" ]; then
+		ENTRIES+=("host-$(uname -r)|host|/boot/vmlinuz-$(uname -r)|x86_64")
 	else
-		ENTRIES+=("host $(uname -r)|skip|no kernel image in /boot (tested directly by make test)")
+		ENTRIES+=("host $(uname -r)|skip|no kernel image in /boot (tested directly by make test)|x86_64")
 	fi
 fi
 
@@ -272,12 +312,15 @@ for py in $GUEST_PYTHONS; do
 	add_python "$py"
 done
 
+# The init script: a header of the guest's own (its Pythons, its unwinder
+# option), then this body, the same for both architectures.
 cat >"$IRD/init" <<EOF
 #!/bin/sh
 WL_SECONDS=$WL_SECONDS
 PYTHONS="$PYTHONS_IN"
+UNWIND=""
 EOF
-cat >>"$IRD/init" <<'EOF'
+cat >"$K/init.body" <<'EOF'
 export PATH=/bin:/sbin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
@@ -333,6 +376,10 @@ if [ "$MODE" = context ]; then # one vCPU (see the header)
 	ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 	(sleep 1.5; ./net_pump 2 >/dev/null) &
 	run irq ./smolder -F 499 -K -f --irq-frames 4
+	# The idle loop, with nothing else running (the pumps have ended).
+	sleep 1
+	run idle ./smolder -v -F 199 -f --idle-only 1.5
+	run noidle ./smolder -v -F 199 -f 1.5
 elif [ "$MODE" != main ]; then # integrity, confidentiality: lockdown= on the command line
 	./cpu_split 10 &
 	sleep 0.3
@@ -400,14 +447,14 @@ else
 		./unwind_paths-gcc $m $WL_SECONDS &
 		UW=$!
 		sleep 0.3
-		run unwind_$m ./smolder -v -U -F 199 -f -p $UW 3
+		run unwind_$m ./smolder $UNWIND -v -U -F 199 -f -p $UW 3
 		kill $UW
 	done
 	# In the kernel: the walk starts from the user registers saved on entry.
 	./syscall_heavy $WL_SECONDS &
 	SYSCALL_HEAVY=$!
 	sleep 0.3
-	run unwind_kernel ./smolder -v -F 199 -d -f -p $SYSCALL_HEAVY 3
+	run unwind_kernel ./smolder $UNWIND -v -F 199 -d -f -p $SYSCALL_HEAVY 3
 	# Off-CPU time, by BTF tracepoints and (tracing programs denied) raw ones.
 	./offcpu_split $WL_SECONDS &
 	OFFCPU=$!
@@ -459,12 +506,92 @@ echo "@@END dmesg"
 echo "@@GUEST-DONE"
 poweroff -f
 EOF
+cat "$K/init.body" >>"$IRD/init"
 chmod +x "$IRD/init"
 (cd "$IRD" && find . -print0 | cpio --null -o -H newc --quiet -R 0:0 | gzip -1) >"$INITRD" ||
 	die "cannot build the initramfs"
 { cat "$INITRD" && (cd "$PYD" && find . -print0 | cpio --null -o -H newc --quiet -R 0:0 | gzip -1); } >"$INITRD_MAIN" ||
 	die "cannot build the initramfs with the Pythons"
 log "initramfs $(($(stat -c %s "$INITRD") / 1024)) KiB, with the Pythons ($PYTHONS_IN ) $(($(stat -c %s "$INITRD_MAIN") / 1024)) KiB"
+X86_PYTHONS_IN=$PYTHONS_IN
+X86_PYTHONS_OUT=("${PYTHONS_OUT[@]}")
+
+# ---- 3b. the arm64 guests' initramfs ------------------------------------------
+# Built when an arm64 kernel is first booted: arm64's static busybox
+# (busybox-static:arm64), util-linux's setpriv and its libcap-ng (their
+# arm64 .debs are unpacked in build/kernels/arm64-root, never installed),
+# smolder-arm64 as /test/smolder, the arm64 workloads and tools (make
+# ARCH=arm64, from scripts/deps.sh arm64's cross compiler), and the arm64
+# C library they load (libc6:arm64, multiarch).  No CPython: the host's
+# are x86_64 builds.  A64_WHY says why it cannot be built (each arm64
+# kernel is then skipped with it).
+A64="build/arm64"
+A64_NEED="$A64/workloads/cpu_split $A64/workloads/syscall_heavy $A64/workloads/deep_stack $A64/workloads/net_pump $A64/workloads/pty_pump $A64/workloads/unwind_paths-gcc $A64/workloads/unwind_dl-gcc.so $A64/workloads/offcpu_split $A64/workloads/fifo_wait $A64/tools/deny $A64/tools/btf_rename"
+A64_ROOT="$K/arm64-root"
+A64_IRD="$K/initramfs-arm64"
+A64_INITRD="$K/initramfs-arm64.cpio.gz"
+A64_LIBDIRS="$A64_ROOT/lib/aarch64-linux-gnu $A64_ROOT/usr/lib/aarch64-linux-gnu /lib/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu"
+A64_WHY=""
+A64_BUILT=0
+# copy_arm64 FILE DEST: FILE at DEST in the arm64 tree, and the shared
+# libraries it needs (readelf's NEEDED, in turn) in /lib/aarch64-linux-gnu,
+# and its interpreter.
+copy_arm64() {
+	local f=$1 dest=$2 lib dir found interp
+	mkdir -p "$A64_IRD$(dirname "$dest")"
+	cp -L "$f" "$A64_IRD$dest" || { A64_WHY="cannot copy $f"; return 1; }
+	for lib in $(readelf -dW "$f" 2>/dev/null | sed -nE 's/.*\(NEEDED\).*\[(.*)\]$/\1/p'); do
+		[ -e "$A64_IRD/lib/aarch64-linux-gnu/$lib" ] && continue
+		found=""
+		for dir in $A64_LIBDIRS; do
+			[ -e "$dir/$lib" ] && { found=$dir/$lib; break; }
+		done
+		[ -n "$found" ] || { A64_WHY="$f needs the arm64 $lib, not found (install libc6:arm64: scripts/deps.sh arm64)"; return 1; }
+		copy_arm64 "$found" "/lib/aarch64-linux-gnu/$lib" || return 1
+	done
+	interp=$(readelf -lW "$f" 2>/dev/null | sed -nE 's/.*program interpreter: (.*)\]$/\1/p')
+	if [ -n "$interp" ] && [ ! -e "$A64_IRD$interp" ]; then
+		[ -e "$interp" ] || { A64_WHY="$f needs $interp (install libc6:arm64: scripts/deps.sh arm64)"; return 1; }
+		mkdir -p "$A64_IRD$(dirname "$interp")"
+		cp -L "$interp" "$A64_IRD$interp"
+	fi
+}
+arm64_initramfs() {
+	local deb p a
+	[ "$A64_BUILT" = 1 ] && return 0
+	A64_BUILT=1
+	command -v qemu-system-aarch64 >/dev/null || { A64_WHY="qemu-system-aarch64 not found (install qemu-system-arm: scripts/deps.sh arm64)"; return 1; }
+	log "building smolder-arm64, its workloads and tools (make ARCH=arm64)"
+	make --no-print-directory ARCH=arm64 smolder-arm64 workloads tools >"$K/make-arm64.log" 2>&1 ||
+		{ A64_WHY="make ARCH=arm64 failed: $(grep -m1 -iE 'error|smolder:' "$K/make-arm64.log" | head -c 200) (install the cross build: scripts/deps.sh arm64)"; return 1; }
+	rm -rf "$A64_ROOT" "$A64_IRD"
+	mkdir -p "$A64_ROOT" "$A64_IRD"/{bin,sbin,dev,proc,sys,tmp,test}
+	chmod 1777 "$A64_IRD/tmp"
+	for p in busybox-static util-linux libcap-ng0; do
+		deb=$(fetch_deb bookworm "$p" arm64) || { A64_WHY="cannot download $p:arm64 from bookworm (offline?) and none kept in build/kernels"; return 1; }
+		dpkg-deb -x "$deb" "$A64_ROOT"
+	done
+	cp "$A64_ROOT/bin/busybox" "$A64_IRD/bin/busybox"
+	for a in $({ qemu-aarch64-static "$A64_ROOT/bin/busybox" --list || "$BUSYBOX" --list; } 2>/dev/null); do
+		[ "$a" = busybox ] || ln -sf busybox "$A64_IRD/bin/$a"
+	done
+	copy_arm64 smolder-arm64 /test/smolder || return 1
+	for f in $A64_NEED; do
+		copy_arm64 "$f" "/test/$(basename "$f")" || return 1
+	done
+	copy_arm64 "$A64_ROOT/usr/bin/setpriv" /test/setpriv || return 1
+	{
+		echo '#!/bin/sh'
+		echo "WL_SECONDS=$WL_SECONDS"
+		echo 'PYTHONS=""'
+		[ "$ARM64_DWARF" = 1 ] && echo 'UNWIND="--unwind dwarf"' || echo 'UNWIND=""'
+		cat "$K/init.body"
+	} >"$A64_IRD/init"
+	chmod +x "$A64_IRD/init"
+	(cd "$A64_IRD" && find . -print0 | cpio --null -o -H newc --quiet -R 0:0 | gzip -1) >"$A64_INITRD" ||
+		{ A64_WHY="cannot build the arm64 initramfs"; return 1; }
+	log "arm64 initramfs $(($(stat -c %s "$A64_INITRD") / 1024)) KiB"
+}
 
 # ---- 4. checks ------------------------------------------------------------------
 # Each check appends "PASS name" or "FAIL name: why" to $CHECKS.
@@ -565,6 +692,30 @@ context_frames() {
 		bad "irq: [softirq:NET_RX] over every net_rx_action stack" "$(grep -E 'net_rx_action|NET_RX' "$d/irq.out" | head -n 3 | cut -c1-200 | tr '\n' '|')"
 	fi
 }
+# idle_views D: in the one-vCPU guest with nothing else running,
+# --idle-only keeps the idle task's idle loop (swapper/0 through do_idle:
+# x86_64's halt, arm64's wfi in cpu_do_idle), and the default leaves it
+# out, as -v counts.
+idle_views() {
+	local d=$1 t p left kept
+	captured "$d" idle
+	t=$(total "$d/idle.out")
+	p=$(share "$d/idle.out" '^swapper/0;(.*;)?do_idle;')
+	if [ "$t" -gt 0 ] && between "$p" 95 100; then
+		ok "idle: --idle-only: swapper/0's do_idle in $p% of $t samples"
+	else
+		bad "idle: --idle-only: swapper/0's do_idle in >= 95%" "$p% of $t samples: $(oneline "$d/idle.out")"
+	fi
+	left=$(sed -nE 's/^smolder: ([0-9]+) idle-loop samples left out.*/\1/p' "$d/noidle.err")
+	kept=$(summary "$d/noidle.err")
+	kept=${kept% *}
+	if [ "$(cat "$d/noidle.rc")" = 0 ] && [ "${left:-0}" -gt 100 ] && [ "${kept:-0}" -lt "$left" ]; then
+		ok "noidle: the default leaves the idle loop out ($left samples; $kept kept)"
+	else
+		bad "noidle: the default leaves the idle loop out (-v: over 100 left out, fewer kept)" "exit $(cat "$d/noidle.rc"), left out ${left:-?}, kept ${kept:-?}: $(oneline "$d/noidle.err" 300)"
+	fi
+}
+
 # unwinding D KERNEL: the DWARF unwinder's runs (see the guest's init):
 # frameless unwind_paths classified by tests/unwind_classify.awk (no wrong
 # caller, exact >= 95%: TCG is slow, so the first samples before the tables
@@ -573,6 +724,13 @@ context_frames() {
 # from 5.17, unrolled before, as -v says; the kernel's line names it.
 unwinding() {
 	local d=$1 kn=${2#host-} m tot ex tr wrong pct example v want
+	if [ "$GUEST_ARCH" = arm64 ] && [ "$ARM64_DWARF" != 1 ]; then
+		for m in leaf signal jit kernel; do
+			captured "$d" unwind_$m
+		done
+		echo "SKIP unwind: frameless stacks exact and user frames from saved registers: arm64's DWARF unwinder is not on (ARM64_DWARF in scripts/test-kernels.sh); captured with --unwind fp" >>"$CHECKS"
+		return
+	fi
 	case $kn in [1-4].* | 5.[0-9].* | 5.1[0-6].*) want="unrolled walk (kernel before 5.17)" ;; *) want="bpf_loop walk" ;; esac
 	if grep -qxF "smolder: unwinder: $want" "$d/unwind_leaf.err"; then
 		ok "unwinder: $want"
@@ -717,7 +875,7 @@ user_depth() {
 		if (n > m) m = n } END { print m + 0 }' "$1"
 }
 
-KERNEL_RE='(^|;)(entry_SYSCALL_64[a-z_]*|do_syscall_64|x64_sys_call|__x64_sys_read|ksys_read|vfs_read|read_zero)(;| )'
+KERNEL_RE='(^|;)(entry_SYSCALL_64[a-z_]*|do_syscall_64|x64_sys_call|__x64_sys_read|el0t_64_sync[a-z_]*|el0_svc[a-z_]*|invoke_syscall|__arm64_sys_read|ksys_read|vfs_read|read_zero)(;| )'
 
 # boot KERNEL_NAME VMLINUZ MODE APPEND: one boot; the serial log's path.
 # A guest kernel that panics before our init starts (no @@GUEST-START)
@@ -726,13 +884,24 @@ KERNEL_RE='(^|;)(entry_SYSCALL_64[a-z_]*|do_syscall_64|x64_sys_call|__x64_sys_re
 # (sched_clock_cpu, "Oops: int3" in rest_init's idle).  Such a boot is
 # said and done again, at most twice; each panic's log is kept beside.
 boot() {
-	local kn=$1 vmlinuz=$2 mode=$3 append=$4 logf="$K/$1.$3.log" t0 rc try initrd=$INITRD
+	local kn=$1 vmlinuz=$2 mode=$3 append=$4 logf="$K/$1.$3.log" t0 rc try initrd=$INITRD qemu
 	[ "$mode" = main ] && initrd=$INITRD_MAIN
+	# arm64: qemu's virt board, its PL011 UART the console; -cpu max's
+	# pointer authentication by qemu's own cheap hash (pauth-impdef), not
+	# QARMA, which costs TCG much time and the guest nothing it checks.
+	qemu=(qemu-system-x86_64 -accel tcg)
+	if [ "$GUEST_ARCH" = arm64 ]; then
+		initrd=$A64_INITRD
+		qemu=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -accel tcg)
+		append="console=ttyAMA0 $append"
+	else
+		append="console=ttyS0 $append"
+	fi
 	for try in 1 2 3; do
 		t0=$(date +%s)
-		timeout "$QEMU_TIMEOUT" qemu-system-x86_64 -accel tcg -m 1024 -smp "${SMP:-2}" \
+		timeout "$QEMU_TIMEOUT" "${qemu[@]}" -m 1024 -smp "${SMP:-2}" \
 			-kernel "$vmlinuz" -initrd "$initrd" \
-			-append "console=ttyS0 quiet panic=-1 smolder.mode=$mode $append" \
+			-append "quiet panic=-1 smolder.mode=$mode $append" \
 			-nographic -no-reboot -monitor none </dev/null 2>&1 | tr -d '\r' >"$logf"
 		rc=${PIPESTATUS[0]}
 		log "$kn: $mode boot: qemu exited $rc after $(($(date +%s) - t0)) s"
@@ -804,8 +973,12 @@ test_kernel() {
 			bad "percpu: cpu_0 and cpu_1 frames" "$(oneline "$d/percpu.out")"
 		fi
 
-		# Degraded: no ring buffer, no tracing programs; still named.
-		if grep -q 'deny: cannot load or attach' "$d/degrade.err"; then
+		# Degraded: no ring buffer, no tracing programs; still named.  An
+		# arm64 kernel whose BPF trampolines cannot attach (ENOTSUPP, 524:
+		# the LSM hook is not patchable there) cannot run deny at all.
+		if [ "$GUEST_ARCH" = arm64 ] && grep -q 'deny: cannot load or attach.*error 524' "$d/degrade.err"; then
+			echo "SKIP degrade, degrade_ctx, offcpu_raw: this arm64 kernel cannot attach build/tools/deny's BPF LSM program (error 524, ENOTSUPP), which refuses the features" >>"$CHECKS"
+		elif grep -q 'deny: cannot load or attach' "$d/degrade.err"; then
 			bad "degrade: the BPF LSM refuses features" "$(oneline "$d/degrade.err")"
 		else
 			captured "$d" degrade
@@ -902,8 +1075,9 @@ test_kernel() {
 	# Kernel context frames, on one vCPU (see the header).
 	logf=$(SMP=1 boot "$kn" "$vmlinuz" context "$append")
 	if booted "$logf" context; then
-		extract "$logf" "$d" kworker irq
+		extract "$logf" "$d" kworker irq idle noidle
 		context_frames "$d" "$logf"
+		idle_views "$d"
 	fi
 
 	# Lockdown: integrity (Secure Boot's usual mode) runs; confidentiality cannot.
@@ -925,11 +1099,27 @@ FAILED=0
 SKIPPED=0
 T0=$(date +%s)
 for e in "${ENTRIES[@]}"; do
-	IFS='|' read -r kn dist what <<<"$e"
+	IFS='|' read -r kn dist what GUEST_ARCH <<<"$e"
+	# arm64's lines say so: "PASS arm64 6.1.0-56-cloud-arm64: ..."
+	label=$kn
+	[ "$GUEST_ARCH" = arm64 ] && label="arm64 $kn"
 	if [ "$dist" = skip ]; then
-		echo "SKIP $kn: $what"
+		echo "SKIP $label: $what"
 		SKIPPED=$((SKIPPED + 1))
 		continue
+	fi
+	if [ "$GUEST_ARCH" = arm64 ]; then
+		arm64_initramfs
+		if [ -n "$A64_WHY" ]; then
+			echo "SKIP $label: $A64_WHY"
+			SKIPPED=$((SKIPPED + 1))
+			continue
+		fi
+		PYTHONS_IN=""
+		PYTHONS_OUT=("the arm64 guests run no CPython (the host's are x86_64 builds)")
+	else
+		PYTHONS_IN=$X86_PYTHONS_IN
+		PYTHONS_OUT=("${X86_PYTHONS_OUT[@]}")
 	fi
 	t0=$(date +%s)
 	if [ "$dist" = host ]; then
@@ -937,18 +1127,26 @@ for e in "${ENTRIES[@]}"; do
 		config="$K/host-$(uname -r).config"
 		{ cat "/boot/config-$(uname -r)" 2>/dev/null || zcat /proc/config.gz 2>/dev/null; } >"$config"
 	else
-		if ! deb=$(fetch_deb "$dist" "$what"); then
-			echo "SKIP $kn: cannot download $what from $dist (offline?) and none kept in build/kernels"
+		# the first of the candidates that can be had
+		deb=""
+		for p in $what; do
+			deb=$(fetch_deb "$dist" "$p" "$(deb_arch "$GUEST_ARCH")") && { what=$p; break; }
+		done
+		if [ -z "$deb" ]; then
+			echo "SKIP $label: cannot download $what from $dist (offline?) and none kept in build/kernels"
 			SKIPPED=$((SKIPPED + 1))
 			continue
 		fi
+		kn=${what#linux-image-}
+		label=$kn
+		[ "$GUEST_ARCH" = arm64 ] && label="arm64 $kn"
 		vmlinuz="$K/$(basename "$deb" .deb).vmlinuz"
 		config="$K/$(basename "$deb" .deb).config"
 		if [ ! -s "$vmlinuz" ] || [ ! -s "$config" ]; then
 			dpkg-deb --fsys-tarfile "$deb" | tar -xO --wildcards './boot/vmlinuz-*' >"$vmlinuz.tmp" &&
 				dpkg-deb --fsys-tarfile "$deb" | tar -xO --wildcards './boot/config-*' >"$config.tmp" &&
 				[ -s "$vmlinuz.tmp" ] && mv "$vmlinuz.tmp" "$vmlinuz" && mv "$config.tmp" "$config" ||
-				{ rm -f "$vmlinuz.tmp" "$config.tmp"; echo "FAIL $kn: extract: no vmlinuz or config in $deb"; FAILED=$((FAILED + 1)); continue; }
+				{ rm -f "$vmlinuz.tmp" "$config.tmp"; echo "FAIL $label: extract: no vmlinuz or config in $deb"; FAILED=$((FAILED + 1)); continue; }
 		fi
 		log "$kn: $what $(dpkg-deb -f "$deb" Version)"
 	fi
@@ -958,15 +1156,16 @@ for e in "${ENTRIES[@]}"; do
 	f=$(grep -c '^FAIL ' "$CHECKS")
 	pys=$(sed -nE "s/^PASS [a-z0-9]+: (python[0-9.]+)'s <module>.*/\1/p" "$CHECKS" | paste -sd ' ')
 	walk=$(sed -nE 's/^PASS unwinder: (bpf_loop|unrolled) walk.*/\1/p' "$CHECKS")
+	[ "$GUEST_ARCH" = arm64 ] && [ "$ARM64_DWARF" != 1 ] && walk="fp (ARM64_DWARF off), no"
 	if [ "$f" = 0 ] && [ "$n" -gt 0 ]; then
-		echo "PASS $kn: $n checks ($(($(date +%s) - t0)) s, 4 boots; unwinder: ${walk:-?} walk; Python frames under: ${pys:-none})"
+		echo "PASS $label: $n checks ($(($(date +%s) - t0)) s, 4 boots; unwinder: ${walk:-?} walk; Python frames under: ${pys:-none})"
 		PASSED=$((PASSED + 1))
 	else
-		echo "FAIL $kn: $(grep -m 1 '^FAIL ' "$CHECKS" | sed 's/^FAIL //') ($f of $((n + f)) checks failed: build/kernels/results/$kn/checks)"
+		echo "FAIL $label: $(grep -m 1 '^FAIL ' "$CHECKS" | sed 's/^FAIL //') ($f of $((n + f)) checks failed: build/kernels/results/$kn/checks)"
 		FAILED=$((FAILED + 1))
 	fi
 	# Pythons not run: said under the kernel's line, not only with -v.
-	grep '^SKIP ' "$CHECKS" | sed "s/^SKIP /SKIP $kn: /"
+	grep '^SKIP ' "$CHECKS" | sed "s/^SKIP /SKIP $label: /"
 done
 log "$((PASSED + FAILED)) kernels booted in $(($(date +%s) - T0)) s"
 echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"

@@ -118,7 +118,8 @@ fi
 if [ "$tier" = all ] && { [ -z "$SMOLDER_TESTS" ] || echo "kernels" | grep -qE "$SMOLDER_TESTS"; }; then
 	echo "== scripts/test-kernels.sh"
 	if command -v qemu-system-x86_64 >/dev/null; then
-		timeout 1500 scripts/test-kernels.sh 2>&1 | tee -a "$log"
+		# (x86_64's guests take about 7 minutes here, arm64's about 12)
+		timeout 2400 scripts/test-kernels.sh 2>&1 | tee -a "$log"
 		rc=${PIPESTATUS[0]}
 		# 1: kernels failed (their lines say which); else the script could not run
 		[ "$rc" -ne 0 ] && [ "$rc" -ne 1 ] && echo "FAIL scripts/test-kernels.sh: exited $rc" | tee -a "$log"

@@ -19,8 +19,9 @@ fi
 
 # make ARCH=arm64 builds the BPF object for arm64 (CI runs it too): BPF
 # machine code against vmlinux/arm64/vmlinux.h, where a perf event's
-# registers are struct user_pt_regs, not x86_64's struct pt_regs.
-make -s -C "$TOP" ARCH=arm64 OUT="$TMP/arm64" >"$TMP/arm64.log" 2>&1
+# registers are struct user_pt_regs, not x86_64's struct pt_regs.  The
+# skeleton alone here; tests/cli/arm64_build.sh checks the whole binary.
+make -s -C "$TOP" ARCH=arm64 OUT="$TMP/arm64" "$TMP/arm64/smolder.skel.h" >"$TMP/arm64.log" 2>&1
 check arm64_bpf_builds equals "$?:$(grep -iE 'error|warning' "$TMP/arm64.log" | head -c 300)" "0:"
 check arm64_bpf_machine some_line <(readelf -h "$TMP/arm64/smolder.bpf.o" 2>&1) 'Machine: +Linux BPF'
 bpftool btf dump file "$TMP/arm64/smolder.bpf.o" >"$TMP/arm64.btf" 2>&1
