@@ -29,6 +29,7 @@
 #include "files/debuginfo.h"
 #include "files/dwarf_names_int.h"
 #include "files/safe_open.h"
+#include "lib/addr_search.h"
 #include "lib/hash.h"
 
 #define DEBUG_DIR "/usr/lib/debug"
@@ -509,18 +510,10 @@ struct dwarf_names *dwarf_names__open(int fd, const char *root, const char *path
 /* The unit whose range holds vaddr; NULL if none. */
 static const struct unit_range *range_of(const struct dwarf_names *dn, uint64_t vaddr)
 {
-	size_t lo = 0, hi = dn->nr_ranges;
+	long i = ADDR_SEARCH(dn->ranges, dn->nr_ranges, lo, vaddr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (dn->ranges[mid].lo <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* ranges may nest or overlap (a unit's ranges list): look back a little */
-	for (size_t i = lo, k = 0; i-- > 0 && k < 64; k++)
+	for (int k = 0; i >= 0 && k < 64; i--, k++)
 		if (vaddr < dn->ranges[i].hi)
 			return &dn->ranges[i];
 	return NULL;

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "files/dwarf_names_int.h"
+#include "lib/addr_search.h"
 #include "lib/grow.h"
 #include "lib/hash.h"
 
@@ -207,18 +208,10 @@ done:
 static bool func_at(struct dwarf_names *dn, const struct dwarf_unit *u, uint64_t pc,
 		    Dwarf_Die *top)
 {
-	uint32_t lo = 0, hi = u->nr_funcs;
+	long i = ADDR_SEARCH(u->funcs, u->nr_funcs, lo, pc);
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (u->funcs[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* ranges rarely overlap (GNU C's nested functions are inside) */
-	for (uint32_t i = lo, k = 0; i-- > 0 && k < 16; k++)
+	for (int k = 0; i >= 0 && k < 16; i--, k++)
 		if (pc < u->funcs[i].hi)
 			return dwarf_offdie(dn->dw, u->funcs[i].die, top) != NULL;
 	return false;

@@ -18,6 +18,31 @@ bool dwarf_sections__debug(const char *name)
 	return name && (!strncmp(name, ".debug_", 7) || !strncmp(name, ".zdebug_", 8));
 }
 
+/* A walk over elf's sections: those that hold bytes (not SHT_NOBITS), or
+ * all with nobits set. */
+struct walk {
+	Elf *elf;
+	bool nobits;
+	size_t shstrndx;
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+	const char *name; /* NULL when it does not read */
+};
+
+/* The walk's next section into w->scn, w->sh and w->name; false past the
+ * last, or when elf's section names do not read. */
+static bool next_section(struct walk *w)
+{
+	if (!w->scn && elf_getshdrstrndx(w->elf, &w->shstrndx))
+		return false;
+	while ((w->scn = elf_nextscn(w->elf, w->scn)))
+		if (gelf_getshdr(w->scn, &w->sh) && (w->nobits || w->sh.sh_type != SHT_NOBITS)) {
+			w->name = elf_strptr(w->elf, w->shstrndx, w->sh.sh_name);
+			return true;
+		}
+	return false;
+}
+
 /*
  * The size of section scn (header sh, named name) once libdw read it: its
  * inflated size if compressed (SHF_COMPRESSED, or a .zdebug_ name), with
@@ -50,29 +75,22 @@ static size_t add_held(size_t a, size_t b)
  */
 bool dwarf_sections__sizes(Elf *elf, size_t *all, size_t *inflated, bool *debugdata)
 {
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
+	struct walk w = { .elf = elf };
 	bool info = false;
 
 	*all = *inflated = 0;
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return false;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
+	while (next_section(&w)) {
+		const char *name = w.name;
 		size_t size;
 		bool packed;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
 		if (name && !strcmp(name, ".gnu_debugdata"))
 			*debugdata = true;
 		if (!dwarf_sections__debug(name))
 			continue;
 		if (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info"))
 			info = true;
-		size = read_size(scn, &sh, name, &packed);
+		size = read_size(w.scn, &w.sh, name, &packed);
 		if (packed)
 			*inflated = add_held(*inflated, size);
 		*all = add_held(*all, size);
@@ -114,25 +132,19 @@ static bool needed(const char *name, bool lines)
  */
 void dwarf_sections__set_aside(Elf *elf, bool lines, size_t *inflated, size_t *aside)
 {
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
+	struct walk w = { .elf = elf };
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
+	while (next_section(&w)) {
 		size_t size;
 		bool packed;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
-		    !dwarf_sections__debug(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+		if (!dwarf_sections__debug(w.name))
 			continue;
-		size = read_size(scn, &sh, name, &packed);
-		if (!needed(name, lines)) {
-			sh.sh_type = SHT_NOBITS;
+		size = read_size(w.scn, &w.sh, w.name, &packed);
+		if (!needed(w.name, lines)) {
+			w.sh.sh_type = SHT_NOBITS;
 			/* libelf's copy was just read: this does not fail */
-			if (gelf_update_shdr(scn, &sh)) {
+			if (gelf_update_shdr(w.scn, &w.sh)) {
 				*aside = add_held(*aside, packed ? size : 0);
 				continue;
 			}
@@ -144,21 +156,15 @@ void dwarf_sections__set_aside(Elf *elf, bool lines, size_t *inflated, size_t *a
 /* The data of elf's section name (as libdw left it: inflated); NULL if none. */
 const unsigned char *dwarf_sections__data(Elf *elf, const char *name, size_t *size)
 {
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
+	struct walk w = { .elf = elf };
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *n;
+	while (next_section(&w)) {
+		const char *n = w.name;
 		Elf_Data *d;
-		GElf_Shdr sh;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
-		    !(n = elf_strptr(elf, shstrndx, sh.sh_name)) ||
-		    (strcmp(n, name) && (n[1] != 'z' || strcmp(n + 2, name + 1))))
+		if (!n || (strcmp(n, name) && (n[1] != 'z' || strcmp(n + 2, name + 1))))
 			continue;
-		d = elf_getdata(scn, NULL);
+		d = elf_getdata(w.scn, NULL);
 		if (!d || !d->d_buf)
 			return NULL;
 		*size = d->d_size;
@@ -170,38 +176,23 @@ const unsigned char *dwarf_sections__data(Elf *elf, const char *name, size_t *si
 /* Whether elf's section name is stored as it is read (not compressed). */
 bool dwarf_sections__mapped(Elf *elf, const char *name)
 {
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
+	struct walk w = { .elf = elf, .nobits = true }; /* those set aside too */
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return false;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *n;
-		GElf_Shdr sh;
-
-		if (gelf_getshdr(scn, &sh) && (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
-		    !strcmp(n, name))
-			return !(sh.sh_flags & SHF_COMPRESSED);
-	}
+	while (next_section(&w))
+		if (w.name && !strcmp(w.name, name))
+			return !(w.sh.sh_flags & SHF_COMPRESSED);
 	return false;
 }
 
 /* The file ranges of elf's compressed debug sections, at most n. */
 size_t dwarf_sections__compressed(Elf *elf, struct dwarf_file_range *r, size_t n)
 {
-	size_t shstrndx, nr = 0;
-	Elf_Scn *scn = NULL;
+	struct walk w = { .elf = elf };
+	size_t nr = 0;
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return 0;
-	while ((scn = elf_nextscn(elf, scn)) && nr < n) {
-		GElf_Shdr sh;
-
-		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
-		    (sh.sh_flags & SHF_COMPRESSED) &&
-		    dwarf_sections__debug(elf_strptr(elf, shstrndx, sh.sh_name)))
-			r[nr++] = (struct dwarf_file_range){ sh.sh_offset, sh.sh_size };
-	}
+	while (nr < n && next_section(&w))
+		if ((w.sh.sh_flags & SHF_COMPRESSED) && dwarf_sections__debug(w.name))
+			r[nr++] = (struct dwarf_file_range){ w.sh.sh_offset, w.sh.sh_size };
 	return nr;
 }
 

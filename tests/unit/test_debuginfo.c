@@ -33,6 +33,7 @@
 #include "files/debuginfo.h"
 #include "files/elf_syms.h"
 #include "unit.h"
+#include "unit_sh.h"
 
 #define BOMB_MIB 320
 #define DD_ROOM (512 << 10)
@@ -86,24 +87,6 @@ static void free_paths(void)
 		paths = b->next;
 		free(b);
 	}
-}
-
-/* Runs a shell command in the test directory; 0 when it succeeded. */
-static int sh(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-	int n, r;
-
-	n = snprintf(cmd, sizeof(cmd), "cd '%s' && (", dir);
-	va_start(ap, fmt);
-	n += vsnprintf(cmd + n, sizeof(cmd) - n, fmt, ap);
-	va_end(ap);
-	snprintf(cmd + n, sizeof(cmd) - n, ") >/dev/null 2>&1");
-	r = system(cmd);
-	if (r)
-		printf("  command failed (%d): %s\n", r, cmd);
-	return r;
 }
 
 static unsigned char *slurp(const char *path, size_t *len)
@@ -971,6 +954,7 @@ int main(void)
 		printf("FAIL fixtures: mkdtemp: %s\n", strerror(errno));
 		return 1;
 	}
+	sh_dir = dir;
 	fixtures_ok = !build_fixtures() && !read_build_id();
 	RUN(fixtures_built);
 	if (fixtures_ok) {

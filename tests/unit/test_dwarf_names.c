@@ -38,6 +38,7 @@
 #include "files/dwarf_names.h"
 #include "lib/clock.h"
 #include "unit.h"
+#include "unit_sh.h"
 
 /* The helpers nest: step1 -> step2 -> mix, with mix and step2 alone too. */
 static const char prog_src[] =
@@ -139,24 +140,6 @@ static const struct decl *decls = c_decls;
 static char dir[] = "/tmp/smolder-dwarf-XXXXXX";
 static char tools[PATH_MAX]; /* build/tools, beside build/tests */
 static int fixtures_ok;
-
-/* Runs a shell command in the test directory; 0 when it succeeded. */
-static int sh(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-	int n, r;
-
-	n = snprintf(cmd, sizeof(cmd), "cd '%s' && (", dir);
-	va_start(ap, fmt);
-	n += vsnprintf(cmd + n, sizeof(cmd) - n, fmt, ap);
-	va_end(ap);
-	snprintf(cmd + n, sizeof(cmd) - n, ") >/dev/null 2>&1");
-	r = system(cmd);
-	if (r)
-		printf("  command failed (%d): %s\n", r, cmd);
-	return r;
-}
 
 /* popen in the test directory. */
 static FILE *sh_read(const char *fmt, ...)
@@ -870,6 +853,7 @@ int main(void)
 		printf("FAIL fixtures: mkdtemp: %s\n", strerror(errno));
 		return 1;
 	}
+	sh_dir = dir;
 	fixtures_ok = !build_fixtures();
 	RUN(fixtures_built);
 	if (fixtures_ok) {

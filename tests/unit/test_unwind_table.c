@@ -39,30 +39,13 @@
 #include "files/elf_syms.h"
 #include "lib/budget.h"
 #include "unit.h"
+#include "unit_sh.h"
 #include "unwind/unwind_table.h"
 
 #define LIBDIR "/usr/lib/x86_64-linux-gnu/"
 
 static char dir[] = "/tmp/smolder-unwind-XXXXXX";
 static char workloads[PATH_MAX]; /* build/workloads, beside build/tests */
-
-/* Runs a shell command in the test directory; 0 when it succeeded. */
-static int sh(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-	int n, r;
-
-	n = snprintf(cmd, sizeof(cmd), "cd '%s' && (", dir);
-	va_start(ap, fmt);
-	n += vsnprintf(cmd + n, sizeof(cmd) - n, fmt, ap);
-	va_end(ap);
-	snprintf(cmd + n, sizeof(cmd) - n, ") >/dev/null 2>&1");
-	r = system(cmd);
-	if (r)
-		printf("  command failed (%d): %s\n", r, cmd);
-	return r;
-}
 
 /* An open file and its table. */
 struct built {
@@ -1444,6 +1427,7 @@ int main(int argc, char **argv)
 		printf("FAIL fixtures: %s\n", strerror(errno));
 		return 1;
 	}
+	sh_dir = dir;
 	self[n] = '\0';
 	/* build/tests/test_unwind_table -> build/workloads */
 	*strrchr(self, '/') = '\0';
