@@ -294,4 +294,4 @@ check inline_gz_l_inflated equals "${inflated:-?}" "$(gz_sum kept "$UNREAD")"
 check inline_gz_l_aside equals "${aside:-?}" "$(gz_sum aside "$UNREAD")"
 check inline_gz_l_lines_leaf some_line "$OUT" ";outer;half_leaf \(inline_split\.c:$HOT_HALF\) [0-9]+$"
 kill "$P" 2>/dev/null
-wait "$P" 2>/dev/null
+wait "$P" 2>/dev/null || true # killed: 143 is not this test's result
