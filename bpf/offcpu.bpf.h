@@ -45,6 +45,14 @@ struct {
 	__uint(max_entries, 1); /* sized by the loader */
 } offcpu_pending SEC(".maps");
 
+/* The record offcpu_leave builds, per CPU, not on its stack (below). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct offcpu_start);
+	__uint(max_entries, 1);
+} offcpu_leaving SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, struct offcpu_late_key);
@@ -153,11 +161,11 @@ static __always_inline void offcpu_stacks(void *ctx, const struct bank *b,
 }
 
 /* prev leaves the CPU: a pending record if it waits and is in scope. */
-static __always_inline void offcpu_leave(void *ctx, bool preempt, struct task_struct *prev)
+static __noinline void offcpu_leave(void *ctx, bool preempt, struct task_struct *prev)
 {
-	struct offcpu_start rec = {};
-	struct sample_key *key = &rec.key;
-	__u32 state, tid;
+	struct offcpu_start *rec;
+	struct sample_key *key;
+	__u32 state, tid, zero = 0;
 	bool kthread;
 	struct bank b;
 
@@ -173,6 +181,10 @@ static __always_inline void offcpu_leave(void *ctx, bool preempt, struct task_st
 		return;
 	if (offcpu_sample > 1 && bpf_get_prandom_u32() % offcpu_sample)
 		return;
+	if (!(rec = bpf_map_lookup_elem(&offcpu_leaving, &zero)))
+		return;
+	__builtin_memset(rec, 0, sizeof(*rec));
+	key = &rec->key;
 	open_bank(&b);
 	/* sched_switch runs in prev's context: "current" is prev */
 	if (!task_ids(prev, key)) {
@@ -193,8 +205,8 @@ static __always_inline void offcpu_leave(void *ctx, bool preempt, struct task_st
 	bpf_get_current_comm(&key->comm, sizeof(key->comm));
 	offcpu_stacks(ctx, &b, prev, kthread, key);
 	tid = BPF_CORE_READ(prev, pid);
-	rec.start = bpf_ktime_get_ns();
-	if (bpf_map_update_elem(&offcpu_pending, &tid, &rec, BPF_ANY))
+	rec->start = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&offcpu_pending, &tid, rec, BPF_ANY))
 		count(&b, CNT_OFFCPU_PENDING_FULL);
 }
 
@@ -240,7 +252,7 @@ static __always_inline void offcpu_spill(const struct bank *b, __u32 tid,
 }
 
 /* next runs again: the time it was away goes to its key. */
-static __always_inline void offcpu_return(struct task_struct *next)
+static __noinline void offcpu_return(struct task_struct *next)
 {
 	__u32 tid = BPF_CORE_READ(next, pid);
 	struct offcpu_start *p = bpf_map_lookup_elem(&offcpu_pending, &tid), rec;

@@ -242,15 +242,13 @@ struct {
  */
 static __always_inline bool unwind_saved_regs(struct task_struct *task, struct unwind_scratch *s)
 {
-	struct unwind_regs r;
 	struct pt_regs *regs;
 
 	if (have_task_pt_regs) /* FRED (6.9) pads the stack top: ask the kernel */
 		regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	else /* x86_64 before FRED, and arm64: no padding above them */
 		regs = (struct pt_regs *)((__u64)BPF_CORE_READ(task, stack) + thread_size) - 1;
-	unwind_read_regs_core(regs, &r);
-	unwind_set_regs(s, &r);
+	unwind_read_saved_regs(regs, s);
 	return (__s64)s->pc > 0;
 }
 

@@ -110,6 +110,11 @@ struct unwind_scratch {
 	__u64 pc, sp, bp;         /* registers of the frame being unwound */
 	__u64 lr;                 /* arm64: x30, while the frame's registers
 				   * are live (exact) */
+	__u64 a64_read[4];        /* arm64: what a step reads from the stack
+				   * and code, here, not on the BPF stack:
+				   * unwind_step's frame with them (136
+				   * bytes) did not fit beside on_switch's
+				   * in 512 on 5.10 and 6.1 */
 	__u64 map_start, map_end, map_bias; /* the mapping of the last pc */
 	__u64 row_at;             /* the address last searched (0: none), */
 	struct unwind_row row;    /* and its row: recursion repeats pcs */
@@ -413,10 +418,11 @@ static __always_inline int gap_step(struct unwind_scratch *s, __u64 at)
  */
 static __always_inline bool at_return(struct unwind_scratch *s)
 {
-	__u32 insn;
+	__u32 *code = (__u32 *)s->a64_read, insn;
 
-	if (!s->exact || bpf_probe_read_user(&insn, sizeof(insn), (void *)s->pc))
+	if (!s->exact || bpf_probe_read_user(code, sizeof(*code), (void *)s->pc))
 		return false;
+	insn = *code;
 	return insn == A64_RET || insn == A64_AUTIASP || insn == A64_AUTIBSP ||
 	       insn == A64_RETAA || insn == A64_RETAB;
 }
@@ -433,7 +439,7 @@ static __always_inline int frame_step(struct unwind_scratch *s, __u64 at, __u64 
 				      const struct unwind_row *row)
 {
 	bool in_lr = !row->rbp_off && !(row->kind & UNWIND_AT_BASE);
-	__u64 fr[2], slot, ra;
+	__u64 *fr = s->a64_read, slot, ra;
 
 	if (s->sp_low && UNWIND_KIND(row->kind) == UNWIND_CFA_RSP)
 		return fp_step(s, at, false); /* no sp to take the CFA from */
@@ -452,7 +458,7 @@ static __always_inline int frame_step(struct unwind_scratch *s, __u64 at, __u64 
 			       cfa - (__u64)row->cfa_off * 8 + (__u64)(__u8)row->rbp_off * 8 :
 			       cfa + (__s64)row->rbp_off * 8;
 		if (row->kind & UNWIND_FP_BELOW ? /* a frame record: one read */
-			    bpf_probe_read_user(fr, sizeof(fr), (void *)(slot - 8)) :
+			    bpf_probe_read_user(fr, 2 * sizeof(*fr), (void *)(slot - 8)) :
 			    bpf_probe_read_user(&fr[1], sizeof(fr[1]), (void *)slot)) {
 			s->reasons |= R_UNREADABLE;
 			return UNWIND_STOP;
@@ -479,18 +485,18 @@ static __always_inline int frame_step(struct unwind_scratch *s, __u64 at, __u64 
 static __always_inline int sigframe_step(struct unwind_scratch *s,
 					 const struct unwind_row *row __attribute__((unused)))
 {
-	__u32 code[3];
-	__u64 fp_lr[2], sp_pc[2];
+	__u32 *code = (__u32 *)s->a64_read;
+	__u64 *fp_lr = s->a64_read, *sp_pc = s->a64_read + 2;
 
-	if (bpf_probe_read_user(code, sizeof(code), (void *)(s->pc - 4)))
+	if (bpf_probe_read_user(code, 3 * sizeof(*code), (void *)(s->pc - 4)))
 		goto unreadable;
 	if (!(code[1] == A64_MOV_X8_SIGRETURN && code[2] == A64_SVC_0) &&
 	    !(code[0] == A64_MOV_X8_SIGRETURN && code[1] == A64_SVC_0)) {
 		s->reasons |= R_UNSUPPORTED;
 		return UNWIND_STOP;
 	}
-	if (bpf_probe_read_user(fp_lr, sizeof(fp_lr), (void *)(s->sp + A64_SC_X29)) ||
-	    bpf_probe_read_user(sp_pc, sizeof(sp_pc), (void *)(s->sp + A64_SC_SP)))
+	if (bpf_probe_read_user(fp_lr, 2 * sizeof(*fp_lr), (void *)(s->sp + A64_SC_X29)) ||
+	    bpf_probe_read_user(sp_pc, 2 * sizeof(*sp_pc), (void *)(s->sp + A64_SC_SP)))
 		goto unreadable;
 	s->bp = fp_lr[0];
 	s->lr = fp_lr[1] & UNWIND_PC_MASK;

@@ -93,6 +93,26 @@ struct unwind_regs {
 		(r)->lr = UNWIND_LR_CORE(regs);                                \
 	} while (0)
 
+/*
+ * A task's saved ones read straight into a walk's scratch s (map memory):
+ * no struct on the stack nor a temporary per CO-RE read, for which
+ * on_switch had no room on arm64 (5.10 and 6.1: "combined stack size of 2
+ * calls is 544").
+ */
+#if UNWIND_ARM64
+#define unwind_read_lr_into(s, regs)                                           \
+	bpf_core_read(&(s)->lr, sizeof((s)->lr), &__PT_REGS_CAST(regs)->__PT_RET_REG)
+#else
+#define unwind_read_lr_into(s, regs) ((s)->lr = 0)
+#endif
+#define unwind_read_saved_regs(regs, s)                                        \
+	do {                                                                   \
+		bpf_core_read(&(s)->pc, sizeof((s)->pc), &__PT_REGS_CAST(regs)->__PT_IP_REG); \
+		bpf_core_read(&(s)->sp, sizeof((s)->sp), &__PT_REGS_CAST(regs)->__PT_SP_REG); \
+		bpf_core_read(&(s)->bp, sizeof((s)->bp), &__PT_REGS_CAST(regs)->__PT_FP_REG); \
+		unwind_read_lr_into(s, regs);                                  \
+	} while (0)
+
 /* A walk's registers (unwind.bpf.h's scratch) from r. */
 #define unwind_set_regs(s, r)                                                  \
 	do {                                                                   \
