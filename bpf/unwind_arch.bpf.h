@@ -75,23 +75,21 @@ struct unwind_regs {
 #define UNWIND_LR_CORE(regs) 0
 #endif
 
-/* From a user pt_regs: the sample's own (ctx->regs, BPF memory)... */
+/* r from a user pt_regs through the accessors IP, SP, FP and LR: the
+ * sample's own (ctx->regs, BPF memory) with PT_REGS_*, a task's saved
+ * ones (kernel memory) with PT_REGS_*_CORE (CO-RE reads). */
+#define unwind_read_regs_by(regs, r, IP, SP, FP, LR)                           \
+	do {                                                                   \
+		(r)->pc = IP(regs);                                            \
+		(r)->sp = SP(regs);                                            \
+		(r)->fp = FP(regs);                                            \
+		(r)->lr = LR(regs);                                            \
+	} while (0)
 #define unwind_read_regs(regs, r)                                              \
-	do {                                                                   \
-		(r)->pc = PT_REGS_IP(regs);                                    \
-		(r)->sp = PT_REGS_SP(regs);                                    \
-		(r)->fp = PT_REGS_FP(regs);                                    \
-		(r)->lr = UNWIND_LR(regs);                                     \
-	} while (0)
-
-/* ... or a task's saved ones (kernel memory, read with CO-RE). */
+	unwind_read_regs_by(regs, r, PT_REGS_IP, PT_REGS_SP, PT_REGS_FP, UNWIND_LR)
 #define unwind_read_regs_core(regs, r)                                         \
-	do {                                                                   \
-		(r)->pc = PT_REGS_IP_CORE(regs);                               \
-		(r)->sp = PT_REGS_SP_CORE(regs);                               \
-		(r)->fp = PT_REGS_FP_CORE(regs);                               \
-		(r)->lr = UNWIND_LR_CORE(regs);                                \
-	} while (0)
+	unwind_read_regs_by(regs, r, PT_REGS_IP_CORE, PT_REGS_SP_CORE, PT_REGS_FP_CORE, \
+			    UNWIND_LR_CORE)
 
 /*
  * A task's saved ones read straight into a walk's scratch s (map memory):
