@@ -77,6 +77,8 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Wer
 SRCS := $(wildcard src/*/*.c src/*/*/*.c)
 OBJS := $(patsubst src/%.c,$(OUT)/obj/%.o,$(SRCS))
 LIB_OBJS := $(filter-out $(OUT)/obj/cmd/main.o,$(OBJS))
+LIBBPF_A := $(shell $(CC) -print-file-name=libbpf.a)
+LIBBPF_BTF_O := $(OUT)/obj/libbpf_btf.o
 DEPFLAGS = -MMD -MP -MF $(@D)/.deps/$(@F).d
 # Unit tests in tests/unit/ need neither root nor BPF (make check runs
 # them); those in tests/unit/root/ load BPF or plant other users' files, and
@@ -129,9 +131,20 @@ $(OUT)/flamegraph_js.h: src/output/flamegraph.js | $(OUT)/.dirs
 	$(Q){ echo 'static const unsigned char flamegraph_js[] = {'; \
 		od -An -v -tx1 $< | sed -e 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g'; echo '};'; } >$@.tmp && mv $@.tmp $@
 
-$(OUT)/libsmolder.a: $(LIB_OBJS)
+$(OUT)/libsmolder.a: $(LIB_OBJS) $(LIBBPF_BTF_O)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
+
+# libbpf's btf.o with its malloc, memcpy and free renamed to
+# src/capture/vmlinux_btf.c's, which let it parse the kernel's BTF in
+# place from a mapping instead of copying 5.5 MB (libbpf 1.1 always
+# copies).  It goes into libsmolder.a, so it is linked before libbpf.a,
+# whose own btf.o is then never pulled in.
+$(LIBBPF_BTF_O): $(LIBBPF_A) | $(OUT)/.dirs
+	$(call msg,OBJCOPY,$@)
+	$(Q)ar p $< btf.o >$@.tmp && $(OBJCOPY) --redefine-sym malloc=vmlinux_btf__malloc \
+		--redefine-sym memcpy=vmlinux_btf__memcpy --redefine-sym free=vmlinux_btf__free \
+		$@.tmp $@ && rm -f $@.tmp
 
 # libbpf's btf__load_vmlinux_btf, wrapped (src/capture/vmlinux_btf.c: the
 # kernel's BTF parsed from a mapping, at half the peak RSS)
@@ -224,7 +237,7 @@ A64_CC_gcc = $(A64_CC)
 A64_CC_clang = $(CLANG) --target=aarch64-linux-gnu
 FRAMELESS_A64 := $(foreach c,gcc clang,$(OUT)/workloads/a64/unwind_paths-$(c) \
 	$(OUT)/workloads/a64/unwind_paths-$(c)-pac $(OUT)/workloads/a64/unwind_dl-$(c).so) \
-	$(OUT)/workloads/a64/sigreturn.so
+	$(OUT)/workloads/a64/sigreturn.so $(OUT)/workloads/a64/vdso.so
 $(OUT)/workloads/a64/unwind_paths-%: tests/workloads/frameless/unwind_paths.c | $(OUT)/.dirs
 	$(call msg,CC-A64,$@)
 	$(Q)mkdir -p $(@D)
@@ -237,6 +250,12 @@ $(OUT)/workloads/a64/sigreturn.so: tests/workloads/frameless/sigreturn_arm64.S |
 	$(call msg,CC-A64,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(A64_CC) -shared -nostdlib $< -o $@
+
+# The vDSO of Debian's arm64 kernels: code without CFI.
+$(OUT)/workloads/a64/vdso.so: tests/workloads/frameless/vdso_arm64.S | $(OUT)/.dirs
+	$(call msg,CC-A64,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(A64_CC) -shared -nostdlib -Wl,--no-eh-frame-hdr $< -o $@
 
 $(OUT)/workloads/a64/unwind_dl-%.so: tests/workloads/frameless/unwind_dl.c | $(OUT)/.dirs
 	$(call msg,CC-A64,$@)
