@@ -661,7 +661,7 @@ struct ufile *unwind_files_vdso(struct unwind_maps *um, const struct proc_map *m
 		if (ef) {
 			um->vdso->id = um->next_id++;
 			read_segments(um->vdso, ef);
-			t = unwind_table__build(ef, NULL, NULL);
+			t = unwind_table__build(ef, NULL, &(struct unwind_build_opts){ .vdso = true });
 			elf_file__close(ef);
 			err = t ? load_table(um, um->vdso, t) : -ENOENT;
 			if (err)

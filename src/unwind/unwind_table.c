@@ -200,7 +200,7 @@ static int read_fde(struct builder *b, uint8_t src, const struct rec *rec,
 
 /* Whether [lo, hi) lies in one executable segment (then its pcs fit in 32
  * bits: segments were clipped to 4 GiB past the base). */
-static bool in_exec_segment(const struct builder *b, uint64_t lo, uint64_t hi)
+bool cfi_in_exec_segment(const struct builder *b, uint64_t lo, uint64_t hi)
 {
 	size_t i;
 
@@ -210,7 +210,7 @@ static bool in_exec_segment(const struct builder *b, uint64_t lo, uint64_t hi)
 	return false;
 }
 
-static int push_fde(struct builder *b, const struct fde_ref *e)
+int cfi_push_fde(struct builder *b, const struct fde_ref *e)
 {
 	/* Every FDE takes a row at least: those listed so far are built. */
 	if (b->nr_fdes + 1 >= b->max_rows) {
@@ -242,9 +242,9 @@ void cfi_list_fdes(struct builder *b, uint8_t src)
 		if (!rec.cie && read_fde(b, src, &rec, &fd)) {
 			st->fdes_bad += !stopped(b);
 		} else if (!rec.cie && fd.start != fd.end) {
-			if (!in_exec_segment(b, fd.start, fd.end))
+			if (!cfi_in_exec_segment(b, fd.start, fd.end))
 				st->fdes_outside++;
-			else if (push_fde(b, &(struct fde_ref){
+			else if (cfi_push_fde(b, &(struct fde_ref){
 					.pc = fd.start - b->base, .len = fd.end - fd.start,
 					.off = off, .src = src }))
 				return;
@@ -306,6 +306,12 @@ static void run_fde(struct builder *b, const struct fde_ref *e)
 	size_t next;
 	int err;
 
+	if (e->src == UNWIND_SRC_A64_CODE) {
+		if (!emit_row(b, b->base + e->pc, b->base + e->pc + e->len,
+			      (struct unwind_row){ .kind = e->off }))
+			b->t->stats.fdes_by_source[e->src]++;
+		return;
+	}
 	if (cfi_read_record(s, e->off, &rec, &next) || !pay(b, next - e->off) ||
 	    read_fde(b, e->src, &rec, &fd))
 		return; /* read in pass one; only a budget stops it now */
@@ -410,7 +416,7 @@ static void load_section(struct builder *b, struct elf_file *f, const char *name
 }
 
 /* The PT_LOAD holding vaddr: its bytes from vaddr on, within max. */
-static Elf_Data *segment_bytes(Elf *elf, uint64_t vaddr, size_t max)
+Elf_Data *cfi_segment_bytes(Elf *elf, uint64_t vaddr, size_t max)
 {
 	GElf_Phdr ph;
 	size_t i, n;
@@ -458,7 +464,7 @@ static void load_eh_frame_phdr(Elf *elf, size_t max, struct cfi_sec *s)
 	r.p += 2; /* the FDE count's and search table's encodings */
 	s->vaddr = (enc & 0xf0) == DW_EH_PE_datarel ? ph.p_vaddr + rd_enc(&r, enc, 8) :
 		   rd_ptr(&r, enc, 8, ph.p_vaddr + 4);
-	d = r.bad ? NULL : segment_bytes(elf, s->vaddr, max);
+	d = r.bad ? NULL : cfi_segment_bytes(elf, s->vaddr, max);
 	if (d && d->d_buf) {
 		s->data = d->d_buf;
 		s->size = d->d_size;
@@ -570,6 +576,8 @@ static int build(struct builder *b)
 	cfi_size_work(b);
 	for (i = 0; i < UNWIND_SRC__MAX; i++)
 		cfi_list_fdes(b, i);
+	if (b->a64_vdso)
+		cfi_list_a64_code(b, b->elf);
 	if (b->nomem)
 		return -ENOMEM;
 	cfi_sort_fdes(b);
@@ -610,6 +618,8 @@ struct unwind_table *unwind_table__build(struct elf_file *f, struct elf_file *db
 	if (!err) {
 		cfi_load_sections(b, f, dbg, max > MAX_CFI_BYTES ? MAX_CFI_BYTES : max);
 		b->t->base = b->base;
+		b->elf = elf_file__elf(f);
+		b->a64_vdso = o && o->vdso && eh.e_machine == EM_AARCH64;
 		err = build(b);
 	}
 	if (err)

@@ -50,6 +50,9 @@ struct unwind_build_opts {
 	 * the BPF walk reads (an arm64 program run by qemu-user on x86_64 is
 	 * not): others are ENOEXEC.  Off, either architecture's is built. */
 	bool host_arch_only;
+	/* The kernel's vDSO: an arm64 one's functions without CFI get the rows
+	 * their code proves, its sigreturn trampoline the SIGNAL row. */
+	bool vdso;
 };
 
 /* Why CFI rows were UNWIND_UNSUPPORTED. */
@@ -82,6 +85,8 @@ enum unwind_source {
 	UNWIND_SRC_EH_FRAME,        /* the file's .eh_frame */
 	UNWIND_SRC_DEBUG_FRAME,     /* the file's .debug_frame */
 	UNWIND_SRC_DBG_DEBUG_FRAME, /* the debug file's .debug_frame */
+	UNWIND_SRC_A64_CODE,        /* arm64's vDSO: rows its code proves
+				     * where no CFI covers it (unwind_a64_code.c) */
 	UNWIND_SRC__MAX
 };
 

@@ -347,6 +347,8 @@ struct builder {
 	bool fdes_full; /* no room for more FDEs: list no more */
 	bool halt;      /* a budget is spent, or memory: build no more */
 	bool nomem;
+	bool a64_vdso;  /* rows from the code where no CFI covers it */
+	Elf *elf;       /* the file's, while building */
 };
 
 /* A builder for files of arch, for o (NULL: the defaults); NULL without
@@ -360,6 +362,17 @@ int cfi_load_segments(struct builder *b, Elf *elf);
 void cfi_load_sections(struct builder *b, struct elf_file *f, struct elf_file *dbg, size_t max);
 /* The work budget from the sections' sizes, unless o gave one. */
 void cfi_size_work(struct builder *b);
+/* The PT_LOAD holding vaddr: its bytes from vaddr on, within max. */
+Elf_Data *cfi_segment_bytes(Elf *elf, uint64_t vaddr, size_t max);
+/* Whether [lo, hi) lies in one executable segment. */
+bool cfi_in_exec_segment(const struct builder *b, uint64_t lo, uint64_t hi);
+/* Lists e for pass two; an error (room, memory) stops the listing. */
+int cfi_push_fde(struct builder *b, const struct fde_ref *e);
+/* arm64's vDSO: its functions' rows from their code, as UNWIND_SRC_A64_CODE
+ * refs whose off is the row's kind (unwind_a64_code.c). */
+void cfi_list_a64_code(struct builder *b, Elf *elf);
+/* Whether n arm64 instructions at code keep sp and x30 as a call left them. */
+bool a64_frameless_leaf(const unsigned char *code, size_t n);
 /* Pass one: the FDEs of source src into b->fdes; then sorted, overlaps dropped. */
 void cfi_list_fdes(struct builder *b, uint8_t src);
 void cfi_sort_fdes(struct builder *b);

@@ -820,6 +820,49 @@ TEST(a64_special_rows)
 	unbuild(&b);
 }
 
+/*
+ * arm64's vDSO without CFI (a64/vdso.so, as Debian's 6.1 and 6.12 kernels
+ * build it): built as the vDSO, its leaves get "CFA = sp, return address in
+ * x30" at every instruction and its trampoline the SIGNAL row from the nop
+ * before it; the functions that move sp, write x30 or call get no row (a
+ * gap: the frame-pointer fallback).  Built as any other file: no CFI, no
+ * table.
+ */
+TEST(a64_vdso_rows_from_code)
+{
+	const char *vdso = W("a64/vdso.so");
+	const char *leaves[] = { "__kernel_clock_gettime", "jumps_on" };
+	const char *others[] = { "framed", "moves_sp", "writes_lr", "calls_reg" };
+	struct unwind_build_opts o = { .vdso = true };
+	const struct unwind_row *r;
+	struct built b;
+	uint64_t at, tramp = sym(vdso, "__kernel_rt_sigreturn");
+
+	CHECK(build(&b, vdso, NULL, NULL) && errno == ENOENT);
+	unbuild(&b);
+	if (build(&b, vdso, NULL, &o)) {
+		CHECK(!"table built");
+		return;
+	}
+	for (size_t i = 0; i < 2; i++)
+		for (at = sym(vdso, leaves[i]); at < sym(vdso, leaves[i]) + 8; at += 4) {
+			r = unwind_table__find(b.t, at);
+			CHECK(r && r->kind == UNWIND_CFA_RSP && !r->cfa_off && !r->rbp_off);
+		}
+	r = unwind_table__find(b.t, sym(vdso, "__kernel_clock_gettime") + 52);
+	CHECK(r && r->kind == UNWIND_CFA_RSP);
+	for (size_t i = 0; i < 4; i++) {
+		r = unwind_table__find(b.t, sym(vdso, others[i]));
+		CHECK(r && r->kind == UNWIND_GAP);
+	}
+	for (at = tramp - 4; at < tramp + 8; at += 4) {
+		r = unwind_table__find(b.t, at);
+		CHECK(r && r->kind == UNWIND_SIGNAL);
+	}
+	CHECK(unwind_table__stats(b.t)->fdes_by_source[UNWIND_SRC_A64_CODE] == 3);
+	unbuild(&b);
+}
+
 /* The loader builds tables only for the architecture smolder runs on: an
  * arm64 program that qemu-user runs on x86_64 has none (its rows would be
  * read as x86_64's). */
@@ -1447,6 +1490,7 @@ int main(int argc, char **argv)
 	RUN(a64_frameless_gcc_matches_readelf);
 	RUN(a64_frameless_clang_matches_readelf);
 	RUN(a64_special_rows);
+	RUN(a64_vdso_rows_from_code);
 	RUN(a64_host_arch_only);
 	RUN(no_async_unwind_tables);
 	RUN(debug_file_debug_frame);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * arm64's signal trampoline as the kernel's vDSO has it
- * (arch/arm64/kernel/vdso/sigreturn.S, 5.10 to 6.12: the same CFI and
- * code), in a library of its own, so that test_unwind_table checks what
+ * arm64's signal trampoline as the kernel's source writes it
+ * (arch/arm64/kernel/vdso/sigreturn.S; Debian's built vDSOs keep none of
+ * its CFI: vdso_arm64.S), in a library of its own, so that test_unwind_table checks what
  * the table builder makes of its CFI without an arm64 kernel's vDSO.  The
  * CFI marks a signal frame and says only where the frame record is; the
  * registers are in the rt_sigframe at sp (bpf/unwind_arch.bpf.h).
