@@ -1029,3 +1029,27 @@ int do_sample_unrolled(struct bpf_perf_event_data *ctx)
 {
 	return sample(ctx, false);
 }
+
+/*
+ * The images of the tasks -p or -t named, announced before sampling starts:
+ * the loader runs this once (capture.c, announce_targets) when their user
+ * stacks are walked with unwind tables, so that the tables load in the
+ * settle before the first sample rather than after it (a process that ran
+ * before the capture was otherwise announced by its first sample, and its
+ * first stacks, walked without tables, were cut at the leaf).  --off-cpu's
+ * offcpu_waiting does the same in its first run.
+ */
+SEC("iter/task")
+int announce_targets(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct sample_key key = {};
+	struct bank b;
+
+	if (!task || (BPF_CORE_READ(task, flags) & PF_KTHREAD) || !BPF_CORE_READ(task, mm))
+		return 0;
+	open_bank(&b);
+	if (waiting_in_scope(task, &key))
+		image_gen(&b, task, key.tgid);
+	return 0;
+}
