@@ -517,7 +517,7 @@ int offcpu_waiting(struct bpf_iter__task *ctx)
 		/* the targets -p or a COMMAND named: a whole machine's images
 		 * would hold the start up for seconds */
 		if (user && (filter_tgid || filter_tid))
-			image_gen(&b, task, key->tgid);
+			announce_early(&b, task, key->tgid);
 		return 0;
 	}
 	if (!waiting || (offcpu_sample > 1 && bpf_get_prandom_u32() % offcpu_sample) ||

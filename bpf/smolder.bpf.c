@@ -738,6 +738,21 @@ static __always_inline __u32 image_gen(const struct bank *b, struct task_struct 
 	return gen;
 }
 
+/*
+ * A task's image announced before sampling starts (the loader's iterators:
+ * announce_targets, offcpu_waiting's first run), so that its unwind tables
+ * load first.  Its number of mappings is recorded as one no mm has: its
+ * first sample finds it changed and announces the image again, which is
+ * when user space reads its files (a target never sampled costs only its
+ * maps and tables).
+ */
+#define MAPS_UNREAD 0xffffffffu
+static __always_inline void announce_early(const struct bank *b, struct task_struct *task,
+					   __u32 tgid)
+{
+	image_lookup(b, tgid, (__u64)BPF_CORE_READ(task, mm), MAPS_UNREAD);
+}
+
 /* Our-namespace tgid of a task, or 0 when it is not visible to us. */
 static __always_inline __u32 ns_tgid(struct task_struct *task)
 {
@@ -1050,6 +1065,6 @@ int announce_targets(struct bpf_iter__task *ctx)
 		return 0;
 	open_bank(&b);
 	if (waiting_in_scope(task, &key))
-		image_gen(&b, task, key.tgid);
+		announce_early(&b, task, key.tgid);
 	return 0;
 }

@@ -222,6 +222,21 @@ static void glance_new(struct preload *q, const struct budget *b, double start)
 	}
 }
 
+size_t preload__glance_all(struct preload *q, const struct budget *b)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < q->nr; i++) {
+		struct item *it = &q->items[i];
+
+		if (!budget__expired(b) && usyms__preload_maps(q->us, it->tgid, it->gen) == 0)
+			n++;
+		set_del(q, key_of(it->tgid, it->gen));
+	}
+	q->nr = 0;
+	return n;
+}
+
 /* Users whose maps took the least time go first: a process that maps and
  * unmaps in a loop, 65,000 mappings long, is read again and again, while a
  * short-lived one of another user must be read before it exits. */

@@ -32,6 +32,13 @@ void preload__add(struct preload *q, uint32_t tgid, uint32_t gen);
  * 0 when none waits; now or earlier when b stopped the work).
  */
 double preload__run(struct preload *q, const struct budget *b);
+/*
+ * The images announced before sampling starts (bpf/smolder.bpf.c's
+ * announce_early): their maps only, whose hook loads their unwind tables,
+ * within b; then none waits.  Each is announced again at its first
+ * sample, and its files read then.  Returns how many maps were read.
+ */
+size_t preload__glance_all(struct preload *q, const struct budget *b);
 /* Marks every waiting image late in usyms (before its samples are named). */
 void preload__mark_waiting(struct preload *q);
 

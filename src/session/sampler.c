@@ -104,17 +104,19 @@ static int open_python(struct sampler *s, const struct sampler_opts *opts)
 }
 
 /*
- * The images announced before sampling starts (with --off-cpu: the tasks
- * in scope) read now, and their tables loaded, so that their first stacks,
- * and the stacks of the tasks already waiting, are whole.  Within
- * SAMPLER_SETTLE_SECONDS: a machine's worth of processes may take longer,
- * and those left over are read in the wait loop as usual.
+ * The images announced before sampling starts (the -p or -t targets, with
+ * --off-cpu the tasks in scope): their maps read now and their tables
+ * loaded, so that their first stacks, and the stacks of the tasks already
+ * waiting, are whole.  Their files are read once they are sampled (each is
+ * announced again then).  Within SAMPLER_SETTLE_SECONDS: a machine's worth
+ * of processes may take longer, and those left over get their tables at
+ * their first sample.
  */
 static void settle(struct sampler *s)
 {
-	double t0 = clock__now(), next;
+	double t0 = clock__now();
 	struct budget b = { .until = t0 + SAMPLER_SETTLE_SECONDS, .sigs = &s->stop_sigs };
-	struct preload_stats st;
+	size_t read;
 
 	if (!s->events_ok)
 		return;
@@ -123,19 +125,15 @@ static void settle(struct sampler *s)
 	sigaddset(&s->stop_sigs, SIGTERM);
 	capture__poll(s->cap, 0);
 	usyms__set_budget(s->us, &b);
-	while ((next = preload__run(s->pending, &b)) && next <= clock__now() &&
-	       !budget__expired(&b))
-		;
+	read = preload__glance_all(s->pending, &b);
 	usyms__set_budget(s->us, NULL); /* b is ours */
-	preload__stats(s->pending, &st);
-	if (!st.done)
+	if (!read)
 		return;
-	if (capture__settle(s->cap, b.until) || st.waiting)
-		info("the tables of %" PRIu64 " processes were not all loaded within %.1f s: their "
-		     "first stacks may be cut", st.waiting ? (uint64_t)st.waiting : st.done,
-		     SAMPLER_SETTLE_SECONDS);
-	debug("%" PRIu64 " process images read before sampling, in %.0f ms", st.done,
-	      (clock__now() - t0) * 1000);
+	if (capture__settle(s->cap, b.until) || budget__expired(&b))
+		info("the tables of %zu processes were not all loaded within %.1f s: their first "
+		     "stacks may be cut", read, SAMPLER_SETTLE_SECONDS);
+	debug("%zu process images' maps read and tables loaded before sampling, in %.0f ms",
+	      read, (clock__now() - t0) * 1000);
 }
 
 static bool image_current(pid_t pid, uint32_t gen, void *arg)
