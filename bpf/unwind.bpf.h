@@ -477,10 +477,11 @@ static __always_inline int frame_step(struct unwind_scratch *s, __u64 at, __u64 
 
 /*
  * The vDSO's __kernel_rt_sigreturn, its address exact (a handler's return
- * address, or the leaf's pc at either instruction): sp points at the
- * rt_sigframe the kernel pushed, whose sigcontext holds the interrupted
- * registers (unwind_arch.bpf.h).  Only at those two instructions: a signal
- * row anywhere else is not unwound.
+ * address, the leaf's pc at either instruction, or after its svc while the
+ * kernel runs the system call): sp points at the rt_sigframe the kernel
+ * pushed, whose sigcontext holds the interrupted registers
+ * (unwind_arch.bpf.h).  Only there: a signal row anywhere else is not
+ * unwound.
  */
 static __always_inline int sigframe_step(struct unwind_scratch *s,
 					 const struct unwind_row *row __attribute__((unused)))
@@ -488,9 +489,10 @@ static __always_inline int sigframe_step(struct unwind_scratch *s,
 	__u32 *code = (__u32 *)s->a64_read;
 	__u64 *fp_lr = s->a64_read, *sp_pc = s->a64_read + 2;
 
-	if (bpf_probe_read_user(code, 3 * sizeof(*code), (void *)(s->pc - 4)))
+	if (bpf_probe_read_user(code, 4 * sizeof(*code), (void *)(s->pc - 8)))
 		goto unreadable;
-	if (!(code[1] == A64_MOV_X8_SIGRETURN && code[2] == A64_SVC_0) &&
+	if (!(code[2] == A64_MOV_X8_SIGRETURN && code[3] == A64_SVC_0) &&
+	    !(code[1] == A64_MOV_X8_SIGRETURN && code[2] == A64_SVC_0) &&
 	    !(code[0] == A64_MOV_X8_SIGRETURN && code[1] == A64_SVC_0)) {
 		s->reasons |= R_UNSUPPORTED;
 		return UNWIND_STOP;

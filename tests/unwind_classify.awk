@@ -23,7 +23,7 @@ BEGIN {
 	c["recurse"] = "recurse|run_mode|main"
 	c["run_plt"] = "run_mode|main"
 	c["by_value"] = "msort_with_tmp[.a-z0-9]*|qsort_r|__qsort_r|__GI___qsort_r"
-	c["on_prof"] = "__restore_rt|\\[libc\\.so\\.6\\+0x[0-9a-f]+\\]"
+	c["on_prof"] = "__restore_rt|__kernel_rt_sigreturn|\\[libc\\.so\\.6\\+0x[0-9a-f]+\\]"
 	c["on_segv"] = c["on_prof"]
 	c["load_at_entry"] = "run_fault"
 	c["run_fault"] = "run_mode|main"

@@ -47,6 +47,7 @@ struct usyms {
 	struct symcache *syms;   /* the symbol tables of mapped files */
 	struct elf_syms *vdso;
 	uint64_t vdso_size;
+	uint64_t vdso_sigreturn; /* arm64's trampoline's offset + 1, or 0 */
 	bool vdso_tried;
 	usyms_validator validate;
 	void *validate_arg;

@@ -12,7 +12,8 @@
  * authentication's signing, which the walk masks) and calls nothing keeps
  * its caller's sp and its return address in x30 throughout, which is the
  * row "CFA = sp, return address in x30".  A function that does anything
- * else gets no row (the fallback, as before).  The trampoline,
+ * else is UNSUPPORTED, which falls back to its frame record as before: not
+ * a gap, whose leaf the walk would take for a PLT entry's, caller in x30.  The trampoline,
  * __kernel_rt_sigreturn (mov x8, #139; svc #0), gets the SIGNAL row, from
  * the nop before it, which the kernel puts there for unwinders that look a
  * return address up at pc - 1.
@@ -95,35 +96,49 @@ static void push_code(struct builder *b, uint64_t lo, uint64_t hi, enum unwind_k
 						   .off = kind, .src = UNWIND_SRC_A64_CODE });
 }
 
-static void list_symbol(struct builder *b, Elf *elf, const char *name, const GElf_Sym *s)
+/*
+ * The trampoline's SIGNAL row: from the nop before it, through the pc after
+ * its svc (a sample in its system call), unless a function starts there.
+ */
+static void list_trampoline(struct builder *b, Elf *elf, uint64_t at, bool followed)
 {
 	uint32_t i0, i1, before;
+	uint64_t lo = at, hi = at + (followed ? 8 : 12);
+
+	if (!insn_at(elf, at, &i0) || i0 != A64_MOV_X8_SIGRETURN || !insn_at(elf, at + 4, &i1) ||
+	    i1 != A64_SVC_0)
+		return;
+	if (insn_at(elf, at - 4, &before) && before == A64_NOP)
+		lo -= 4;
+	if (!cfi_in_exec_segment(b, lo, hi))
+		hi = at + 8; /* the segment ends with it */
+	push_code(b, lo, hi, UNWIND_SIGNAL);
+}
+
+static void list_symbol(struct builder *b, Elf *elf, const GElf_Sym *s)
+{
 	Elf_Data *d;
 
-	if (!strcmp(name, "__kernel_rt_sigreturn")) {
-		if (insn_at(elf, s->st_value, &i0) && i0 == A64_MOV_X8_SIGRETURN &&
-		    insn_at(elf, s->st_value + 4, &i1) && i1 == A64_SVC_0)
-			push_code(b, s->st_value - (insn_at(elf, s->st_value - 4, &before) &&
-						    before == A64_NOP ? 4 : 0),
-				  s->st_value + 8, UNWIND_SIGNAL);
-		return;
-	}
 	if (GELF_ST_TYPE(s->st_info) != STT_FUNC || !s->st_size || s->st_size % 4 ||
 	    s->st_size > MAX_FUNC_BYTES)
 		return;
 	d = cfi_segment_bytes(elf, s->st_value, s->st_size);
-	if (d && d->d_buf && d->d_size == s->st_size &&
-	    a64_frameless_leaf(d->d_buf, s->st_size / 4))
-		push_code(b, s->st_value, s->st_value + s->st_size, UNWIND_CFA_RSP);
+	push_code(b, s->st_value, s->st_value + s->st_size,
+		  d && d->d_buf && d->d_size == s->st_size &&
+				  a64_frameless_leaf(d->d_buf, s->st_size / 4) ?
+			  UNWIND_CFA_RSP :
+			  UNWIND_UNSUPPORTED);
 }
 
 void cfi_list_a64_code(struct builder *b, Elf *elf)
 {
+	uint64_t starts[MAX_VDSO_SYMS], tramp = 0;
+	size_t n, nr = 0;
 	Elf_Scn *scn = NULL;
+	bool followed = false;
 	GElf_Shdr sh;
 	GElf_Sym s;
 	Elf_Data *d;
-	size_t n;
 
 	while ((scn = elf_nextscn(elf, scn)))
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM)
@@ -135,7 +150,16 @@ void cfi_list_a64_code(struct builder *b, Elf *elf)
 		const char *name = gelf_getsym(d, (int)k, &s) ?
 					   elf_strptr(elf, sh.sh_link, s.st_name) : NULL;
 
-		if (name && s.st_shndx != SHN_UNDEF)
-			list_symbol(b, elf, name, &s);
+		if (!name || s.st_shndx == SHN_UNDEF)
+			continue;
+		starts[nr++] = s.st_value;
+		if (!strcmp(name, "__kernel_rt_sigreturn"))
+			tramp = s.st_value;
+		else
+			list_symbol(b, elf, &s);
 	}
+	for (size_t k = 0; k < nr; k++)
+		followed |= tramp && starts[k] == tramp + 8;
+	if (tramp)
+		list_trampoline(b, elf, tramp, followed);
 }
