@@ -249,6 +249,16 @@ static __always_inline bool unwind_saved_regs(struct task_struct *task, struct u
 	else /* x86_64 before FRED, and arm64: no padding above them */
 		regs = (struct pt_regs *)((__u64)BPF_CORE_READ(task, stack) + thread_size) - 1;
 	unwind_read_saved_regs(regs, s);
+#if UNWIND_ARM64
+	{
+		int nr = -1;
+
+		/* in rt_sigreturn the pc after the trampoline's svc may be the
+		 * first instruction of a function (6.12's vDSO: getrandom) */
+		bpf_core_read(&nr, sizeof(nr), &regs->syscallno);
+		s->in_sigreturn = nr == 139; /* __NR_rt_sigreturn */
+	}
+#endif
 	return (__s64)s->pc > 0;
 }
 

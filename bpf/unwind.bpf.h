@@ -130,6 +130,9 @@ struct unwind_scratch {
 				   * know */
 	__u8 sp_low;              /* arm64: sp is a lower bound only (a frame
 				   * pointer step): no CFA from it */
+	__u8 in_sigreturn;        /* arm64: the saved registers are those of
+				   * an rt_sigreturn system call: pc is after
+				   * its svc, sp at the signal frame */
 	/* the start of a function, for own_frame; 8 spare bytes so the
 	 * prologue's reads need no bounds of their own */
 	__u8 code[PROLOGUE_BYTES + 8];
@@ -562,6 +565,11 @@ static __always_inline int unwind_frame(struct unwind_scratch *s)
 	s->trace.nr = n + 1;
 	if (s->exact && n && n < 32)
 		s->trace.exact |= 1u << n;
+#if UNWIND_ARM64
+	/* whatever follows the trampoline (6.12's vDSO: a function) */
+	if (s->in_sigreturn && !n)
+		return sigframe_step(s, &row);
+#endif
 	if (s->map_kind == MK_TABLE && at == s->row_at) {
 		row = s->row;
 		kind = UNWIND_KIND(row.kind);
@@ -643,6 +651,7 @@ static __always_inline struct unwind_scratch *unwind_begin(__u32 slot, __u32 tgi
 	s->exact = 1;
 	s->unchecked = 0;
 	s->sp_low = 0;
+	s->in_sigreturn = 0;
 	s->lr = 0;
 	s->map_start = s->map_end = 0;
 	s->row_at = 0;

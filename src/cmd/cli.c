@@ -716,17 +716,11 @@ static int parse_inputs(int argc, char **argv, struct env *env)
 }
 
 /*
- * Whether --unwind dwarf is the default on arm64: the one switch.  Its
- * tables and walk are built (include/unwind.h's arm64 rows, checked
- * against readelf) but not yet shown whole in an arm64 kernel: flip it to
- * 1 once the arm64 guests (scripts/test-kernels.sh) pass the checks
- * x86_64's do.  A build may set it (-DSMOLDER_ARM64_DWARF_DEFAULT=1) to
- * test the default there first.  x86_64 defaults to dwarf; others to fp.
+ * --unwind dwarf is the default where the unwinder reads the CFI (x86_64
+ * and arm64: include/unwind.h's rows, bpf/unwind_arch.bpf.h's walk); other
+ * architectures walk frame pointers.
  */
-#ifndef SMOLDER_ARM64_DWARF_DEFAULT
-#define SMOLDER_ARM64_DWARF_DEFAULT 0
-#endif
-#if defined(__x86_64__) || (defined(__aarch64__) && SMOLDER_ARM64_DWARF_DEFAULT)
+#if defined(__x86_64__) || defined(__aarch64__)
 #define DWARF_UNWIND_DEFAULT true
 #else
 #define DWARF_UNWIND_DEFAULT false
