@@ -95,7 +95,7 @@ done
 BUSYBOX=/bin/busybox
 "$BUSYBOX" --list >/dev/null 2>&1 || die "$BUSYBOX does not run (install busybox-static)"
 ldd "$BUSYBOX" >/dev/null 2>&1 && die "$BUSYBOX is not static (install busybox-static)"
-NEED="smolder build/workloads/cpu_split build/workloads/syscall_heavy build/workloads/deep_stack build/workloads/net_pump build/workloads/pty_pump build/workloads/unwind_paths-gcc build/workloads/unwind_dl-gcc.so build/workloads/offcpu_split build/workloads/fifo_wait build/tools/deny build/tools/btf_rename"
+NEED="smolder build/workloads/cpu_split build/workloads/syscall_heavy build/workloads/deep_stack build/workloads/net_pump build/workloads/pty_pump build/workloads/unwind_paths-gcc build/workloads/unwind_paths-clang build/workloads/unwind_dl-gcc.so build/workloads/offcpu_split build/workloads/fifo_wait build/tools/deny build/tools/btf_rename"
 # The CPythons the guests run (issue 23's Python frames), at their host
 # paths (a pyenv build finds its libpython by RUNPATH, each its stdlib by
 # its own path): Debian's (libpython linked in statically, non-PIE, stripped
@@ -441,6 +441,12 @@ else
 		run unwind_$m ./smolder -v -d -F 199 -f -p $UW 3
 		kill $UW
 	done
+	# clang's frameless code (its CFI differs: no epilogue rows on arm64)
+	./unwind_paths-clang leaf $WL_SECONDS &
+	UW=$!
+	sleep 0.3
+	run unwind_clang ./smolder -v -d -F 199 -f -p $UW 3
+	kill $UW
 	# In the kernel: the walk starts from the user registers saved on entry.
 	./syscall_heavy $WL_SECONDS &
 	SYSCALL_HEAVY=$!
@@ -517,7 +523,7 @@ X86_PYTHONS_OUT=("${PYTHONS_OUT[@]}")
 # are x86_64 builds.  A64_WHY says why it cannot be built (each arm64
 # kernel is then skipped with it).
 A64="build/arm64"
-A64_NEED="$A64/workloads/cpu_split $A64/workloads/syscall_heavy $A64/workloads/deep_stack $A64/workloads/net_pump $A64/workloads/pty_pump $A64/workloads/unwind_paths-gcc $A64/workloads/unwind_dl-gcc.so $A64/workloads/offcpu_split $A64/workloads/fifo_wait $A64/tools/deny $A64/tools/btf_rename"
+A64_NEED="$A64/workloads/cpu_split $A64/workloads/syscall_heavy $A64/workloads/deep_stack $A64/workloads/net_pump $A64/workloads/pty_pump $A64/workloads/unwind_paths-gcc $A64/workloads/unwind_paths-clang $A64/workloads/unwind_dl-gcc.so $A64/workloads/offcpu_split $A64/workloads/fifo_wait $A64/tools/deny $A64/tools/btf_rename"
 A64_ROOT="$K/arm64-root"
 A64_IRD="$K/initramfs-arm64"
 A64_INITRD="$K/initramfs-arm64.cpio.gz"
@@ -725,23 +731,25 @@ IN_SIGNAL_DELIVERY='{ n = $NF; line = $0; sub(/ [0-9]+$/, "", line); i = index(l
 # read(2).  The walk is the one the kernel can verify (issue 27): bpf_loop
 # from 5.17, unrolled before, as -v says; the kernel's line names it.
 unwinding() {
-	local d=$1 kn=${2#host-} m tot ex tr wrong pct example v want
+	local d=$1 kn=${2#host-} m cc delivering tot ex tr wrong pct example v want
 	case $kn in [1-4].* | 5.[0-9].* | 5.1[0-6].*) want="unrolled walk (kernel before 5.17)" ;; *) want="bpf_loop walk" ;; esac
 	if grep -qxF "smolder: unwinder: $want" "$d/unwind_leaf.err"; then
 		ok "unwinder: $want"
 	else
 		bad "unwinder: $want" "$(grep '^smolder: unwinder: ' "$d/unwind_leaf.err" || echo 'no unwinder line')"
 	fi
-	for m in leaf signal jit; do
+	for m in leaf signal jit clang; do
+		cc=gcc
+		[ $m = clang ] && cc=clang
 		captured "$d" unwind_$m
 		delivering=$(awk "$IN_SIGNAL_DELIVERY" "$d/unwind_$m.out")
 		read -r tot ex tr wrong pct example <<<"$(awk -v skip=1 "$IN_SIGNAL_DELIVERY" "$d/unwind_$m.out" |
 			awk -f tests/unwind_classify.awk)"
 		if [ "${tot:-0}" -gt 50 ] && [ "$wrong" = 0 ] && between "$pct" 99 100 &&
 			grep -q '^smolder: user stacks: [0-9]* walked with unwind tables' "$d/unwind_$m.err"; then
-			ok "unwind_$m: frameless gcc stacks exact $pct% of $tot, no wrong caller ($delivering in signal delivery left out)"
+			ok "unwind_$m: frameless $cc stacks exact $pct% of $tot, no wrong caller ($delivering in signal delivery left out)"
 		else
-			bad "unwind_$m: frameless gcc stacks exact >= 99%, no wrong caller" "exact ${pct:-?}% of ${tot:-0}, wrong ${wrong:-?} (e.g. $example): $(oneline "$d/unwind_$m.out" 300)"
+			bad "unwind_$m: frameless $cc stacks exact >= 99%, no wrong caller" "exact ${pct:-?}% of ${tot:-0}, wrong ${wrong:-?} (e.g. $example): $(oneline "$d/unwind_$m.out" 300)"
 		fi
 	done
 	captured "$d" unwind_kernel
@@ -944,7 +952,7 @@ test_kernel() {
 			bad "kernel BTF at /sys/kernel/btf/vmlinux" "absent"
 		extract "$logf" "$d" pid serve kstacks percpu degrade btf_rename verifier verifier_v nobtf btf \
 			nocaps paranoid3 paranoid2 memlock0 memlock64 maxstack16 maxstack127 degrade_ctx \
-			unwind_leaf unwind_signal unwind_jit unwind_kernel offcpu offcpu_raw offcpu_hang
+			unwind_leaf unwind_signal unwind_jit unwind_clang unwind_kernel offcpu offcpu_raw offcpu_hang
 		unwinding "$d" "$kn"
 		offcpu_checks "$d"
 		python_frames "$d" "$logf"
