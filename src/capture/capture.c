@@ -113,8 +113,9 @@ static bool unwind_image_current(pid_t pid, uint32_t gen, void *arg)
 /*
  * Whether the images of the -p or -t targets are announced before sampling
  * (bpf/smolder.bpf.c's announce_targets): their user stacks are walked with
- * tables, the kernel has task iterators and the ring buffer, and --off-cpu's
- * offcpu_waiting does not announce them already.
+ * tables, the kernel has task iterators (tracing programs, which a kernel
+ * or an LSM may refuse: probe__tp_btf says) and the ring buffer, and
+ * --off-cpu's offcpu_waiting does not announce them already.
  */
 static bool announces_targets(struct smolder_bpf *skel, const struct capture_opts *o)
 {
@@ -123,7 +124,7 @@ static bool announces_targets(struct smolder_bpf *skel, const struct capture_opt
 
 	if (!o->dwarf_unwind || !o->user_stacks || !(o->scope.nr_tgids || o->scope.nr_tids) ||
 	    bpf_program__autoload(skel->progs.offcpu_waiting) ||
-	    !bpf_map__autocreate(skel->maps.events))
+	    !bpf_map__autocreate(skel->maps.events) || !probe__tp_btf())
 		return false;
 	btf = btf__load_vmlinux_btf();
 	ok = btf && btf__find_by_name_kind(btf, "bpf_iter__task", BTF_KIND_STRUCT) > 0;
