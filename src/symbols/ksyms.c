@@ -512,17 +512,15 @@ const struct ksym *ksyms__map_addr(const struct ksyms *ks, uint64_t addr)
 
 const struct ksym *ksyms__get_symbol(const struct ksyms *ks, const char *name)
 {
+	size_t i, best = SIZE_MAX;
 	const char *n;
-	size_t i;
 
 	if (!ks || !name)
 		return NULL;
 	for (uint32_t f = 0; f < ks->nr; f++)
-		if ((n = knames__name(ks->names, f)) && !strcmp(n, name)) {
-			i = sorted_of(ks, f);
-			return named(ks, i, kaddrs__at(&ks->addrs, i));
-		}
-	return NULL;
+		if ((n = knames__name(ks->names, f)) && !strcmp(n, name) && (i = sorted_of(ks, f)) < best)
+			best = i;
+	return best == SIZE_MAX ? NULL : named(ks, best, kaddrs__at(&ks->addrs, best));
 }
 
 size_t ksyms__count(const struct ksyms *ks)

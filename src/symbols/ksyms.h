@@ -27,7 +27,8 @@ struct ksyms *ksyms__load_file(const char *path);
  * functions w, W.
  */
 const struct ksym *ksyms__map_addr(const struct ksyms *ks, uint64_t addr);
-/* Symbol by exact name (first match), NULL if absent. */
+/* Symbol by exact name (of several, the first in address order), NULL if
+ * absent.  A linear scan that decodes every name: for tests. */
 const struct ksym *ksyms__get_symbol(const struct ksyms *ks, const char *name);
 /* Number of symbols kept. */
 size_t ksyms__count(const struct ksyms *ks);
