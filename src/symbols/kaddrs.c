@@ -118,18 +118,35 @@ uint64_t kaddrs__at(const struct kaddrs *ka, size_t i)
 	return block_addr(ka, i / KADDRS_BLOCK, i % KADDRS_BLOCK);
 }
 
-long kaddrs__search(const struct kaddrs *ka, uint64_t addr, uint64_t *found)
+long kaddrs__search(const struct kaddrs *ka, uint64_t addr, uint64_t *found, size_t *run)
 {
-	size_t nblocks = (ka->nr + KADDRS_BLOCK - 1) / KADDRS_BLOCK, j, n;
+	size_t nblocks = (ka->nr + KADDRS_BLOCK - 1) / KADDRS_BLOCK, j, n, start = 0;
 	long b = addr_search__index(ka->base.p, nblocks, sizeof(uint64_t), 0, addr);
-	uint64_t a[KADDRS_BLOCK];
+	const uint8_t *p;
+	uint32_t off;
+	uint64_t a;
 
 	if (b < 0)
 		return -1;
-	n = kaddrs__block(ka, b, a);
-	for (j = 1; j < n && a[j] <= addr; j++)
-		;
-	*found = a[j - 1];
+	/* the gaps up to the first address past addr, minding where the
+	 * last nonzero one was: there the aliases start */
+	off = ((const uint32_t *)ka->off.p)[b];
+	p = (const uint8_t *)ka->gaps.p + (off & OFF_MASK);
+	a = ((const uint64_t *)ka->base.p)[b];
+	n = block_count(ka, b);
+	for (j = 1; j < n; j++) {
+		uint64_t gap = read_varint(&p) << (off >> SHIFT_BITS);
+
+		if (a + gap > addr)
+			break;
+		a += gap;
+		start = gap ? j : start;
+	}
+	*found = a;
+	*run = b * KADDRS_BLOCK + start;
+	/* aliases from blocks before: rare, each block's last address read */
+	while (!start && *run > 0 && kaddrs__at(ka, *run - 1) == a)
+		(*run)--;
 	return (long)(b * KADDRS_BLOCK + j - 1);
 }
 

@@ -33,8 +33,11 @@ int kaddrs__seal(struct kaddrs *ka);
 size_t kaddrs__block(const struct kaddrs *ka, size_t b, uint64_t *out);
 /* The address at index i < ka->nr, once sealed. */
 uint64_t kaddrs__at(const struct kaddrs *ka, size_t i);
-/* The last index whose address is <= addr, that address in *found; or -1. */
-long kaddrs__search(const struct kaddrs *ka, uint64_t addr, uint64_t *found);
+/*
+ * The last index whose address is <= addr, or -1; that address in *found,
+ * and in *run the first index with that same address (aliases).
+ */
+long kaddrs__search(const struct kaddrs *ka, uint64_t addr, uint64_t *found, size_t *run);
 void kaddrs__release(struct kaddrs *ka);
 
 #endif

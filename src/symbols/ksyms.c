@@ -500,11 +500,9 @@ const struct ksym *ksyms__map_addr(const struct ksyms *ks, uint64_t addr)
 	long i;
 
 	/* With hidden addresses every symbol sits at 0: no answer is right. */
-	if (!ks || ks->hidden || (i = kaddrs__search(&ks->addrs, addr, &at)) < 0)
+	if (!ks || ks->hidden || (i = kaddrs__search(&ks->addrs, addr, &at, &run)) < 0)
 		return NULL;
 	/* Of aliases (equal addresses), the first global one, else the first. */
-	for (run = i; run > 0 && kaddrs__at(&ks->addrs, run - 1) == at; run--)
-		;
 	for (j = run; j <= (size_t)i && !bit(&ks->global, file_of(ks, j)); j++)
 		;
 	return named(ks, j <= (size_t)i ? j : run, at);
