@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The kernel symbol table's names, ~1.9 MB as text, kept in ~0.65 MB: in
+ * The kernel symbol table's names, ~1.9 MB as text, kept in ~0.7 MB: in
  * blocks of KNAMES_BLOCK names, each name as the bytes it shares with the
  * one before (front coding) and the rest, with "__pfx_NAME" followed by
  * NAME (function padding, half of a 6.x kernel's text symbols) as one

@@ -7,7 +7,7 @@
  * straight into the table's compact parts: its address into the sorted
  * gap-coded blocks (kaddrs.h), its name into the coded names (knames.h), in
  * the file's order, a bit for whether it is global, its module as a run.
- * The table is ~1 MB where plain entries and names were 4.8 MB (6.18).
+ * The table is ~0.9 MB where plain entries and names were 4.8 MB (6.18).
  *
  * kallsyms is sorted but for its tail (modules, BPF programs, ftrace
  * trampolines): symbols from the first lower address on are held aside,
@@ -346,11 +346,10 @@ static struct ksyms *ksyms_new(void)
 	return ks;
 }
 
-static size_t ksyms_bytes(const struct ksyms *ks)
+static size_t addrs_bytes(const struct ksyms *ks)
 {
-	return ks->addrs.base.len + ks->addrs.off.len + ks->addrs.gaps.len +
-	       knames__bytes(ks->names) + ks->global.len + ks->runs.len + ks->mods.len +
-	       ks->tail_pos.len + ks->tail_file.len;
+	return ks->addrs.base.len + ks->addrs.off.len + ks->addrs.gaps.len + ks->tail_pos.len +
+	       ks->tail_file.len;
 }
 
 struct ksyms *ksyms__load_file(const char *path)
@@ -377,7 +376,9 @@ struct ksyms *ksyms__load_file(const char *path)
 		errno = -ret;
 		return NULL;
 	}
-	debug("%zu kernel text symbols from %s in %zu KiB", ks->nr, path, ksyms_bytes(ks) >> 10);
+	debug("%zu kernel text symbols from %s: addresses %zu KiB, names %zu KiB, modules %zu KiB",
+	      ks->nr, path, addrs_bytes(ks) >> 10, knames__bytes(ks->names) >> 10,
+	      (ks->global.len + ks->runs.len + ks->mods.len) >> 10);
 	return ks;
 }
 
