@@ -1,12 +1,21 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Kernel symbolization: owns the parse of /proc/kallsyms (or a file in the
- * same format) into an address-sorted table of text symbols whose names and
- * module names live in one string arena, and the lookups on that table.  The
- * file has well over 100k lines and ~5 MB, so it is streamed through one
- * 64 KiB buffer and parsed by hand without stdio: the process holds only the
- * names and 24-byte entries it keeps (on a VM every new page is a fault that
- * costs start-up time, so memory not touched is time saved too).
+ * same format) into the table of its text symbols, and the lookups on it.
+ * The file has well over 100k lines and ~5 MB, so it is streamed through
+ * one 64 KiB buffer and parsed by hand without stdio, each symbol going
+ * straight into the table's compact parts: its address into the sorted
+ * gap-coded blocks (kaddrs.h), its name into the coded names (knames.h), in
+ * the file's order, a bit for whether it is global, its module as a run.
+ * The table is ~0.9 MB where plain entries and names were 4.8 MB (6.18).
+ *
+ * kallsyms is sorted but for its tail (modules, BPF programs, ftrace
+ * trampolines): symbols from the first lower address on are held aside,
+ * sorted at the end and merged in, and the table keeps, for those alone,
+ * where each went, so that a sorted index finds its name in file order.
+ *
+ * A name is decoded when a lookup first returns its symbol, and kept with
+ * it for the table's life, so that a lookup's answer stays valid.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,10 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/mman.h>
 
 #include "symbols/ksyms.h"
-#include "lib/addr_search.h"
+#include "symbols/kaddrs.h"
+#include "symbols/kbuf.h"
+#include "symbols/knames.h"
+#include "lib/hash.h"
 #include "lib/log.h"
 
 /* /proc/kallsyms is ~5 MB; anything past this is not a kallsyms file. */
@@ -29,29 +40,44 @@
  * most 512 bytes) is not a kallsyms line and is skipped.
  */
 #define KSYMS_CHUNK (64 << 10)
+#define NO_MODULE UINT32_MAX
+#define NO_TAIL UINT32_MAX
+
+/* Symbols first..the next run's first (file order) are of one module. */
+struct mod_run {
+	uint32_t first;
+	uint32_t name; /* offset in mods, or NO_MODULE for vmlinux */
+};
+
+/* A symbol a lookup returned, with its name: kept for the table's life. */
+struct knamed {
+	struct ksym sym;
+	char name[];
+};
+
+/* The symbols named so far, by sorted index (open addressing; the index
+ * in the slot, so that a probe reads no symbol). */
+struct kcache {
+	struct kslot {
+		uint32_t idx;
+		struct knamed *named; /* NULL: a free slot */
+	} *slots;
+	size_t cap, nr;
+};
 
 struct ksyms {
-	struct ksym *syms;
-	size_t nr, syms_cap; /* capacities in bytes: both are mappings */
-	char *arena;
-	size_t arena_cap;
+	struct kaddrs addrs;   /* sorted */
+	struct knames *names;  /* file order */
+	struct kbuf global;    /* a bit a symbol, file order: T or W */
+	struct kbuf runs;      /* struct mod_run */
+	struct kbuf mods;      /* module names, each NUL-terminated */
+	struct kbuf tail_pos;  /* uint32_t: each tail symbol's sorted index, ascending */
+	struct kbuf tail_file; /* uint32_t: its file index */
+	uint32_t tail_first;   /* the first tail symbol's file index, or NO_TAIL */
+	size_t nr;
 	bool hidden;
+	struct kcache *cache;  /* a lookup on a const table fills it */
 };
-
-/*
- * A symbol while parsing, in the memory that becomes its struct ksym once
- * the arena stops moving: the same 24 bytes, so the parse holds only the
- * names and entries it keeps, never the whole file nor a second array.
- */
-struct kraw {
-	uint64_t addr;
-	uint32_t name, module; /* arena offsets; NO_MODULE for vmlinux */
-	uint32_t seq;
-	uint32_t global;
-};
-#define NO_MODULE UINT32_MAX
-
-_Static_assert(sizeof(struct kraw) == sizeof(struct ksym), "a kraw becomes a ksym in place");
 
 static int hexval(char c)
 {
@@ -107,106 +133,78 @@ static bool is_text(char type)
 }
 
 struct kparse {
-	char *arena;        /* names and module names, NUL-terminated */
-	size_t out, arena_cap;
-	struct kraw *raw;
-	size_t nr, raw_cap; /* raw_cap in bytes */
+	struct ksyms *ks;
+	struct kbuf tail;   /* uint64_t: the tail symbols' addresses */
+	uint64_t last_addr;
 	uint32_t last_mod;  /* consecutive module symbols share one string */
 	size_t last_mod_len;
-	uint32_t last_pfx;  /* the last name kept, when it was "__pfx_..." */
-	size_t last_pfx_len; /* its length; 0: it was not */
 	bool any, nonzero;
 };
 
-/*
- * Grows an anonymous mapping to hold need bytes, doubling from 1 MiB.  A
- * mapping, not the heap: growing moves page tables, never the bytes (heap
- * reallocs of the arena and the entries took turns copying each other), and
- * the pages past what is written are never touched.
- */
-static int grow_map(void *pp, size_t *cap, size_t need)
+static void set_bit(struct kbuf *b, size_t i)
 {
-	void **p = pp, *grown;
-	size_t ncap = *cap ? *cap : 1 << 20;
-
-	while (ncap < need)
-		ncap *= 2;
-	if (ncap == *cap)
-		return 0;
-	if (ncap > KSYMS_MAX_FILE)
-		return -EFBIG;
-	grown = *p ? mremap(*p, *cap, ncap, MREMAP_MAYMOVE)
-		   : mmap(NULL, ncap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (grown == MAP_FAILED)
-		return -ENOMEM;
-	*p = grown;
-	*cap = ncap;
-	return 0;
+	b->p[i / 8] |= 1 << (i % 8);
 }
 
-/* The arena offset of a copy of s, or -ENOMEM / -EFBIG. */
-static int64_t arena_put(struct kparse *kp, const char *s, size_t len)
+static bool bit(const struct kbuf *b, size_t i)
 {
-	size_t off = kp->out;
-	int e = grow_map(&kp->arena, &kp->arena_cap, off + len + 1);
-
-	if (e)
-		return e;
-	memcpy(kp->arena + off, s, len);
-	kp->arena[off + len] = '\0';
-	kp->out += len + 1;
-	return off;
+	return b->p[i / 8] >> (i % 8) & 1;
 }
 
-/*
- * A symbol's name in the arena.  Kernels with function padding (6.2+,
- * CONFIG_FUNCTION_PADDING_ALIGNMENT) list "__pfx_NAME" just before NAME,
- * for nearly half their text symbols: NAME is then the tail of the string
- * kept for "__pfx_NAME" (1.3 MB less on 6.18).
- */
-static int64_t put_name(struct kparse *kp, const char *name, size_t len)
+/* Symbol f's module: a new run when it is not the previous symbol's. */
+static int note_module(struct kparse *kp, uint32_t f, const char *mod, size_t mlen)
 {
-	static const char pfx[] = "__pfx_";
-	const size_t plen = sizeof(pfx) - 1;
-	int64_t off;
+	struct ksyms *ks = kp->ks;
+	struct mod_run run = { .first = f, .name = NO_MODULE };
+	size_t nruns = ks->runs.len / sizeof(run);
+	int e;
 
-	if (kp->last_pfx_len == plen + len &&
-	    !memcmp(kp->arena + kp->last_pfx + plen, name, len)) {
-		kp->last_pfx_len = 0;
-		return kp->last_pfx + plen;
+	if (mod && (kp->last_mod == NO_MODULE || kp->last_mod_len != mlen ||
+		    memcmp(ks->mods.p + kp->last_mod, mod, mlen))) {
+		kp->last_mod = ks->mods.len;
+		kp->last_mod_len = mlen;
+		if ((e = kbuf__append(&ks->mods, mod, mlen)) || (e = kbuf__append(&ks->mods, "", 1)))
+			return e;
 	}
-	off = arena_put(kp, name, len);
-	kp->last_pfx_len = off >= 0 && len > plen && !memcmp(name, pfx, plen) ? len : 0;
-	kp->last_pfx = off;
-	return off;
+	if (mod)
+		run.name = kp->last_mod;
+	if (nruns && ((struct mod_run *)ks->runs.p)[nruns - 1].name == run.name)
+		return 0;
+	return kbuf__append(&ks->runs, &run, sizeof(run));
+}
+
+/* Into the sorted blocks while the file is sorted, else into the tail. */
+static int put_addr(struct kparse *kp, uint32_t f, uint64_t addr)
+{
+	struct ksyms *ks = kp->ks;
+	bool sorted = f == 0 || addr >= kp->last_addr;
+
+	kp->last_addr = addr;
+	if (ks->tail_first == NO_TAIL && sorted)
+		return kaddrs__push(&ks->addrs, addr);
+	if (ks->tail_first == NO_TAIL)
+		ks->tail_first = f;
+	return kbuf__append(&kp->tail, &addr, sizeof(addr));
 }
 
 static int keep(struct kparse *kp, uint64_t addr, char type, const char *name,
 		size_t nlen, const char *mod, size_t mlen)
 {
-	struct kraw *r;
-	int64_t off;
+	struct ksyms *ks = kp->ks;
+	uint32_t f = ks->nr;
+	int e;
 
-	if (kp->nr == UINT32_MAX)
+	if (ks->nr == UINT32_MAX - 1)
 		return -EFBIG;
-	if ((off = grow_map(&kp->raw, &kp->raw_cap, (kp->nr + 1) * sizeof(*r))))
-		return off;
-	if ((off = put_name(kp, name, nlen)) < 0)
-		return off;
-	r = &kp->raw[kp->nr];
-	*r = (struct kraw){ .addr = addr, .name = off, .module = NO_MODULE, .seq = kp->nr,
-			    .global = type == 'T' || type == 'W' };
-	kp->nr++;
-	if (mod) {
-		if (kp->last_mod == NO_MODULE || kp->last_mod_len != mlen ||
-		    memcmp(kp->arena + kp->last_mod, mod, mlen)) {
-			if ((off = arena_put(kp, mod, mlen)) < 0)
-				return off;
-			kp->last_mod = off;
-			kp->last_mod_len = mlen;
-		}
-		r->module = kp->last_mod;
-	}
+	if ((e = knames__add(ks->names, name, nlen)) ||
+	    (e = kbuf__reserve(&ks->global, f / 8 + 1)) ||
+	    (e = note_module(kp, f, mod, mlen)) ||
+	    (e = put_addr(kp, f, addr)))
+		return e;
+	ks->global.len = f / 8 + 1;
+	if (type == 'T' || type == 'W')
+		set_bit(&ks->global, f);
+	ks->nr++;
 	return 0;
 }
 
@@ -262,116 +260,125 @@ static int parse_fd(struct kparse *kp, int fd, char *buf)
 	}
 }
 
-static int kraw_cmp(const void *a, const void *b)
+/* The tail symbols in address order, equal addresses in file order. */
+static int tail_cmp(const void *a, const void *b, void *addrs)
 {
-	const struct kraw *x = a, *y = b;
+	const uint64_t *addr = addrs;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	if (addr[x] != addr[y])
+		return addr[x] < addr[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
 }
 
 /*
- * Sorts by address (kallsyms usually is already: then this is one pass),
- * and moves the first global alias to the front of each equal-address run,
- * since that is the one lookups report.
+ * The tail sorted and merged with the sorted blocks into new ones; an
+ * address in both comes first from the blocks, which the file listed
+ * first.  tail_pos and tail_file keep where each tail symbol went.
  */
-/*
- * Sorts raw[mid..nr) and merges it into the sorted raw[0..mid).  kallsyms
- * is sorted but for its last few lines (BPF programs, ftrace trampolines):
- * sorting all of it took a 3 MB copy and most of the parse's time.
- */
-static void sort_tail(struct kraw *raw, size_t nr, size_t mid)
+static int merge_tail(struct ksyms *ks, struct kbuf *tail)
 {
-	size_t a = mid, b = nr - mid, out = nr;
-	struct kraw *tail = malloc(b * sizeof(*tail));
+	size_t t = tail->len / sizeof(uint64_t), mid = ks->tail_first, p = 0, k = 0;
+	size_t loaded = SIZE_MAX; /* the sorted block in blk */
+	const uint64_t *taddr = (const uint64_t *)tail->p;
+	uint64_t blk[KADDRS_BLOCK];
+	struct kaddrs merged = { 0 };
+	uint32_t *perm, *pos;
+	int e;
 
-	if (!tail) {
-		qsort(raw, nr, sizeof(*raw), kraw_cmp);
-		return;
+	if ((e = kbuf__reserve(&ks->tail_file, t * sizeof(*perm))) ||
+	    (e = kbuf__reserve(&ks->tail_pos, t * sizeof(*pos))))
+		return e;
+	perm = (uint32_t *)ks->tail_file.p;
+	pos = (uint32_t *)ks->tail_pos.p;
+	ks->tail_file.len = ks->tail_pos.len = t * sizeof(*perm);
+	for (size_t i = 0; i < t; i++)
+		perm[i] = i;
+	qsort_r(perm, t, sizeof(*perm), tail_cmp, tail->p);
+	while (p < mid || k < t) {
+		uint64_t a = 0;
+
+		if (p < mid && p / KADDRS_BLOCK != loaded)
+			kaddrs__block(&ks->addrs, loaded = p / KADDRS_BLOCK, blk);
+		if (p < mid)
+			a = blk[p % KADDRS_BLOCK];
+		if (k < t && (p == mid || taddr[perm[k]] < a)) {
+			a = taddr[perm[k]];
+			pos[k] = p + k;
+			perm[k++] += mid;
+		} else {
+			p++;
+		}
+		if ((e = kaddrs__push(&merged, a))) {
+			kaddrs__release(&merged);
+			return e;
+		}
 	}
-	memcpy(tail, raw + mid, b * sizeof(*tail));
-	qsort(tail, b, sizeof(*tail), kraw_cmp);
-	while (b > 0)
-		raw[--out] = a > 0 && kraw_cmp(&raw[a - 1], &tail[b - 1]) > 0 ? raw[--a] : tail[--b];
-	free(tail);
+	kaddrs__release(&ks->addrs);
+	ks->addrs = merged;
+	return kaddrs__seal(&ks->addrs);
 }
 
-static void sort_raw(struct kraw *raw, size_t nr)
+static int finish(struct kparse *kp)
 {
-	size_t i, j, run;
-	struct kraw t;
+	struct ksyms *ks = kp->ks;
+	int e;
 
-	for (i = 1; i < nr; i++)
-		if (raw[i - 1].addr > raw[i].addr)
-			break;
-	if (i < nr)
-		sort_tail(raw, nr, i);
-	for (run = 0; run < nr; run = j) {
-		for (j = run + 1; j < nr && raw[j].addr == raw[run].addr; j++)
-			;
-		for (i = run; i < j && !raw[i].global; i++)
-			;
-		if (i == run || i == j)
-			continue;
-		t = raw[i];
-		memmove(&raw[run + 1], &raw[run], (i - run) * sizeof(t));
-		raw[run] = t;
-	}
-}
-
-/* Every kraw turned into its ksym, now that the arena stays put. */
-static void finish(struct ksyms *ks, struct kparse *kp)
-{
-	struct kraw r;
-
-	ks->arena = kp->arena;
-	ks->arena_cap = kp->arena_cap;
-	kp->arena = NULL;
-	sort_raw(kp->raw, kp->nr);
-	ks->syms = (struct ksym *)kp->raw;
-	ks->syms_cap = kp->raw_cap;
-	kp->raw = NULL;
-	for (size_t i = 0; i < kp->nr; i++) {
-		memcpy(&r, &ks->syms[i], sizeof(r));
-		ks->syms[i] = (struct ksym){
-			.addr = r.addr,
-			.name = ks->arena + r.name,
-			.module = r.module == NO_MODULE ? NULL : ks->arena + r.module,
-		};
-	}
-	ks->nr = kp->nr;
+	if ((e = knames__seal(ks->names)) || (e = kaddrs__seal(&ks->addrs)))
+		return e;
+	if (ks->tail_first != NO_TAIL && (e = merge_tail(ks, &kp->tail)))
+		return e;
 	ks->hidden = kp->any && !kp->nonzero;
+	return 0;
+}
+
+static struct ksyms *ksyms_new(void)
+{
+	struct ksyms *ks = calloc(1, sizeof(*ks));
+
+	if (ks && (!(ks->names = knames__new()) || !(ks->cache = calloc(1, sizeof(*ks->cache))))) {
+		knames__free(ks->names);
+		free(ks);
+		return NULL;
+	}
+	if (ks)
+		ks->tail_first = NO_TAIL;
+	return ks;
+}
+
+static size_t addrs_bytes(const struct ksyms *ks)
+{
+	return ks->addrs.base.len + ks->addrs.off.len + ks->addrs.gaps.len + ks->tail_pos.len +
+	       ks->tail_file.len;
 }
 
 struct ksyms *ksyms__load_file(const char *path)
 {
-	struct kparse kp = { .last_mod = NO_MODULE };
-	struct ksyms *ks = calloc(1, sizeof(*ks));
-	char *buf = malloc(KSYMS_CHUNK);
+	struct ksyms *ks = ksyms_new();
+	struct kparse kp = { .ks = ks, .last_mod = NO_MODULE };
+	struct kbuf buf = { 0 }; /* mapped: freed, its pages leave the process */
 	int fd = -1, ret;
 
-	if (!ks || !buf)
+	if (!ks || (ret = kbuf__reserve(&buf, KSYMS_CHUNK)))
 		ret = -ENOMEM;
 	else if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		ret = -errno;
 	else
-		ret = parse_fd(&kp, fd, buf);
+		ret = parse_fd(&kp, fd, buf.p);
 	if (fd >= 0)
 		close(fd);
-	free(buf);
+	kbuf__release(&buf);
 	if (!ret)
-		finish(ks, &kp);
-	if (kp.raw)
-		munmap(kp.raw, kp.raw_cap);
-	if (kp.arena)
-		munmap(kp.arena, kp.arena_cap);
+		ret = finish(&kp);
+	kbuf__release(&kp.tail);
 	if (ret) {
 		ksyms__free(ks);
 		errno = -ret;
 		return NULL;
 	}
-	debug("%zu kernel text symbols from %s", ks->nr, path);
+	debug("%zu kernel text symbols from %s: addresses %zu KiB, names %zu KiB, modules %zu KiB",
+	      ks->nr, path, addrs_bytes(ks) >> 10, knames__bytes(ks->names) >> 10,
+	      (ks->global.len + ks->runs.len + ks->mods.len) >> 10);
 	return ks;
 }
 
@@ -380,29 +387,139 @@ struct ksyms *ksyms__load(void)
 	return ksyms__load_file("/proc/kallsyms");
 }
 
+/* The file index of sorted index i. */
+static uint32_t file_of(const struct ksyms *ks, size_t i)
+{
+	const uint32_t *pos = (const uint32_t *)ks->tail_pos.p;
+	size_t lo = 0, hi = ks->tail_pos.len / sizeof(*pos);
+
+	while (lo < hi) { /* lo: the tail symbols sorted before i */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pos[mid] < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < ks->tail_pos.len / sizeof(*pos) && pos[lo] == i)
+		return ((const uint32_t *)ks->tail_file.p)[lo];
+	return i - lo;
+}
+
+/* The sorted index of file index f. */
+static size_t sorted_of(const struct ksyms *ks, uint32_t f)
+{
+	const uint32_t *pos = (const uint32_t *)ks->tail_pos.p;
+	const uint32_t *file = (const uint32_t *)ks->tail_file.p;
+	size_t t = ks->tail_pos.len / sizeof(*pos), lo = 0, hi = t;
+
+	if (f >= ks->tail_first) {
+		for (size_t k = 0; k < t; k++)
+			if (file[k] == f)
+				return pos[k];
+	}
+	/* tail symbol k is before f when fewer of the others (pos[k] - k) are */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pos[mid] - mid <= f)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return f + lo;
+}
+
+static const char *module_of(const struct ksyms *ks, uint32_t f)
+{
+	const struct mod_run *runs = (const struct mod_run *)ks->runs.p;
+	size_t lo = 0, hi = ks->runs.len / sizeof(*runs);
+
+	while (hi - lo > 1) { /* the first run starts at symbol 0 */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (runs[mid].first <= f)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi && runs[lo].name != NO_MODULE ? ks->mods.p + runs[lo].name : NULL;
+}
+
+static struct kslot *cache_slot(const struct kcache *c, uint32_t idx)
+{
+	size_t h = hash__mix64(idx) & (c->cap - 1);
+
+	while (c->slots[h].named && c->slots[h].idx != idx)
+		h = (h + 1) & (c->cap - 1);
+	return &c->slots[h];
+}
+
+static int cache_grow(struct kcache *c)
+{
+	struct kcache big = { .cap = c->cap ? c->cap * 2 : 256, .nr = c->nr };
+
+	if (!(big.slots = calloc(big.cap, sizeof(*big.slots))))
+		return -ENOMEM;
+	for (size_t i = 0; i < c->cap; i++)
+		if (c->slots[i].named)
+			*cache_slot(&big, c->slots[i].idx) = c->slots[i];
+	free(c->slots);
+	*c = big;
+	return 0;
+}
+
+/* Sorted index i, at addr, as a struct ksym that stays; NULL without memory. */
+static const struct ksym *named(const struct ksyms *ks, size_t i, uint64_t addr)
+{
+	struct kcache *c = ks->cache;
+	struct kslot *slot;
+	struct knamed *n;
+	uint32_t f;
+	const char *name;
+	size_t len;
+
+	if (c->cap && (slot = cache_slot(c, i))->named)
+		return &slot->named->sym;
+	if ((c->nr + 1) * 2 > c->cap && cache_grow(c))
+		return NULL;
+	f = file_of(ks, i);
+	if (!(name = knames__name(ks->names, f)) || !(n = malloc(sizeof(*n) + (len = strlen(name)) + 1)))
+		return NULL;
+	memcpy(n->name, name, len + 1);
+	n->sym = (struct ksym){ .addr = addr, .name = n->name,
+				.module = module_of(ks, f) };
+	*cache_slot(c, i) = (struct kslot){ .idx = i, .named = n };
+	c->nr++;
+	return &n->sym;
+}
+
 const struct ksym *ksyms__map_addr(const struct ksyms *ks, uint64_t addr)
 {
-	long lo;
+	size_t run, j;
+	uint64_t at;
+	long i;
 
 	/* With hidden addresses every symbol sits at 0: no answer is right. */
-	if (!ks || ks->hidden || (lo = ADDR_SEARCH(ks->syms, ks->nr, addr, addr)) < 0)
+	if (!ks || ks->hidden || (i = kaddrs__search(&ks->addrs, addr, &at, &run)) < 0)
 		return NULL;
-	/* The sort put the preferred alias first among equal addresses. */
-	while (lo > 0 && ks->syms[lo - 1].addr == ks->syms[lo].addr)
-		lo--;
-	return &ks->syms[lo];
+	/* Of aliases (equal addresses), the first global one, else the first. */
+	for (j = run; j <= (size_t)i && !bit(&ks->global, file_of(ks, j)); j++)
+		;
+	return named(ks, j <= (size_t)i ? j : run, at);
 }
 
 const struct ksym *ksyms__get_symbol(const struct ksyms *ks, const char *name)
 {
-	size_t i;
+	size_t i, best = SIZE_MAX;
+	const char *n;
 
 	if (!ks || !name)
 		return NULL;
-	for (i = 0; i < ks->nr; i++)
-		if (!strcmp(ks->syms[i].name, name))
-			return &ks->syms[i];
-	return NULL;
+	for (uint32_t f = 0; f < ks->nr; f++)
+		if ((n = knames__name(ks->names, f)) && !strcmp(n, name) && (i = sorted_of(ks, f)) < best)
+			best = i;
+	return best == SIZE_MAX ? NULL : named(ks, best, kaddrs__at(&ks->addrs, best));
 }
 
 size_t ksyms__count(const struct ksyms *ks)
@@ -419,9 +536,17 @@ void ksyms__free(struct ksyms *ks)
 {
 	if (!ks)
 		return;
-	if (ks->syms)
-		munmap(ks->syms, ks->syms_cap);
-	if (ks->arena)
-		munmap(ks->arena, ks->arena_cap);
+	for (size_t i = 0; ks->cache && i < ks->cache->cap; i++)
+		free(ks->cache->slots[i].named);
+	if (ks->cache)
+		free(ks->cache->slots);
+	free(ks->cache);
+	kaddrs__release(&ks->addrs);
+	knames__free(ks->names);
+	kbuf__release(&ks->global);
+	kbuf__release(&ks->runs);
+	kbuf__release(&ks->mods);
+	kbuf__release(&ks->tail_pos);
+	kbuf__release(&ks->tail_file);
 	free(ks);
 }
