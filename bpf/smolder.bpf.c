@@ -234,6 +234,25 @@ struct {
 #include "unwind.bpf.h"
 
 /*
+ * Whether the task entered the kernel by the rt_sigreturn system call: its
+ * saved pc is then past the signal trampoline's end (unwind.bpf.h).
+ */
+static __always_inline bool in_rt_sigreturn(struct pt_regs *regs)
+{
+#if UNWIND_ARM64
+	int nr = -1;
+
+	bpf_core_read(&nr, sizeof(nr), &regs->syscallno);
+	return nr == 139; /* arm64's __NR_rt_sigreturn */
+#else
+	unsigned long nr = -1;
+
+	bpf_core_read(&nr, sizeof(nr), &regs->orig_ax);
+	return nr == 15; /* x86_64's __NR_rt_sigreturn */
+#endif
+}
+
+/*
  * Where a user stack walk starts: the user registers a task saved on
  * kernel entry, at the top of its kernel stack (what bpf_get_stack's user
  * walk uses too).  task is the current task here; a tracing program (issue
@@ -249,16 +268,7 @@ static __always_inline bool unwind_saved_regs(struct task_struct *task, struct u
 	else /* x86_64 before FRED, and arm64: no padding above them */
 		regs = (struct pt_regs *)((__u64)BPF_CORE_READ(task, stack) + thread_size) - 1;
 	unwind_read_saved_regs(regs, s);
-#if UNWIND_ARM64
-	{
-		int nr = -1;
-
-		/* in rt_sigreturn the pc after the trampoline's svc may be the
-		 * first instruction of a function (6.12's vDSO: getrandom) */
-		bpf_core_read(&nr, sizeof(nr), &regs->syscallno);
-		s->in_sigreturn = nr == 139; /* __NR_rt_sigreturn */
-	}
-#endif
+	s->in_sigreturn = in_rt_sigreturn(regs);
 	return (__s64)s->pc > 0;
 }
 

@@ -130,9 +130,10 @@ struct unwind_scratch {
 				   * know */
 	__u8 sp_low;              /* arm64: sp is a lower bound only (a frame
 				   * pointer step): no CFA from it */
-	__u8 in_sigreturn;        /* arm64: the saved registers are those of
-				   * an rt_sigreturn system call: pc is after
-				   * its svc, sp at the signal frame */
+	__u8 in_sigreturn;        /* the saved registers are those of an
+				   * rt_sigreturn system call: pc is after its
+				   * syscall or svc, past the trampoline's
+				   * end, sp at the signal frame */
 	/* the start of a function, for own_frame; 8 spare bytes so the
 	 * prologue's reads need no bounds of their own */
 	__u8 code[PROLOGUE_BYTES + 8];
@@ -552,7 +553,9 @@ static __always_inline int unwind_frame(struct unwind_scratch *s)
 	}
 	if ((__s64)s->pc <= 0) /* no user address: the stack ends */
 		return UNWIND_STOP;
-	at = s->exact ? s->pc : s->pc - 1;
+	/* in rt_sigreturn, the trampoline's row is the one before pc (what
+	 * follows it may be another function: 6.12's arm64 vDSO's getrandom) */
+	at = s->exact && !(s->in_sigreturn && !n) ? s->pc : s->pc - 1;
 	if (at < s->map_start || at >= s->map_end) {
 		find_mapping(s, at);
 		s->row_at = 0;
@@ -561,15 +564,11 @@ static __always_inline int unwind_frame(struct unwind_scratch *s)
 	 * process whose maps we know: garbage, not a frame. */
 	if (s->map_kind == MK_UNKNOWN && s->unchecked)
 		return UNWIND_STOP;
-	s->trace.ip[n] = s->pc;
+	/* the leaf in rt_sigreturn is its syscall/svc instruction, not pc */
+	s->trace.ip[n] = s->pc - (s->in_sigreturn && !n);
 	s->trace.nr = n + 1;
 	if (s->exact && n && n < 32)
 		s->trace.exact |= 1u << n;
-#if UNWIND_ARM64
-	/* whatever follows the trampoline (6.12's vDSO: a function) */
-	if (s->in_sigreturn && !n)
-		return sigframe_step(s, &row);
-#endif
 	if (s->map_kind == MK_TABLE && at == s->row_at) {
 		row = s->row;
 		kind = UNWIND_KIND(row.kind);

@@ -20,8 +20,7 @@
  * arm64's signal trampoline, a symbol without a type (so not among the
  * functions elf_syms keeps): its offset + 1, or 0.  A handler returns to
  * it, and a return address is named at its address - 1, which lands in
- * the nop the kernel puts before it for unwinders; a sample in its system
- * call has the pc after its svc, past its end.
+ * the nop the kernel puts before it for unwinders.
  */
 static uint64_t find_sigreturn(const void *base, size_t size)
 {
@@ -80,7 +79,7 @@ size_t usyms_vdso_name(struct usyms *u, const struct proc_map *m, uint64_t addr,
 		name = elf_syms__map_offset(u->vdso, off, NULL, NULL);
 	/* vaddrs are offsets in the vDSO (its PT_LOAD starts at 0) */
 	if (!name && u->vdso_sigreturn && off + 1 >= u->vdso_sigreturn - 1 &&
-	    off + 1 <= u->vdso_sigreturn + 8)
+	    off + 1 < u->vdso_sigreturn + 8)
 		name = SIGRETURN;
 	if (name)
 		return usyms_put(buf, len, "%s", name);

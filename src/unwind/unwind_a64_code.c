@@ -97,22 +97,22 @@ static void push_code(struct builder *b, uint64_t lo, uint64_t hi, enum unwind_k
 }
 
 /*
- * The trampoline's SIGNAL row: from the nop before it, through the pc after
- * its svc (a sample in its system call), unless a function starts there.
+ * The trampoline's SIGNAL row, from the nop before it.  A sample in its
+ * system call has the pc after its svc, which the walk looks up at pc - 1
+ * (its in_sigreturn): what follows may be another function (6.12's
+ * getrandom).
  */
-static void list_trampoline(struct builder *b, Elf *elf, uint64_t at, bool followed)
+static void list_trampoline(struct builder *b, Elf *elf, uint64_t at)
 {
 	uint32_t i0, i1, before;
-	uint64_t lo = at, hi = at + (followed ? 8 : 12);
+	uint64_t lo = at;
 
 	if (!insn_at(elf, at, &i0) || i0 != A64_MOV_X8_SIGRETURN || !insn_at(elf, at + 4, &i1) ||
 	    i1 != A64_SVC_0)
 		return;
 	if (insn_at(elf, at - 4, &before) && before == A64_NOP)
 		lo -= 4;
-	if (!cfi_in_exec_segment(b, lo, hi))
-		hi = at + 8; /* the segment ends with it */
-	push_code(b, lo, hi, UNWIND_SIGNAL);
+	push_code(b, lo, at + 8, UNWIND_SIGNAL);
 }
 
 static void list_symbol(struct builder *b, Elf *elf, const GElf_Sym *s)
@@ -132,11 +132,10 @@ static void list_symbol(struct builder *b, Elf *elf, const GElf_Sym *s)
 
 void cfi_list_a64_code(struct builder *b, Elf *elf)
 {
-	uint64_t starts[MAX_VDSO_SYMS], tramp = 0;
-	size_t n, nr = 0;
+	uint64_t tramp = 0;
 	Elf_Scn *scn = NULL;
-	bool followed = false;
 	GElf_Shdr sh;
+	size_t n;
 	GElf_Sym s;
 	Elf_Data *d;
 
@@ -152,14 +151,11 @@ void cfi_list_a64_code(struct builder *b, Elf *elf)
 
 		if (!name || s.st_shndx == SHN_UNDEF)
 			continue;
-		starts[nr++] = s.st_value;
 		if (!strcmp(name, "__kernel_rt_sigreturn"))
 			tramp = s.st_value;
 		else
 			list_symbol(b, elf, &s);
 	}
-	for (size_t k = 0; k < nr; k++)
-		followed |= tramp && starts[k] == tramp + 8;
 	if (tramp)
-		list_trampoline(b, elf, tramp, followed);
+		list_trampoline(b, elf, tramp);
 }

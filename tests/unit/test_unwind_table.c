@@ -824,7 +824,7 @@ TEST(a64_special_rows)
  * arm64's vDSO without CFI (a64/vdso.so, as Debian's 6.1 and 6.12 kernels
  * build it): built as the vDSO, its leaves get "CFA = sp, return address in
  * x30" at every instruction and its trampoline the SIGNAL row from the nop
- * before it to the pc after its svc; the functions that move sp, write x30
+ * before it; the functions that move sp, write x30
  * or call are UNSUPPORTED (the frame-pointer fallback; a gap would be
  * taken for a PLT entry's).  Built as any other file: no CFI, no
  * table.
@@ -856,7 +856,7 @@ TEST(a64_vdso_rows_from_code)
 		r = unwind_table__find(b.t, sym(vdso, others[i]));
 		CHECK(r && r->kind == UNWIND_UNSUPPORTED);
 	}
-	for (at = tramp - 4; at <= tramp + 8; at += 4) {
+	for (at = tramp - 4; at < tramp + 8; at += 4) {
 		r = unwind_table__find(b.t, at);
 		CHECK(r && r->kind == UNWIND_SIGNAL);
 	}

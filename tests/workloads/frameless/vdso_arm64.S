@@ -72,7 +72,3 @@ __kernel_rt_sigreturn:
 	mov	x8, #139	/* __NR_rt_sigreturn */
 	svc	#0
 	.size	__kernel_rt_sigreturn, . - __kernel_rt_sigreturn
-	/* no function after it (as in 5.10's and 6.1's): the pc after the
-	 * svc, a sample in the system call, is the trampoline's too */
-	.section .rodata
-	.word	0
