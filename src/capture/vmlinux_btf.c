@@ -11,100 +11,24 @@
  * the kernel's own pages, counted in no RSS.  libbpf 1.6 parses such a
  * mapping where it lies; 1.1 always copies (btf_new: malloc, memcpy).  So
  * the build links libbpf's btf.o with its malloc, memcpy and free renamed
- * to the three below (Makefile: LIBBPF_BTF_O): while a mapping is being
- * parsed, the malloc of its size is answered with the mapping itself and
- * the copy onto itself is skipped; freeing it unmaps it.  Every other
- * allocation of btf.o passes through.  Without the renamed btf.o (unit
- * tests, tools) or where the file cannot be mapped, libbpf copies as
- * before.
+ * to vmlinux_btf_alloc.c's (Makefile: LIBBPF_BTF_O), which answer the
+ * malloc of the mapping's size with the mapping itself while it is
+ * parsed.  Where the file cannot be mapped, libbpf copies as before.
  */
-#include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stdbool.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "capture/vmlinux_btf_alloc.h"
 #include "lib/log.h"
 
 #define VMLINUX_BTF "/sys/kernel/btf/vmlinux"
-/* parses alive at once: libbpf's, the probe's, off-CPU's, kctx's */
-#define MAX_MAPPED 8
 
 struct btf *__real_btf__load_vmlinux_btf(void);
 struct btf *__wrap_btf__load_vmlinux_btf(void);
-void *vmlinux_btf__malloc(size_t size);
-void *vmlinux_btf__memcpy(void *dst, const void *src, size_t n);
-void vmlinux_btf__free(void *p);
-
-/* The mapping this thread is parsing, offered to btf_new's malloc. */
-static __thread void *offered;
-static __thread size_t offered_size;
-
-static struct mapped {
-	void *p;
-	size_t size;
-} mapped[MAX_MAPPED];
-static pthread_mutex_t mapped_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* Records p as a struct btf's raw data; false if the table is full. */
-static bool adopt(void *p, size_t size)
-{
-	bool ok = false;
-
-	pthread_mutex_lock(&mapped_lock);
-	for (int i = 0; i < MAX_MAPPED && !ok; i++)
-		if (!mapped[i].p) {
-			mapped[i] = (struct mapped){ p, size };
-			ok = true;
-		}
-	pthread_mutex_unlock(&mapped_lock);
-	return ok;
-}
-
-/* Forgets p if it is an adopted mapping: its size, else 0. */
-static size_t disown(void *p)
-{
-	size_t size = 0;
-
-	pthread_mutex_lock(&mapped_lock);
-	for (int i = 0; i < MAX_MAPPED && !size; i++)
-		if (p && mapped[i].p == p) {
-			size = mapped[i].size;
-			mapped[i] = (struct mapped){ 0 };
-		}
-	pthread_mutex_unlock(&mapped_lock);
-	return size;
-}
-
-void *vmlinux_btf__malloc(size_t size)
-{
-	void *p = offered;
-
-	if (p && size == offered_size && adopt(p, size)) {
-		offered = NULL;
-		return p;
-	}
-	return malloc(size);
-}
-
-void *vmlinux_btf__memcpy(void *dst, const void *src, size_t n)
-{
-	return dst == src ? dst : memcpy(dst, src, n);
-}
-
-void vmlinux_btf__free(void *p)
-{
-	size_t size = disown(p);
-
-	if (size)
-		munmap(p, size);
-	else
-		free(p);
-}
 
 /*
  * The BTF parsed from a read-only mapping of the file, or NULL.  The
@@ -127,11 +51,9 @@ static struct btf *from_mapping(void)
 		return NULL;
 	}
 	close(fd);
-	offered = p;
-	offered_size = st.st_size;
+	vmlinux_btf_alloc__offer(p, st.st_size);
 	btf = btf__new(p, st.st_size);
-	in_place = !offered; /* libbpf's copy was the mapping: it unmaps it */
-	offered = NULL;
+	in_place = vmlinux_btf_alloc__taken(); /* then libbpf's free unmaps it */
 	if (!in_place)
 		munmap(p, st.st_size);
 	if (libbpf_get_error(btf))
