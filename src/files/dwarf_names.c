@@ -30,6 +30,7 @@
 #include "files/dwarf_names_int.h"
 #include "files/safe_open.h"
 #include "lib/addr_search.h"
+#include "lib/clock.h"
 #include "lib/hash.h"
 #include "lib/log.h"
 
@@ -415,6 +416,7 @@ static int sparse_build(struct dwarf_names *dn, const struct budget *b)
 {
 	size_t kept, full, units;
 	unsigned builds;
+	double t0 = clock__now();
 	int e;
 
 	dwarf_sparse__sizes(dn->sparse, &kept, &full, &units, &builds);
@@ -434,8 +436,8 @@ static int sparse_build(struct dwarf_names *dn, const struct budget *b)
 	if ((e = dwarf_sparse__build(dn, dn->sparse)))
 		return e;
 	info("inline frames: %zu of %zu units of .debug_info kept, %zu of %zu bytes of .debug_info "
-	     "and .debug_abbrev inflated (sparse, build %u)", units, dn->nr_units, kept, full,
-	     builds + 1);
+	     "and .debug_abbrev inflated (sparse, build %u in %.1f ms)", units, dn->nr_units, kept,
+	     full, builds + 1, (clock__now() - t0) * 1e3);
 	dn->dw = dwarf_begin_elf(dn->elf, DWARF_C_READ, NULL);
 	return dn->dw ? 0 : -EINVAL;
 }
@@ -466,7 +468,11 @@ static int begin_sparse(struct dwarf_names *dn, const struct budget *b)
 {
 	size_t kept, full, units;
 	unsigned builds;
+	double t0 = clock__now();
 	int e = dwarf_sparse__index(dn, b, &dn->sparse);
+
+	debug("inline frames: .debug_info and .debug_abbrev streamed for their units in %.1f ms: %s",
+	      (clock__now() - t0) * 1e3, e ? strerror(-e) : "sparse");
 
 	if (e == -ENOENT)
 		dn->nr_units = 0; /* listed again from libdw's reading */
