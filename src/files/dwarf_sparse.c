@@ -519,10 +519,11 @@ static bool hand_over(struct sparse_sec *sec, uint64_t size)
 }
 
 /* The section named name of elf, zlib-compressed (SHF_COMPRESSED) or
- * stored as read; false if none or another compression. */
+ * stored as read; false if none, another compression, or another section
+ * libdw could take for it (a second one, a .zdebug_ one). */
 static bool find_section(Elf *elf, const char *name, struct sparse_sec *sec)
 {
-	size_t shstrndx;
+	size_t shstrndx, found = 0;
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 
@@ -532,8 +533,10 @@ static bool find_section(Elf *elf, const char *name, struct sparse_sec *sec)
 		const char *n = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
 		GElf_Chdr ch;
 
-		if (!n || strcmp(n, name) || sh.sh_type != SHT_PROGBITS)
+		if (!n || (strcmp(n, name) && (n[1] != 'z' || strcmp(n + 2, name + 1))))
 			continue;
+		if (found++ || n[1] == 'z' || sh.sh_type != SHT_PROGBITS)
+			return false;
 		sec->scn = scn;
 		sec->packed = sh.sh_flags & SHF_COMPRESSED;
 		sec->size = sh.sh_size;
@@ -543,9 +546,8 @@ static bool find_section(Elf *elf, const char *name, struct sparse_sec *sec)
 			sec->size = ch.ch_size;
 			sec->file = (struct dwarf_file_range){ sh.sh_offset, sh.sh_size };
 		}
-		return sec->size > 0 && sec->size < SIZE_MAX / 4;
 	}
-	return false;
+	return found == 1 && sec->size > 0 && sec->size < SIZE_MAX / 4;
 }
 
 static unsigned char *map_anon(size_t size, size_t *mapped)
