@@ -433,12 +433,21 @@ static int sparse_build(struct dwarf_names *dn, const struct budget *b)
 		dn->units[i].read = false; /* libdw reads them again */
 	}
 	dn->libdw_bytes = dn->rows_bytes = dn->units_lined = 0;
-	if ((e = dwarf_sparse__build(dn, dn->sparse)))
+	if ((e = dwarf_sparse__build(dn, dn->sparse, false)))
 		return e;
-	info("inline frames: %zu of %zu units of .debug_info kept, %zu of %zu bytes of .debug_info "
-	     "and .debug_abbrev inflated (sparse, build %u in %.1f ms)", units, dn->nr_units, kept,
-	     full, builds + 1, (clock__now() - t0) * 1e3);
 	dn->dw = dwarf_begin_elf(dn->elf, DWARF_C_READ, NULL);
+	/* the kept units' line programs are known once libdw reads them */
+	if (dn->dw && dwarf_sparse__line_offsets(dn, dn->sparse, dn->dw)) {
+		dwarf_end(dn->dw);
+		e = dwarf_sparse__build(dn, dn->sparse, true);
+		dn->dw = e ? NULL : dwarf_begin_elf(dn->elf, DWARF_C_READ, NULL);
+	}
+	dwarf_sparse__sizes(dn->sparse, &kept, &full, &units, &builds);
+	info("inline frames: %zu of %zu units of .debug_info kept, %zu of %zu bytes inflated of "
+	     "the sections read sparse (build %u in %.1f ms)", units, dn->nr_units, kept, full,
+	     builds, (clock__now() - t0) * 1e3);
+	if (e)
+		return e;
 	return dn->dw ? 0 : -EINVAL;
 }
 
@@ -469,7 +478,7 @@ static int begin_sparse(struct dwarf_names *dn, const struct budget *b)
 	size_t kept, full, units;
 	unsigned builds;
 	double t0 = clock__now();
-	int e = dwarf_sparse__index(dn, b, &dn->sparse);
+	int e = dwarf_sparse__index(dn, !dn->no_lines, b, &dn->sparse);
 
 	debug("inline frames: .debug_info and .debug_abbrev streamed for their units in %.1f ms: %s",
 	      (clock__now() - t0) * 1e3, e ? strerror(-e) : "sparse");
@@ -761,6 +770,18 @@ int dwarf_names__unit_cost(struct dwarf_names *dn, struct dwarf_unit *u, const s
 	u->read = true;
 	dn->libdw_bytes += DWARF_UNIT_COST + u->abbrevs * DWARF_ABBREV_COST;
 	return 0;
+}
+
+bool dwarf_names__sparse(const struct dwarf_names *dn, size_t *kept, size_t *full)
+{
+	size_t units;
+	unsigned builds;
+
+	*kept = *full = 0;
+	if (!dn->sparse)
+		return false;
+	dwarf_sparse__sizes(dn->sparse, kept, full, &units, &builds);
+	return true;
 }
 
 size_t dwarf_names__bytes(const struct dwarf_names *dn)

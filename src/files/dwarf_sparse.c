@@ -35,6 +35,8 @@
 
 #include "files/dwarf_names_int.h"
 
+/* A unit's line program not known (yet, or none). */
+#define NO_LINES UINT64_MAX
 /* Inflated at a time: the stream's buffer. */
 #define CHUNK (64u << 10)
 /* What a unit header takes at most (64-bit, DWARF 5 type unit). */
@@ -78,12 +80,16 @@ struct sparse_sec {
 };
 
 struct dwarf_sparse {
-	struct sparse_sec info, abbrev;
+	struct sparse_sec info, abbrev, line; /* line: mapped only when lines
+					       * are read and it is packed */
+	uint64_t *line_off;      /* each unit's line program; NO_LINES: not known */
 	uint64_t *abbrev_end;    /* each unit's table's end (its start: abbrev_off) */
 	uint64_t *abbrev_off;
 	bool *kept;
 	size_t nr_kept;
-	uint64_t kept_bytes;     /* copied into the maps */
+	uint64_t kept_bytes;     /* copied into the maps of .debug_info and
+				  * .debug_abbrev */
+	uint64_t line_bytes;     /* into .debug_line's */
 	unsigned builds;
 };
 
@@ -490,6 +496,52 @@ static bool build_abbrevs(struct dwarf_names *dn, struct dwarf_sparse *sp)
 	return ok;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* .debug_line's map: the line programs of the kept units known, each
+ * copied whole (its length from its header); one that overlaps the one
+ * before is copied from where that one ended. */
+static bool build_lines(struct dwarf_names *dn, struct dwarf_sparse *sp)
+{
+	uint64_t *off;
+	struct stream s;
+	size_t nr = 0;
+	bool ok;
+
+	if (!sp->line.map)
+		return true;
+	if (!(off = malloc((sp->nr_kept ? sp->nr_kept : 1) * sizeof(*off))))
+		return false;
+	for (size_t i = 0; i < dn->nr_units; i++)
+		if (sp->kept[i] && sp->line_off[i] < sp->line.size)
+			off[nr++] = sp->line_off[i];
+	qsort(off, nr, sizeof(*off), cmp_u64);
+	ok = stream_open(&s, dn->elf, &sp->line);
+	sp->line_bytes = 0;
+	for (size_t k = 0; ok && k < nr; k++) {
+		uint64_t len, lsize = 4, end;
+
+		if (off[k] < s.pos || !stream_seek(&s, off[k]) || !stream_ensure(&s, 12))
+			continue; /* read before, or past the end: libdw finds none */
+		len = le(s.buf + s.at, 4);
+		if (len == 0xffffffff) {
+			len = le(s.buf + s.at + 4, 8);
+			lsize = 12;
+		}
+		end = len < s.size - off[k] - lsize ? off[k] + lsize + len : s.size;
+		ok = stream_take(&s, sp->line.map + off[k], end - off[k]);
+		sp->line_bytes += end - off[k];
+	}
+	stream_close(&s);
+	free(off);
+	return ok;
+}
+
 /* libelf's copy of sec made to read as its map: uncompressed, sized. */
 static bool hand_over(struct sparse_sec *sec, uint64_t size)
 {
@@ -578,12 +630,16 @@ void dwarf_sparse__free(struct dwarf_sparse *sp)
 		return;
 	take_back(&sp->info);
 	take_back(&sp->abbrev);
+	take_back(&sp->line);
 	if (sp->info.map)
 		munmap(sp->info.map, sp->info.map_size);
 	if (sp->abbrev.map)
 		munmap(sp->abbrev.map, sp->abbrev.map_size);
+	if (sp->line.map)
+		munmap(sp->line.map, sp->line.map_size);
 	free(sp->abbrev_off);
 	free(sp->abbrev_end);
+	free(sp->line_off);
 	free(sp->kept);
 	free(sp);
 }
@@ -595,9 +651,11 @@ static void drop_pages(struct dwarf_names *dn, const struct dwarf_sparse *sp)
 	dwarf_sections__drop_pages(dn->elf, &sp->info.file, 1);
 	if (sp->abbrev.packed)
 		dwarf_sections__drop_pages(dn->elf, &sp->abbrev.file, 1);
+	if (sp->line.map)
+		dwarf_sections__drop_pages(dn->elf, &sp->line.file, 1);
 }
 
-int dwarf_sparse__index(struct dwarf_names *dn, const struct budget *b,
+int dwarf_sparse__index(struct dwarf_names *dn, bool lines, const struct budget *b,
 			struct dwarf_sparse **out)
 {
 	struct dwarf_sparse *sp;
@@ -618,7 +676,14 @@ int dwarf_sparse__index(struct dwarf_names *dn, const struct budget *b,
 	if (!e)
 		e = read_abbrevs(dn, sp);
 	drop_pages(dn, sp);
-	if (!e && !(sp->kept = calloc(dn->nr_units, sizeof(*sp->kept))))
+	if (!e && (!(sp->kept = calloc(dn->nr_units, sizeof(*sp->kept))) ||
+		   !(sp->line_off = malloc(dn->nr_units * sizeof(*sp->line_off)))))
+		e = -ENOMEM;
+	for (size_t i = 0; !e && i < dn->nr_units; i++)
+		sp->line_off[i] = NO_LINES;
+	/* .debug_line too when lines are read (else it was set aside) */
+	if (!e && lines && find_section(dn->elf, ".debug_line", &sp->line) && sp->line.packed &&
+	    !(sp->line.map = map_anon(sp->line.size, &sp->line.map_size)))
 		e = -ENOMEM;
 	if (!e && !(sp->info.map = map_anon(sp->info.size, &sp->info.map_size)))
 		e = -ENOMEM;
@@ -634,19 +699,43 @@ int dwarf_sparse__index(struct dwarf_names *dn, const struct budget *b,
 	return 0;
 }
 
-int dwarf_sparse__build(struct dwarf_names *dn, struct dwarf_sparse *sp)
+int dwarf_sparse__build(struct dwarf_names *dn, struct dwarf_sparse *sp, bool lines_only)
 {
-	bool ok = build_info(dn, sp) && build_abbrevs(dn, sp);
+	bool ok = (lines_only || (build_info(dn, sp) && build_abbrevs(dn, sp))) &&
+		  build_lines(dn, sp);
 
 	drop_pages(dn, sp);
-	sp->builds++;
+	sp->builds += !lines_only;
 	if (!ok)
 		return -EINVAL;
 	/* the abbreviation map, packed, one byte over: the empty table */
 	if (!hand_over(&sp->info, sp->info.size) ||
-	    (sp->abbrev.map && !hand_over(&sp->abbrev, sp->abbrev.size + 1)))
+	    (sp->abbrev.map && !hand_over(&sp->abbrev, sp->abbrev.size + 1)) ||
+	    (sp->line.map && !hand_over(&sp->line, sp->line.size)))
 		return -EINVAL;
 	return 0;
+}
+
+bool dwarf_sparse__line_offsets(struct dwarf_names *dn, struct dwarf_sparse *sp, Dwarf *dw)
+{
+	bool found = false;
+
+	for (size_t i = 0; sp->line.map && i < dn->nr_units; i++) {
+		Dwarf_Attribute a;
+		Dwarf_Word off;
+		Dwarf_Die cu;
+
+		if (!sp->kept[i] || sp->line_off[i] != NO_LINES)
+			continue;
+		sp->line_off[i] = NO_LINES - 1; /* looked for: none unless found */
+		if (dwarf_offdie(dw, dn->units[i].die, &cu) &&
+		    dwarf_attr(&cu, DW_AT_stmt_list, &a) && !dwarf_formudata(&a, &off) &&
+		    off < sp->line.size) {
+			sp->line_off[i] = off;
+			found = true;
+		}
+	}
+	return found;
 }
 
 bool dwarf_sparse__keep(struct dwarf_names *dn, struct dwarf_sparse *sp, size_t unit, bool all)
@@ -671,8 +760,9 @@ bool dwarf_sparse__kept(const struct dwarf_sparse *sp, size_t unit)
 void dwarf_sparse__sizes(const struct dwarf_sparse *sp, size_t *kept, size_t *full,
 			 size_t *units, unsigned *builds)
 {
-	*kept = sp->kept_bytes;
-	*full = sp->info.size + (sp->abbrev.map ? sp->abbrev.size : 0);
+	*kept = sp->kept_bytes + sp->line_bytes;
+	*full = sp->info.size + (sp->abbrev.map ? sp->abbrev.size : 0) +
+		(sp->line.map ? sp->line.size : 0);
 	*units = sp->nr_kept;
 	*builds = sp->builds;
 }
@@ -681,5 +771,6 @@ size_t dwarf_sparse__bytes(const struct dwarf_sparse *sp, size_t nr_units)
 {
 	/* the fake headers' pages are not counted: one each run, at most
 	 * one a unit kept, well inside DWARF_UNIT_COST */
-	return sp ? sizeof(*sp) + nr_units * (2 * sizeof(uint64_t) + 1) + sp->kept_bytes : 0;
+	return sp ? sizeof(*sp) + nr_units * (3 * sizeof(uint64_t) + 1) + sp->kept_bytes +
+			    sp->line_bytes : 0;
 }
