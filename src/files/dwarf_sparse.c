@@ -367,8 +367,9 @@ static int cmp_by_abbrev(const void *a, const void *b, void *arg)
 }
 
 /* Every unit's abbreviation count and table's end, the tables read in
- * order; -ENOENT when one does not read, reaches out or overlaps another. */
-static int read_abbrevs(struct dwarf_names *dn, struct dwarf_sparse *sp)
+ * order; -ENOENT when one does not read, reaches out or overlaps another,
+ * -ETIMEDOUT. */
+static int read_abbrevs(struct dwarf_names *dn, struct dwarf_sparse *sp, const struct budget *b)
 {
 	size_t n = dn->nr_units;
 	uint32_t *order = malloc(n * sizeof(*order));
@@ -393,7 +394,9 @@ static int read_abbrevs(struct dwarf_names *dn, struct dwarf_sparse *sp)
 		uint64_t off = sp->abbrev_off[i];
 
 		if (!k || off != sp->abbrev_off[order[k - 1]]) {
-			if (!stream_seek(&s, off) || !read_table(&s, &count))
+			if ((k & 63) == 0 && budget__expired(b))
+				e = -ETIMEDOUT;
+			else if (!stream_seek(&s, off) || !read_table(&s, &count))
 				e = -ENOENT;
 			end = s.pos;
 		}
@@ -674,7 +677,7 @@ int dwarf_sparse__index(struct dwarf_names *dn, bool lines, const struct budget 
 	}
 	e = list_units(dn, sp, b);
 	if (!e)
-		e = read_abbrevs(dn, sp);
+		e = read_abbrevs(dn, sp, b);
 	drop_pages(dn, sp);
 	if (!e && (!(sp->kept = calloc(dn->nr_units, sizeof(*sp->kept))) ||
 		   !(sp->line_off = malloc(dn->nr_units * sizeof(*sp->line_off)))))
