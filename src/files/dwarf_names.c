@@ -12,7 +12,9 @@
  * abbreviation of its table, counted here) is known before it reads any,
  * and a file whose units would not fit the budget's bytes is not indexed
  * (E2BIG) without having cost them.  Opening maps the file; libdw begins
- * reading it at the first chain, which indexes the units.
+ * reading it at the first chain, which indexes the units.  A compressed
+ * .debug_info is read sparse when it can be (dwarf_sparse.c): libdw is
+ * handed only the units chains are named in, not the whole inflated.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>

@@ -15,7 +15,10 @@
  * (__libdw_intern_next_unit) and so steps over the run touching one page.
  * The pages never written cost nothing.  In .debug_abbrev only the kept
  * units' tables are copied; the made-up units name an empty table one
- * byte past the section's end.
+ * byte past the section's end.  When lines are read, .debug_line holds
+ * only the kept units' line programs, found through libdw once it is
+ * begun (their DW_AT_stmt_list).  A chain in a unit not kept makes the
+ * sections again with it (dwarf_names.c: libdw begun anew).
  *
  * Only when nothing can reach a unit not kept: no alt file, every unit a
  * compile unit, and no abbreviation with a form that points into another
@@ -238,10 +241,11 @@ static uint64_t le(const unsigned char *p, size_t n)
 static bool parse_header(const unsigned char *h, size_t n, uint64_t *size, uint64_t *hsize,
 			 uint64_t *abbrev)
 {
-	uint64_t len = le(h, 4), lsize = 4, osize = 4, version;
+	uint64_t len, lsize = 4, osize = 4, version;
 
 	if (n < 4)
 		return false;
+	len = le(h, 4);
 	if (len == 0xffffffff) {
 		if (n < 12)
 			return false;
