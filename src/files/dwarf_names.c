@@ -12,7 +12,9 @@
  * abbreviation of its table, counted here) is known before it reads any,
  * and a file whose units would not fit the budget's bytes is not indexed
  * (E2BIG) without having cost them.  Opening maps the file; libdw begins
- * reading it at the first chain, which indexes the units.
+ * reading it at the first chain, which indexes the units.  A compressed
+ * .debug_info is read sparse when it can be (dwarf_sparse.c): libdw is
+ * handed only the units chains are named in, not the whole inflated.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -30,7 +32,9 @@
 #include "files/dwarf_names_int.h"
 #include "files/safe_open.h"
 #include "lib/addr_search.h"
+#include "lib/clock.h"
 #include "lib/hash.h"
+#include "lib/log.h"
 
 #define DEBUG_DIR "/usr/lib/debug"
 #define MAX_BUILD_ID 64
@@ -142,6 +146,8 @@ static void close_dwarf(struct dwarf_names *dn)
 		dwarf_end(dn->dw);
 	if (dn->alt)
 		dwarf_end(dn->alt);
+	dwarf_sparse__free(dn->sparse); /* libelf's copy put back first */
+	dn->sparse = NULL;
 	if (dn->elf)
 		elf_end(dn->elf);
 	if (dn->alt_elf)
@@ -191,7 +197,8 @@ static int cmp_u64(const void *a, const void *b)
 static size_t index_bytes(const struct dwarf_names *dn)
 {
 	return dn->inflated + dn->libdw_bytes + dn->line_list + dn->cap_units * sizeof(*dn->units) +
-	       dn->cap_ranges * sizeof(*dn->ranges) + dn->func_bytes;
+	       dn->cap_ranges * sizeof(*dn->ranges) + dn->func_bytes +
+	       dwarf_sparse__bytes(dn->sparse, dn->cap_units);
 }
 
 static void free_funcs(struct dwarf_names *dn)
@@ -340,15 +347,16 @@ static int index_unit(struct dwarf_names *dn, size_t i, const struct budget *b)
 	return 0;
 }
 
+static int sparse_build(struct dwarf_names *dn, const struct budget *b);
+
 /* The address ranges of every compilation unit, sorted. */
 static int index_units(struct dwarf_names *dn, const struct budget *b)
 {
-	uint64_t *abbrevs = NULL;
-	int e = list_units(dn, b, &abbrevs);
+	uint64_t *abbrevs = NULL, all = 0;
+	int e = 0;
 
-	uint64_t all = 0;
-
-	if (!e)
+	/* sparse: listed as .debug_info streamed past */
+	if (!dn->sparse && !(e = list_units(dn, b, &abbrevs)))
 		e = abbrev_counts(dn, abbrevs);
 	free(abbrevs);
 	/* what every unit will cost, known before libdw reads one */
@@ -361,6 +369,9 @@ static int index_units(struct dwarf_names *dn, const struct budget *b)
 	if (!e && !(e = dwarf_aranges__index(dn)) && dn->nr_ranges)
 		goto sort;
 	e = e == -ENOENT ? 0 : e;
+	/* every unit's first DIE is read: sparse no longer pays */
+	if (!e && dn->sparse && dwarf_sparse__keep(dn, dn->sparse, 0, true))
+		e = sparse_build(dn, b);
 	for (size_t i = 0; !e && i < dn->nr_units; i++) {
 		/* a unit can cost milliseconds: its abbreviations are parsed */
 		if (budget__expired(b))
@@ -397,6 +408,92 @@ static int begin_dwarf(struct dwarf_names *dn)
 }
 
 
+/*
+ * libdw ended and begun again on dn's sparse sections made again with the
+ * units marked kept (within b's time: the sections are streamed again),
+ * the index kept (as shed_lines does).  0, -ETIMEDOUT, or why it cannot
+ * go on (-errno).
+ */
+static int sparse_build(struct dwarf_names *dn, const struct budget *b)
+{
+	size_t kept, full, units;
+	unsigned builds;
+	double t0 = clock__now();
+	int e;
+
+	dwarf_sparse__sizes(dn->sparse, &kept, &full, &units, &builds);
+	if (!budget__affords(b, (double)full / DWARF_INFLATE_RATE))
+		return -ETIMEDOUT;
+	if (dn->dw && !dwarf_scopes__forget_paths(dn))
+		return -ENOMEM;
+	if (dn->dw)
+		dwarf_end(dn->dw);
+	dn->dw = NULL;
+	for (size_t i = 0; i < dn->nr_units; i++) {
+		if (dn->units[i].lines == LINES_READ)
+			dn->units[i].lines = LINES_UNREAD;
+		dn->units[i].read = false; /* libdw reads them again */
+	}
+	dn->libdw_bytes = dn->rows_bytes = dn->units_lined = 0;
+	if ((e = dwarf_sparse__build(dn, dn->sparse, false)))
+		return e;
+	dn->dw = dwarf_begin_elf(dn->elf, DWARF_C_READ, NULL);
+	/* the kept units' line programs are known once libdw reads them */
+	if (dn->dw && dwarf_sparse__line_offsets(dn, dn->sparse, dn->dw)) {
+		dwarf_end(dn->dw);
+		e = dwarf_sparse__build(dn, dn->sparse, true);
+		dn->dw = e ? NULL : dwarf_begin_elf(dn->elf, DWARF_C_READ, NULL);
+	}
+	dwarf_sparse__sizes(dn->sparse, &kept, &full, &units, &builds);
+	info("inline frames: %zu of %zu units of .debug_info kept, %zu of %zu bytes inflated of "
+	     "the sections read sparse (build %u in %.1f ms)", units, dn->nr_units, kept, full,
+	     builds, (clock__now() - t0) * 1e3);
+	if (e)
+		return e;
+	return dn->dw ? 0 : -EINVAL;
+}
+
+/* Builds past which every unit is kept: each streams the sections again. */
+#define DWARF_SPARSE_BUILDS 8u
+
+/* Unit u of dn's sparse sections kept, libdw begun again on them: 0,
+ * -ETIMEDOUT (not kept yet), or why it cannot go on. */
+static int sparse_keep(struct dwarf_names *dn, size_t u, const struct budget *b)
+{
+	size_t kept, full, units;
+	unsigned builds;
+
+	dwarf_sparse__sizes(dn->sparse, &kept, &full, &units, &builds);
+	if (!budget__affords(b, (double)full / DWARF_INFLATE_RATE))
+		return -ETIMEDOUT;
+	dwarf_sparse__keep(dn, dn->sparse, u, builds >= DWARF_SPARSE_BUILDS);
+	return sparse_build(dn, b);
+}
+
+/*
+ * libdw begun on dn's .debug_info and .debug_abbrev made sparse, when
+ * they can be (dwarf_sparse.c), holding no unit yet: chains add the units
+ * they are in.  -ENOENT when they cannot be: libdw inflates them whole.
+ */
+static int begin_sparse(struct dwarf_names *dn, const struct budget *b)
+{
+	size_t kept, full, units;
+	unsigned builds;
+	double t0 = clock__now();
+	int e = dwarf_sparse__index(dn, !dn->no_lines, b, &dn->sparse);
+
+	debug("inline frames: .debug_info and .debug_abbrev streamed for their units in %.1f ms: %s",
+	      (clock__now() - t0) * 1e3, e ? strerror(-e) : "sparse");
+
+	if (e == -ENOENT)
+		dn->nr_units = 0; /* listed again from libdw's reading */
+	if (e)
+		return e;
+	dwarf_sparse__sizes(dn->sparse, &kept, &full, &units, &builds);
+	dn->inflated -= full < dn->inflated ? full : dn->inflated;
+	return sparse_build(dn, b);
+}
+
 /* libdw's reading of dn and the units' index. */
 static int index_dwarf(struct dwarf_names *dn, const struct budget *b)
 {
@@ -417,7 +514,9 @@ static int index_dwarf(struct dwarf_names *dn, const struct budget *b)
 	}
 	if (!budget__affords(b, (double)dn->inflated / DWARF_INFLATE_RATE))
 		return -ETIMEDOUT; /* it cannot stop halfway: a later budget */
-	if ((e = begin_dwarf(dn)))
+	if ((e = begin_sparse(dn, b)) == -ENOENT)
+		e = begin_dwarf(dn);
+	if (e)
 		return e;
 	dwarf_sections__drop_pages(dn->elf, packed, nr_packed);
 	dn->line_sec = dwarf_sections__data(dn->elf, ".debug_line", &dn->line_size);
@@ -458,6 +557,8 @@ static void unindex(struct dwarf_names *dn)
 	if (dn->alt)
 		dwarf_end(dn->alt);
 	dn->dw = dn->alt = NULL;
+	dwarf_sparse__free(dn->sparse);
+	dn->sparse = NULL;
 	dn->line_sec = NULL;
 	free_funcs(dn);
 	free(dn->units);
@@ -631,6 +732,14 @@ int dwarf_names__chain(struct dwarf_names *dn, uint64_t vaddr, const struct budg
 	}
 	e = -ENOENT;
 	r = range_of(dn, vaddr);
+	if (r && dn->sparse && !dwarf_sparse__kept(dn->sparse, r->unit) &&
+	    (e = sparse_keep(dn, r->unit, b))) {
+		if (e == -ETIMEDOUT)
+			return e;
+		dn->index_error = e;
+		return -ENOENT;
+	}
+	e = -ENOENT;
 	if (r && dwarf_offdie(dn->dw, dn->units[r->unit].die, &cu))
 		e = dwarf_scopes__chain(dn, &cu, vaddr, b, out);
 	if (e == -ETIMEDOUT)
@@ -663,6 +772,18 @@ int dwarf_names__unit_cost(struct dwarf_names *dn, struct dwarf_unit *u, const s
 	u->read = true;
 	dn->libdw_bytes += DWARF_UNIT_COST + u->abbrevs * DWARF_ABBREV_COST;
 	return 0;
+}
+
+bool dwarf_names__sparse(const struct dwarf_names *dn, size_t *kept, size_t *full)
+{
+	size_t units;
+	unsigned builds;
+
+	*kept = *full = 0;
+	if (!dn->sparse)
+		return false;
+	dwarf_sparse__sizes(dn->sparse, kept, full, &units, &builds);
+	return true;
 }
 
 size_t dwarf_names__bytes(const struct dwarf_names *dn)

@@ -112,6 +112,11 @@ void dwarf_names__set_lines(struct dwarf_names *dn, bool on);
  * frames, macros, and .debug_line when lines are not shown.
  */
 void dwarf_names__inflated(const struct dwarf_names *dn, size_t *inflated, size_t *aside);
+/* The compressed sections read sparse (only the units chains are named
+ * in: .debug_info, .debug_abbrev, and .debug_line when lines are read):
+ * *kept bytes of them inflated so far, of their *full size; false (both 0)
+ * when none is. */
+bool dwarf_names__sparse(const struct dwarf_names *dn, size_t *kept, size_t *full);
 /* What dn holds in memory (index, memo, and what libdw inflated). */
 size_t dwarf_names__bytes(const struct dwarf_names *dn);
 /* The i-th address range [*lo, *hi) of the units indexed (by the first

@@ -107,6 +107,8 @@ struct dwarf_names {
 	char **kept_paths;     /* full paths whose index was dropped, for the memo */
 	size_t nr_kept, cap_kept;
 	size_t func_bytes;     /* the units' funcs */
+	struct dwarf_sparse *sparse; /* .debug_info holds only the units named
+				      * in (dwarf_sparse.c); NULL: whole */
 };
 
 struct full_path {
@@ -155,6 +157,36 @@ int dwarf_names__unit_cost(struct dwarf_names *dn, struct dwarf_unit *u, const s
  * does not read (the units are then indexed by their DIEs), -ENOMEM.
  */
 int dwarf_aranges__index(struct dwarf_names *dn);
+
+/*
+ * dwarf_sparse.c: dn's units listed (with their abbreviation counts) from
+ * its zlib-compressed .debug_info and .debug_abbrev streamed past, for a
+ * sparse copy in *out (of .debug_line too with lines) holding none yet: 0; -ENOENT when its DWARF is not
+ * one that can be read sparse (dn->units then holds what was listed),
+ * -E2BIG, -ETIMEDOUT, -ENOMEM.  Before libdw begins on dn->elf.
+ */
+int dwarf_sparse__index(struct dwarf_names *dn, bool lines, const struct budget *b,
+			struct dwarf_sparse **out);
+/* The line programs of the units kept, looked up through dw (begun on
+ * sp's sections): whether one was found that is not copied yet (then
+ * libdw is ended, sp built again and libdw begun again). */
+bool dwarf_sparse__line_offsets(struct dwarf_names *dn, struct dwarf_sparse *sp, Dwarf *dw);
+/* Marks unit (or all, with all) to be kept; whether that is new. */
+bool dwarf_sparse__keep(struct dwarf_names *dn, struct dwarf_sparse *sp, size_t unit, bool all);
+bool dwarf_sparse__kept(const struct dwarf_sparse *sp, size_t unit);
+/* The sections made again with the units marked (lines_only: only
+ * .debug_line, for the line programs found since) and handed to libelf's
+ * copy of them (libdw ended: begin it again): 0 or -EINVAL. */
+int dwarf_sparse__build(struct dwarf_names *dn, struct dwarf_sparse *sp, bool lines_only);
+/* Bytes kept of the sections read sparse, their *full size, units kept,
+ * builds made. */
+void dwarf_sparse__sizes(const struct dwarf_sparse *sp, size_t *kept, size_t *full,
+			 size_t *units, unsigned *builds);
+/* What sp holds (its index, the bytes copied). */
+size_t dwarf_sparse__bytes(const struct dwarf_sparse *sp, size_t nr_units);
+/* Puts libelf's copy of the sections back as they were and frees sp
+ * (libdw ended). */
+void dwarf_sparse__free(struct dwarf_sparse *sp);
 
 /* Frees dn's full paths (with libdw's strings they were made from). */
 void dwarf_scopes__free_paths(struct dwarf_names *dn);

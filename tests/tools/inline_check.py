@@ -23,6 +23,12 @@ what is wrong with its input):
       `addr2line -f -i -e FILE`: the function chain (innermost first, as
       the location's lines) and the innermost line must be the same.
       addresses=N agree=% weighted=% (by samples) bad=ADDR:ours|theirs,...
+      With --inlined, the outermost function is left out of the chains:
+      smolder names it from the symbol table (libc's msort_with_tmp.part.0,
+      __memmove_avx512_unaligned_erms), addr2line from the DWARF (its
+      msort_with_tmp, __memcpy_avx512_unaligned_erms); inlined=N counts
+      the addresses agreed on whose chains have an inlined function, and
+      an address neither names agrees.
   libc RAW
       Among samples whose leaf is in a mapping of libc.so.6, the share
       whose leaf location's innermost line has a function with a file name
@@ -208,6 +214,8 @@ def addr2line(path, vaddrs):
 
 
 def cmp_addr2line(argv):
+    inlined = "--inlined" in argv
+    argv = [a for a in argv if a != "--inlined"]
     samples, locs, maps = parse_raw(argv[0])
     files = {os.path.realpath(p) for p in argv[1:]}
     weight = defaultdict(int)
@@ -218,7 +226,7 @@ def cmp_addr2line(argv):
         addr, mid, _ = locs[lid]
         if mid in maps and os.path.realpath(maps[mid][3]) in files:
             by_file[maps[mid][3]].append(lid)
-    total = agree = w_total = w_agree = 0
+    total = agree = w_total = w_agree = chained = 0
     bad = []
     for path, lids in by_file.items():
         segs = load_segments(path)
@@ -230,18 +238,24 @@ def cmp_addr2line(argv):
                     os.path.basename(lines[0][1]) if lines else "")
             t = theirs.get(va[lid], [])
             ref = ([x[0] for x in t], t[0][1] if t else 0, t[0][2] if t else "")
+            if inlined:
+                ours, ref = (ours[0][:-1],) + ours[1:], (ref[0][:-1],) + ref[1:]
             total += 1
             w_total += weight[lid]
-            if ours == ref and ref[1] > 0:
+            # with --inlined, an address neither names agrees (libc has
+            # code no unit covers)
+            unnamed = inlined and ours == ([], 0, "") and ref[:2] == ([], 0)
+            if (ours == ref and ref[1] > 0) or unnamed:
                 agree += 1
+                chained += len(ref[0]) > (0 if inlined else 1)
                 w_agree += weight[lid]
             else:
                 bad.append("0x%x:%s|%s" % (va[lid] or 0,
                            "<".join(ours[0]) + "@%s:%d" % (ours[2], ours[1]),
                            "<".join(ref[0]) + "@%s:%d" % (ref[2], ref[1])))
     pct = lambda a, b: "%.1f" % (100.0 * a / b) if b else "0"
-    print("addresses=%d agree=%s weighted=%s bad=%s" % (
-        total, pct(agree, total), pct(w_agree, w_total), ",".join(bad[:4]) or "-"))
+    print("addresses=%d agree=%s weighted=%s inlined=%d bad=%s" % (
+        total, pct(agree, total), pct(w_agree, w_total), chained, ",".join(bad[:4]) or "-"))
 
 
 def libc(argv):

@@ -1,0 +1,783 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Sparse DWARF, inside dwarf_names: a zlib-compressed .debug_info (and its
+ * .debug_abbrev) handed to libdw holding only the units frames are named
+ * in, rather than inflated whole by libdw (libc6-dbg's libc: 5.8 MB of
+ * .debug_info and 1 MB of .debug_abbrev, of which a capture names frames
+ * in two or three units).
+ *
+ * The compressed section is inflated in chunks, front to back; its unit
+ * headers are listed as they pass (the index's units), and the units kept
+ * are copied into an anonymous mapping of the section's size at their own
+ * offsets, so that every offset libdw reads stays right.  Each run of
+ * units not kept starts with one made-up unit header (DWARF 4, a null DIE)
+ * whose length spans the run: libdw interns units one after the other
+ * (__libdw_intern_next_unit) and so steps over the run touching one page.
+ * The pages never written cost nothing.  In .debug_abbrev only the kept
+ * units' tables are copied; the made-up units name an empty table one
+ * byte past the section's end.  When lines are read, .debug_line holds
+ * only the kept units' line programs, found through libdw once it is
+ * begun (their DW_AT_stmt_list).  A chain in a unit not kept makes the
+ * sections again with it (dwarf_names.c: libdw begun anew).
+ *
+ * Only when nothing can reach a unit not kept: no alt file, every unit a
+ * compile unit, and no abbreviation with a form that points into another
+ * unit (DW_FORM_ref_addr and the like) or a partial, imported or type
+ * unit; else (and on anything that does not read) the caller lets libdw
+ * inflate the sections as before.  The data is handed to libdw through
+ * libelf's own copy of the sections (their Elf_Data, SHF_COMPRESSED
+ * cleared in its copy of the header: nothing is written to the file).
+ */
+#include <dwarf.h>
+#include <errno.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <zlib.h>
+
+#include "files/dwarf_names_int.h"
+
+/* A unit's line program not known (yet, or none). */
+#define NO_LINES UINT64_MAX
+/* Inflated at a time: the stream's buffer. */
+#define CHUNK (64u << 10)
+/* What a unit header takes at most (64-bit, DWARF 5 type unit). */
+#define MAX_HEADER 40u
+/* A made-up unit: DWARF 4 header (32-bit: 11 bytes) and a null DIE. */
+#define FAKE_UNIT 12u
+#define FAKE_UNIT64 24u
+
+/* A section read front to back: inflated in chunks, or read in place. */
+struct stream {
+	const unsigned char *in; /* its bytes in the file (after the header) */
+	size_t in_size;
+	bool packed;
+	z_stream z;
+	unsigned char *own;      /* the chunk buffer (packed) */
+	const unsigned char *buf;
+	size_t len, at;          /* bytes in buf, the next one read */
+	uint64_t pos;            /* the section offset of buf[at] */
+	uint64_t size;           /* of the section, inflated */
+	bool failed;
+	Elf *elf;                /* whose mapping in is, */
+	const unsigned char *file;
+	const unsigned char *dropped; /* let go up to here */
+};
+
+/* The compressed pages passed, let go every so many bytes: a stream's
+ * peak holds this much of them, not the whole section. */
+#define DROP_EVERY (256u << 10)
+
+/* One of the two sections handed over. */
+struct sparse_sec {
+	Elf_Scn *scn;
+	uint64_t size;           /* inflated */
+	bool packed;
+	unsigned char *map;      /* size + 1 bytes, anonymous */
+	size_t map_size;
+	bool handed;             /* libelf's copy reads as map: */
+	GElf_Shdr was_sh;        /* its header and data before, put back */
+	Elf_Data was_d;          /* when the map goes */
+	struct dwarf_file_range file; /* its compressed bytes in the file */
+};
+
+struct dwarf_sparse {
+	struct sparse_sec info, abbrev, line; /* line: mapped only when lines
+					       * are read and it is packed */
+	uint64_t *line_off;      /* each unit's line program; NO_LINES: not known */
+	uint64_t *abbrev_end;    /* each unit's table's end (its start: abbrev_off) */
+	uint64_t *abbrev_off;
+	bool *kept;
+	size_t nr_kept;
+	uint64_t kept_bytes;     /* copied into the maps of .debug_info and
+				  * .debug_abbrev */
+	uint64_t line_bytes;     /* into .debug_line's */
+	unsigned builds;
+};
+
+static bool stream_open(struct stream *s, Elf *elf, const struct sparse_sec *sec)
+{
+	size_t file_size;
+	const unsigned char *file = (const unsigned char *)elf_rawfile(elf, &file_size);
+	GElf_Shdr sh;
+	size_t chdr;
+
+	memset(s, 0, sizeof(*s));
+	if (!file || !gelf_getshdr(sec->scn, &sh) || sh.sh_offset > file_size ||
+	    sh.sh_size > file_size - sh.sh_offset)
+		return false;
+	s->size = sec->size;
+	s->elf = elf;
+	s->file = file;
+	s->in = s->dropped = file + sh.sh_offset;
+	s->in_size = sh.sh_size;
+	s->packed = sec->packed;
+	if (!s->packed) {
+		s->buf = s->in;
+		s->len = s->in_size;
+		return true;
+	}
+	chdr = gelf_getclass(elf) == ELFCLASS32 ? sizeof(Elf32_Chdr) : sizeof(Elf64_Chdr);
+	if (s->in_size < chdr || !(s->own = malloc(CHUNK)))
+		return false;
+	s->z.next_in = (unsigned char *)s->in + chdr;
+	s->z.avail_in = (uInt)(s->in_size - chdr);
+	if (s->in_size - chdr > UINT32_MAX || inflateInit(&s->z) != Z_OK) {
+		free(s->own);
+		s->own = NULL;
+		return false;
+	}
+	s->buf = s->own;
+	return true;
+}
+
+static void stream_close(struct stream *s)
+{
+	if (s->own) {
+		inflateEnd(&s->z);
+		free(s->own);
+	}
+	s->own = NULL;
+}
+
+/* The file's pages up to next_in let go: read once, and again (from the
+ * file) only by the next stream. */
+static void drop_passed(struct stream *s, const unsigned char *upto)
+{
+	struct dwarf_file_range r = { (uint64_t)(s->dropped - s->file),
+				      (uint64_t)(upto - s->dropped) };
+
+	dwarf_sections__drop_pages(s->elf, &r, 1);
+	s->dropped = upto;
+}
+
+/* At least n (<= MAX_HEADER) bytes from buf[at] when the section has them;
+ * false when it does not, or its data does not inflate to its size. */
+static bool stream_ensure(struct stream *s, size_t n)
+{
+	while (s->len - s->at < n && s->packed && !s->failed) {
+		uint64_t had = s->pos + (s->len - s->at);
+		size_t got;
+		int ret;
+
+		if (had >= s->size)
+			return false;
+		memmove(s->own, s->own + s->at, s->len - s->at);
+		s->len -= s->at;
+		s->at = 0;
+		s->z.next_out = s->own + s->len;
+		s->z.avail_out = (uInt)(CHUNK - s->len);
+		ret = inflate(&s->z, Z_NO_FLUSH);
+		if (s->z.next_in - s->dropped >= DROP_EVERY)
+			drop_passed(s, s->z.next_in);
+		got = CHUNK - s->len - s->z.avail_out;
+		/* no more than it says it holds, and no less */
+		if ((ret != Z_OK && ret != Z_STREAM_END) || !got || got > s->size - had ||
+		    (ret == Z_STREAM_END && had + got != s->size))
+			s->failed = true;
+		else
+			s->len += got;
+	}
+	return s->len - s->at >= n;
+}
+
+/* Copies the next n bytes into dst (NULL: passes over them); false short. */
+static bool stream_take(struct stream *s, unsigned char *dst, uint64_t n)
+{
+	while (n) {
+		size_t k;
+
+		if (!stream_ensure(s, 1))
+			return false;
+		k = s->len - s->at < n ? s->len - s->at : (size_t)n;
+		if (dst) {
+			memcpy(dst, s->buf + s->at, k);
+			dst += k;
+		}
+		s->at += k;
+		s->pos += k;
+		n -= k;
+		if (!s->packed && s->buf + s->at - s->dropped >= DROP_EVERY)
+			drop_passed(s, s->buf + s->at);
+	}
+	return true;
+}
+
+static bool stream_seek(struct stream *s, uint64_t off)
+{
+	return off >= s->pos && stream_take(s, NULL, off - s->pos);
+}
+
+static bool stream_byte(struct stream *s, unsigned char *c)
+{
+	return stream_take(s, c, 1);
+}
+
+static bool stream_uleb(struct stream *s, uint64_t *v)
+{
+	unsigned char c;
+
+	*v = 0;
+	for (unsigned shift = 0; shift < 64 && stream_byte(s, &c); shift += 7) {
+		*v |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80))
+			return true;
+	}
+	return false;
+}
+
+static uint64_t le(const unsigned char *p, size_t n)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+/* A unit header at h (n bytes available): its size, header size and
+ * abbreviation offset; false unless a compile unit of DWARF 2 to 5. */
+static bool parse_header(const unsigned char *h, size_t n, uint64_t *size, uint64_t *hsize,
+			 uint64_t *abbrev)
+{
+	uint64_t len, lsize = 4, osize = 4, version;
+
+	if (n < 4)
+		return false;
+	len = le(h, 4);
+	if (len == 0xffffffff) {
+		if (n < 12)
+			return false;
+		len = le(h + 4, 8);
+		lsize = 12;
+		osize = 8;
+	} else if (len >= 0xfffffff0) {
+		return false;
+	}
+	if (n < lsize + 2 + 2 + osize)
+		return false;
+	version = le(h + lsize, 2);
+	if (version >= 2 && version <= 4) {
+		*abbrev = le(h + lsize + 2, osize);
+		*hsize = lsize + 2 + osize + 1;
+	} else if (version == 5 && h[lsize + 2] == DW_UT_compile) {
+		*abbrev = le(h + lsize + 4, osize);
+		*hsize = lsize + 4 + osize;
+	} else {
+		return false;
+	}
+	if (len > UINT64_MAX - lsize || len + lsize <= *hsize)
+		return false;
+	*size = len + lsize;
+	return true;
+}
+
+/* Appends a unit at off to dn's list within b; 0, -E2BIG, -ENOMEM, -ETIMEDOUT. */
+static int add_unit(struct dwarf_names *dn, struct dwarf_sparse *sp, uint64_t off,
+		    uint64_t size, uint64_t hsize, uint64_t abbrev, const struct budget *b)
+{
+	if ((dn->nr_units & 63) == 0 && budget__expired(b))
+		return -ETIMEDOUT;
+	if (dn->nr_units == dn->cap_units) {
+		size_t cap = dn->cap_units ? dn->cap_units * 2 : 64;
+		struct dwarf_unit *u = reallocarray(dn->units, cap, sizeof(*u));
+		uint64_t *a = u ? reallocarray(sp->abbrev_off, cap, sizeof(*a)) : NULL;
+
+		if (u)
+			dn->units = u;
+		if (a)
+			sp->abbrev_off = a;
+		if (!a)
+			return -ENOMEM;
+		dn->cap_units = cap;
+	}
+	if (dn->nr_units >= DWARF_MAX_UNITS ||
+	    dwarf_names__over(dn, b, dwarf_names__bytes(dn) + (dn->nr_units + 1) * DWARF_UNIT_COST))
+		return -E2BIG;
+	dn->units[dn->nr_units] = (struct dwarf_unit){ .start = off, .die = off + hsize,
+						       .size = size };
+	sp->abbrev_off[dn->nr_units++] = abbrev;
+	return 0;
+}
+
+/* The units of .debug_info from their headers as it streams past: every
+ * byte of it must be in one (else -ENOENT: not sparse). */
+static int list_units(struct dwarf_names *dn, struct dwarf_sparse *sp, const struct budget *b)
+{
+	struct stream s;
+	int e = 0;
+
+	if (!stream_open(&s, dn->elf, &sp->info))
+		return -ENOENT;
+	while (!e && s.pos < s.size) {
+		uint64_t size, hsize, abbrev, off = s.pos;
+		size_t n;
+
+		stream_ensure(&s, MAX_HEADER);
+		n = s.len - s.at < MAX_HEADER ? s.len - s.at : MAX_HEADER;
+		if (!parse_header(s.buf + s.at, n, &size, &hsize, &abbrev) || size < FAKE_UNIT ||
+		    size > s.size - off)
+			e = -ENOENT;
+		else if (!(e = add_unit(dn, sp, off, size, hsize, abbrev, b)) &&
+			 !stream_take(&s, NULL, size))
+			e = -ENOENT;
+	}
+	if (!e && (s.failed || !dn->nr_units))
+		e = -ENOENT;
+	stream_close(&s);
+	return e;
+}
+
+/* Whether an abbreviation's tag or form could lead libdw out of its unit
+ * (or to another file). */
+static bool reaches_out(uint64_t tag, uint64_t form)
+{
+	return tag == DW_TAG_partial_unit || tag == DW_TAG_imported_unit ||
+	       tag == DW_TAG_type_unit || tag == DW_TAG_skeleton_unit ||
+	       form == DW_FORM_ref_addr || form == DW_FORM_indirect || form == DW_FORM_ref_sig8 ||
+	       form == DW_FORM_ref_sup4 || form == DW_FORM_ref_sup8 || form == DW_FORM_strp_sup ||
+	       form == DW_FORM_GNU_ref_alt || form == DW_FORM_GNU_strp_alt;
+}
+
+/* The table at s's position: its abbreviations counted in *n, s left
+ * past its end; false when it does not read or reaches out. */
+static bool read_table(struct stream *s, uint64_t *n)
+{
+	uint64_t code, tag, name, form, v;
+	unsigned char children;
+
+	*n = 0;
+	while (stream_uleb(s, &code) && code) {
+		if (!stream_uleb(s, &tag) || !stream_byte(s, &children))
+			return false;
+		(*n)++;
+		do {
+			if (!stream_uleb(s, &name) || !stream_uleb(s, &form) ||
+			    reaches_out(tag, form) ||
+			    (form == DW_FORM_implicit_const && !stream_uleb(s, &v)))
+				return false;
+		} while (name || form);
+	}
+	return code == 0 && !s->failed;
+}
+
+static int cmp_by_abbrev(const void *a, const void *b, void *arg)
+{
+	const uint64_t *off = arg;
+	uint64_t x = off[*(const uint32_t *)a], y = off[*(const uint32_t *)b];
+
+	return x < y ? -1 : x > y;
+}
+
+/* Every unit's abbreviation count and table's end, the tables read in
+ * order; -ENOENT when one does not read, reaches out or overlaps another,
+ * -ETIMEDOUT. */
+static int read_abbrevs(struct dwarf_names *dn, struct dwarf_sparse *sp, const struct budget *b)
+{
+	size_t n = dn->nr_units;
+	uint32_t *order = malloc(n * sizeof(*order));
+	struct stream s;
+	uint64_t count = 0, end = 0;
+	int e = 0;
+
+	sp->abbrev_end = malloc(n * sizeof(*sp->abbrev_end));
+	if (!order || !sp->abbrev_end) {
+		free(order);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		order[i] = (uint32_t)i;
+	qsort_r(order, n, sizeof(*order), cmp_by_abbrev, sp->abbrev_off);
+	if (!stream_open(&s, dn->elf, &sp->abbrev)) {
+		free(order);
+		return -ENOENT;
+	}
+	for (size_t k = 0; !e && k < n; k++) {
+		uint32_t i = order[k];
+		uint64_t off = sp->abbrev_off[i];
+
+		if (!k || off != sp->abbrev_off[order[k - 1]]) {
+			if ((k & 63) == 0 && budget__expired(b))
+				e = -ETIMEDOUT;
+			else if (!stream_seek(&s, off) || !read_table(&s, &count))
+				e = -ENOENT;
+			end = s.pos;
+		}
+		dn->units[i].abbrevs = count;
+		sp->abbrev_end[i] = end;
+	}
+	stream_close(&s);
+	free(order);
+	return e;
+}
+
+/* A made-up unit header at p spanning len bytes: DWARF 4, a null DIE,
+ * its table the empty one past .debug_abbrev's end. */
+static void fake_unit(unsigned char *p, uint64_t len, uint64_t abbrev_end)
+{
+	size_t lsize = 4, osize = 4;
+
+	if (len - 4 >= 0xfffffff0) {
+		memset(p, 0xff, 4);
+		for (int i = 0; i < 8; i++)
+			p[4 + i] = (unsigned char)((len - 12) >> (8 * i));
+		lsize = 12;
+		osize = 8;
+	} else {
+		for (int i = 0; i < 4; i++)
+			p[i] = (unsigned char)((len - 4) >> (8 * i));
+	}
+	p[lsize] = 4;
+	p[lsize + 1] = 0;
+	for (size_t i = 0; i < osize; i++)
+		p[lsize + 2 + i] = (unsigned char)(abbrev_end >> (8 * i));
+	p[lsize + 2 + osize] = 8;     /* address size */
+	p[lsize + 2 + osize + 1] = 0; /* the null DIE */
+}
+
+/* .debug_info's map: the kept units copied, each run of others one
+ * made-up unit; false when the section does not inflate as it did. */
+static bool build_info(struct dwarf_names *dn, struct dwarf_sparse *sp)
+{
+	struct stream s;
+	bool ok = true;
+	size_t i = 0;
+
+	if (!stream_open(&s, dn->elf, &sp->info))
+		return false;
+	while (ok && i < dn->nr_units) {
+		const struct dwarf_unit *u = &dn->units[i];
+
+		if (sp->kept[i]) {
+			ok = stream_seek(&s, u->start) && stream_take(&s, sp->info.map + u->start, u->size);
+			i++;
+			continue;
+		}
+		uint64_t start = u->start;
+
+		while (i < dn->nr_units && !sp->kept[i])
+			i++;
+		uint64_t end = i < dn->nr_units ? dn->units[i].start : sp->info.size;
+
+		/* every unit is FAKE_UNIT bytes or more; a run over 4 GiB,
+		 * FAKE_UNIT64 */
+		fake_unit(sp->info.map + start, end - start, sp->abbrev.size);
+	}
+	stream_close(&s);
+	return ok;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct dwarf_file_range *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* .debug_abbrev's map: the kept units' tables (packed only: one read in
+ * place is read from the file's mapping). */
+static bool build_abbrevs(struct dwarf_names *dn, struct dwarf_sparse *sp)
+{
+	struct dwarf_file_range *t;
+	struct stream s;
+	size_t nr = 0;
+	bool ok;
+
+	if (!sp->abbrev.map)
+		return true;
+	if (!(t = malloc((sp->nr_kept ? sp->nr_kept : 1) * sizeof(*t))))
+		return false;
+	for (size_t i = 0; i < dn->nr_units; i++)
+		if (sp->kept[i])
+			t[nr++] = (struct dwarf_file_range){ sp->abbrev_off[i],
+							     sp->abbrev_end[i] - sp->abbrev_off[i] };
+	qsort(t, nr, sizeof(*t), cmp_range);
+	ok = stream_open(&s, dn->elf, &sp->abbrev);
+	for (size_t k = 0; ok && k < nr; k++)
+		if (!k || t[k].off != t[k - 1].off)
+			ok = stream_seek(&s, t[k].off) &&
+			     stream_take(&s, sp->abbrev.map + t[k].off, t[k].len);
+	stream_close(&s);
+	free(t);
+	return ok;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* .debug_line's map: the line programs of the kept units known, each
+ * copied whole (its length from its header); one that overlaps the one
+ * before is copied from where that one ended. */
+static bool build_lines(struct dwarf_names *dn, struct dwarf_sparse *sp)
+{
+	uint64_t *off;
+	struct stream s;
+	size_t nr = 0;
+	bool ok;
+
+	if (!sp->line.map)
+		return true;
+	if (!(off = malloc((sp->nr_kept ? sp->nr_kept : 1) * sizeof(*off))))
+		return false;
+	for (size_t i = 0; i < dn->nr_units; i++)
+		if (sp->kept[i] && sp->line_off[i] < sp->line.size)
+			off[nr++] = sp->line_off[i];
+	qsort(off, nr, sizeof(*off), cmp_u64);
+	ok = stream_open(&s, dn->elf, &sp->line);
+	sp->line_bytes = 0;
+	for (size_t k = 0; ok && k < nr; k++) {
+		uint64_t len, lsize = 4, end;
+
+		if (off[k] < s.pos || !stream_seek(&s, off[k]) || !stream_ensure(&s, 12))
+			continue; /* read before, or past the end: libdw finds none */
+		len = le(s.buf + s.at, 4);
+		if (len == 0xffffffff) {
+			len = le(s.buf + s.at + 4, 8);
+			lsize = 12;
+		}
+		end = len < s.size - off[k] - lsize ? off[k] + lsize + len : s.size;
+		ok = stream_take(&s, sp->line.map + off[k], end - off[k]);
+		sp->line_bytes += end - off[k];
+	}
+	stream_close(&s);
+	free(off);
+	return ok;
+}
+
+/* libelf's copy of sec made to read as its map: uncompressed, sized. */
+static bool hand_over(struct sparse_sec *sec, uint64_t size)
+{
+	GElf_Shdr sh;
+	Elf_Data *d;
+
+	if (!gelf_getshdr(sec->scn, &sh))
+		return false;
+	if (!sec->handed) {
+		if (!(d = elf_getdata(sec->scn, NULL)))
+			return false;
+		sec->was_sh = sh;
+		sec->was_d = *d;
+		sh.sh_flags &= ~(uint64_t)SHF_COMPRESSED;
+		if (!gelf_update_shdr(sec->scn, &sh))
+			return false;
+		sec->handed = true;
+	}
+	if (!(d = elf_getdata(sec->scn, NULL)))
+		return false;
+	d->d_buf = sec->map;
+	d->d_size = size;
+	d->d_type = ELF_T_BYTE;
+	d->d_off = 0;
+	d->d_align = 1;
+	return true;
+}
+
+/* The section named name of elf, zlib-compressed (SHF_COMPRESSED) or
+ * stored as read; false if none, another compression, or another section
+ * libdw could take for it (a second one, a .zdebug_ one). */
+static bool find_section(Elf *elf, const char *name, struct sparse_sec *sec)
+{
+	size_t shstrndx, found = 0;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+		GElf_Chdr ch;
+
+		if (!n || (strcmp(n, name) && (n[1] != 'z' || strcmp(n + 2, name + 1))))
+			continue;
+		if (found++ || n[1] == 'z' || sh.sh_type != SHT_PROGBITS)
+			return false;
+		sec->scn = scn;
+		sec->packed = sh.sh_flags & SHF_COMPRESSED;
+		sec->size = sh.sh_size;
+		if (sec->packed) {
+			if (!gelf_getchdr(scn, &ch) || ch.ch_type != ELFCOMPRESS_ZLIB)
+				return false;
+			sec->size = ch.ch_size;
+			sec->file = (struct dwarf_file_range){ sh.sh_offset, sh.sh_size };
+		}
+	}
+	return found == 1 && sec->size > 0 && sec->size < SIZE_MAX / 4;
+}
+
+static unsigned char *map_anon(size_t size, size_t *mapped)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	*mapped = size;
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* libelf's copy of sec as it was: compressed, its raw data (libdw ended). */
+static void take_back(struct sparse_sec *sec)
+{
+	Elf_Data *d;
+
+	if (!sec->handed)
+		return;
+	gelf_update_shdr(sec->scn, &sec->was_sh);
+	if ((d = elf_getdata(sec->scn, NULL)))
+		*d = sec->was_d;
+	sec->handed = false;
+}
+
+void dwarf_sparse__free(struct dwarf_sparse *sp)
+{
+	if (!sp)
+		return;
+	take_back(&sp->info);
+	take_back(&sp->abbrev);
+	take_back(&sp->line);
+	if (sp->info.map)
+		munmap(sp->info.map, sp->info.map_size);
+	if (sp->abbrev.map)
+		munmap(sp->abbrev.map, sp->abbrev.map_size);
+	if (sp->line.map)
+		munmap(sp->line.map, sp->line.map_size);
+	free(sp->abbrev_off);
+	free(sp->abbrev_end);
+	free(sp->line_off);
+	free(sp->kept);
+	free(sp);
+}
+
+/* Lets the compressed pages just streamed go (they are read again on the
+ * next build; libdw never reads them). */
+static void drop_pages(struct dwarf_names *dn, const struct dwarf_sparse *sp)
+{
+	dwarf_sections__drop_pages(dn->elf, &sp->info.file, 1);
+	if (sp->abbrev.packed)
+		dwarf_sections__drop_pages(dn->elf, &sp->abbrev.file, 1);
+	if (sp->line.map)
+		dwarf_sections__drop_pages(dn->elf, &sp->line.file, 1);
+}
+
+int dwarf_sparse__index(struct dwarf_names *dn, bool lines, const struct budget *b,
+			struct dwarf_sparse **out)
+{
+	struct dwarf_sparse *sp;
+	const unsigned char *ident = (const unsigned char *)elf_getident(dn->elf, NULL);
+	int e;
+
+	*out = NULL;
+	if (dn->alt_elf || !ident || ident[EI_DATA] != ELFDATA2LSB)
+		return -ENOENT;
+	if (!(sp = calloc(1, sizeof(*sp))))
+		return -ENOMEM;
+	if (!find_section(dn->elf, ".debug_info", &sp->info) || !sp->info.packed ||
+	    !find_section(dn->elf, ".debug_abbrev", &sp->abbrev)) {
+		dwarf_sparse__free(sp);
+		return -ENOENT;
+	}
+	e = list_units(dn, sp, b);
+	if (!e)
+		e = read_abbrevs(dn, sp, b);
+	drop_pages(dn, sp);
+	if (!e && (!(sp->kept = calloc(dn->nr_units, sizeof(*sp->kept))) ||
+		   !(sp->line_off = malloc(dn->nr_units * sizeof(*sp->line_off)))))
+		e = -ENOMEM;
+	for (size_t i = 0; !e && i < dn->nr_units; i++)
+		sp->line_off[i] = NO_LINES;
+	/* .debug_line too when lines are read (else it was set aside) */
+	if (!e && lines && find_section(dn->elf, ".debug_line", &sp->line) && sp->line.packed &&
+	    !(sp->line.map = map_anon(sp->line.size, &sp->line.map_size)))
+		e = -ENOMEM;
+	if (!e && !(sp->info.map = map_anon(sp->info.size, &sp->info.map_size)))
+		e = -ENOMEM;
+	/* one byte past the end: the made-up units' empty table */
+	if (!e && sp->abbrev.packed &&
+	    !(sp->abbrev.map = map_anon(sp->abbrev.size + 1, &sp->abbrev.map_size)))
+		e = -ENOMEM;
+	if (e) {
+		dwarf_sparse__free(sp);
+		return e;
+	}
+	*out = sp;
+	return 0;
+}
+
+int dwarf_sparse__build(struct dwarf_names *dn, struct dwarf_sparse *sp, bool lines_only)
+{
+	bool ok = (lines_only || (build_info(dn, sp) && build_abbrevs(dn, sp))) &&
+		  build_lines(dn, sp);
+
+	drop_pages(dn, sp);
+	sp->builds += !lines_only;
+	if (!ok)
+		return -EINVAL;
+	/* the abbreviation map, packed, one byte over: the empty table */
+	if (!hand_over(&sp->info, sp->info.size) ||
+	    (sp->abbrev.map && !hand_over(&sp->abbrev, sp->abbrev.size + 1)) ||
+	    (sp->line.map && !hand_over(&sp->line, sp->line.size)))
+		return -EINVAL;
+	return 0;
+}
+
+bool dwarf_sparse__line_offsets(struct dwarf_names *dn, struct dwarf_sparse *sp, Dwarf *dw)
+{
+	bool found = false;
+
+	for (size_t i = 0; sp->line.map && i < dn->nr_units; i++) {
+		Dwarf_Attribute a;
+		Dwarf_Word off;
+		Dwarf_Die cu;
+
+		if (!sp->kept[i] || sp->line_off[i] != NO_LINES)
+			continue;
+		sp->line_off[i] = NO_LINES - 1; /* looked for: none unless found */
+		if (dwarf_offdie(dw, dn->units[i].die, &cu) &&
+		    dwarf_attr(&cu, DW_AT_stmt_list, &a) && !dwarf_formudata(&a, &off) &&
+		    off < sp->line.size) {
+			sp->line_off[i] = off;
+			found = true;
+		}
+	}
+	return found;
+}
+
+bool dwarf_sparse__keep(struct dwarf_names *dn, struct dwarf_sparse *sp, size_t unit, bool all)
+{
+	size_t had = sp->nr_kept;
+
+	for (size_t i = all ? 0 : unit; i < (all ? dn->nr_units : unit + 1); i++)
+		if (!sp->kept[i]) {
+			sp->kept[i] = true;
+			sp->nr_kept++;
+			sp->kept_bytes += dn->units[i].size +
+					  (sp->abbrev.map ? sp->abbrev_end[i] - sp->abbrev_off[i] : 0);
+		}
+	return sp->nr_kept != had;
+}
+
+bool dwarf_sparse__kept(const struct dwarf_sparse *sp, size_t unit)
+{
+	return sp->kept[unit];
+}
+
+void dwarf_sparse__sizes(const struct dwarf_sparse *sp, size_t *kept, size_t *full,
+			 size_t *units, unsigned *builds)
+{
+	*kept = sp->kept_bytes + sp->line_bytes;
+	*full = sp->info.size + (sp->abbrev.map ? sp->abbrev.size : 0) +
+		(sp->line.map ? sp->line.size : 0);
+	*units = sp->nr_kept;
+	*builds = sp->builds;
+}
+
+size_t dwarf_sparse__bytes(const struct dwarf_sparse *sp, size_t nr_units)
+{
+	/* the fake headers' pages are not counted: one each run, at most
+	 * one a unit kept, well inside DWARF_UNIT_COST */
+	return sp ? sizeof(*sp) + nr_units * (3 * sizeof(uint64_t) + 1) + sp->kept_bytes +
+			    sp->line_bytes : 0;
+}
