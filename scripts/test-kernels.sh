@@ -44,8 +44,8 @@
 # CAP_SYS_RESOURCE, kernel.perf_event_max_stack=16; a hang (issue 24:
 # fifo_wait blocked in a FIFO read for the whole capture shows ~3 s under
 # main;wait_for_input, or -v says the kernel cannot); the DWARF unwinder on
-# a frameless gcc build (its leaf, signal and JIT modes: no wrong caller,
-# exact stacks, tests/unwind_classify.awk) and from a system call's saved
+# frameless gcc and clang builds (gcc's leaf, signal and JIT modes, clang's
+# leaf: no wrong caller, 99% exact, tests/unwind_classify.awk) and from a system call's saved
 # user registers (syscall_heavy), on the walk the kernel verifies (bpf_loop
 # from 5.17, unrolled before: each kernel's line names it); and the kernel context
 # frames, whose programs read workqueue internals by CO-RE (struct worker
