@@ -347,8 +347,8 @@ FUZZ_CC ?= $(CLANG)
 FUZZ_CFLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -Isrc -I$(OUT) \
 	-DSMOLDER_VERSION='"$(VERSION)"'
-FUZZ_MODULES := elf_file elf_syms debuginfo dwarf_names dwarf_scopes dwarf_sections dwarf_aranges dwarf_sparse proc_maps perfmap perfmap_file safe_open budget \
-	demangle log unwind_table unwind_cfi unwind_funcs func_ranges folded_read profile profile_addr strtab format folded svg flame \
+FUZZ_MODULES := elf_file elf_syms debuginfo dwarf_names dwarf_scopes dwarf_sections dwarf_aranges dwarf_abbrevs dwarf_sparse proc_maps perfmap perfmap_file safe_open budget \
+	demangle log unwind_table unwind_cfi unwind_a64_code unwind_funcs func_ranges folded_read profile profile_addr strtab format folded svg flame \
 	speedscope pprof pprof_addr pb utf8 clock grow py_code py_layout
 FUZZ_OBJS := $(patsubst src/%.c,$(OUT)/fuzz/obj/%.o,\
 	$(foreach m,$(FUZZ_MODULES),$(wildcard src/*/$(m).c src/*/*/$(m).c)))
@@ -396,7 +396,7 @@ $(OUT)/fuzz/corpus-fuzz_elf/.seeded:
 # alone, ld.so's and libc's among them, and hostile shapes (see
 # tests/fuzz/cfi_seeds.sh).
 $(OUT)/fuzz/corpus-fuzz_cfi/.seeded: tests/fuzz/cfi_seeds.sh $(OUT)/tools/hostile_cfi \
-		tests/workloads/frameless/sigreturn_arm64.S
+		tests/workloads/frameless/sigreturn_arm64.S tests/workloads/frameless/vdso_arm64.S
 	$(Q)CC=$(CC) CLANG=$(CLANG) HOSTILE_CFI=$(abspath $(OUT)/tools/hostile_cfi) \
 		TRAMPOLINE=$(abspath tests/workloads/frameless/sigreturn_arm64.S) \
 		tests/fuzz/cfi_seeds.sh $(@D)

@@ -28,8 +28,8 @@
 #include <time.h>
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "capture/announce.h"
 #include "capture/capture.h"
 #include "capture/load_report.h"
 #include "capture/kctx.h"
@@ -108,51 +108,6 @@ static int configure_unwind(struct smolder_bpf *skel, const struct capture_opts 
 static bool unwind_image_current(pid_t pid, uint32_t gen, void *arg)
 {
 	return capture__image_current(arg, pid, gen);
-}
-
-/*
- * Whether the images of the -p or -t targets are announced before sampling
- * (bpf/smolder.bpf.c's announce_targets): their user stacks are walked with
- * tables, the kernel has task iterators (tracing programs, which a kernel
- * or an LSM may refuse: probe__tp_btf says) and the ring buffer, and
- * --off-cpu's offcpu_waiting does not announce them already.
- */
-static bool announces_targets(struct smolder_bpf *skel, const struct capture_opts *o)
-{
-	struct btf *btf;
-	bool ok;
-
-	if (!o->dwarf_unwind || !o->user_stacks || !(o->scope.nr_tgids || o->scope.nr_tids) ||
-	    bpf_program__autoload(skel->progs.offcpu_waiting) ||
-	    !bpf_map__autocreate(skel->maps.events) || !probe__tp_btf())
-		return false;
-	btf = btf__load_vmlinux_btf();
-	ok = btf && btf__find_by_name_kind(btf, "bpf_iter__task", BTF_KIND_STRUCT) > 0;
-	btf__free(btf);
-	return ok;
-}
-
-/* Runs announce_targets once, if loaded; its announcements wait in the ring
- * buffer for the sampler's settle.  A failure costs only first stacks. */
-static void announce_targets(struct capture *c)
-{
-	struct bpf_link *link;
-	char buf[64];
-	int fd = -1;
-
-	if (!bpf_program__autoload(c->skel->progs.announce_targets))
-		return;
-	link = bpf_program__attach_iter(c->skel->progs.announce_targets, NULL);
-	if (link)
-		fd = bpf_iter_create(bpf_link__fd(link));
-	if (fd < 0)
-		debug("the targets' images were not announced before sampling: %s (their first "
-		      "stacks may be cut)", log__errstr(errno));
-	while (fd >= 0 && read(fd, buf, sizeof(buf)) > 0)
-		;
-	if (fd >= 0)
-		close(fd);
-	bpf_link__destroy(link);
 }
 
 /* After the load: the object that fills the unwinder's maps. */
@@ -418,7 +373,9 @@ static int load(struct capture *c, const struct capture_opts *o)
 		return -1;
 	}
 	probe__adjust(c->skel);
-	bpf_program__set_autoload(c->skel->progs.announce_targets, announces_targets(c->skel, o));
+	bpf_program__set_autoload(c->skel->progs.announce_targets,
+				  announce__wanted(c->skel, o->scope.nr_tgids || o->scope.nr_tids,
+						   o->dwarf_unwind && o->user_stacks));
 	started_at = load_report__now();
 	phase__mark("object opened and configured");
 	e = smolder_bpf__load(c->skel);
@@ -537,7 +494,7 @@ struct capture *capture__load(const struct capture_opts *o)
 		capture__free(c);
 		return NULL;
 	}
-	announce_targets(c);
+	announce__run(c->skel);
 	phase__mark("tracking attached");
 	return c;
 }

@@ -151,6 +151,9 @@ int dwarf_names__add_range(struct dwarf_names *dn, uint64_t lo, uint64_t hi, uin
 /* Counts what libdw holds once it read unit u (its Dwarf_CU and
  * abbreviations), the first time: 0, or -E2BIG over the budget. */
 int dwarf_names__unit_cost(struct dwarf_names *dn, struct dwarf_unit *u, const struct budget *b);
+/* dwarf_abbrevs.c: each unit's abbreviation count, from the tables its
+ * header names (abbrevs[i] for unit i), each table parsed once. */
+int dwarf_abbrevs__count(struct dwarf_names *dn, const uint64_t *abbrevs);
 /*
  * dwarf_aranges.c: dn's index from its .debug_aranges when every unit has
  * a set there: 0; -ENOENT when it has none, does not cover every unit or

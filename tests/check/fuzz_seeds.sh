@@ -20,6 +20,7 @@ fi
 # of hostile_cfi, it makes the seeds the build made.
 mkdir -p "$TMP/cfi/seeds"
 cp tests/fuzz/cfi_seeds.sh build/tools/hostile_cfi tests/workloads/frameless/sigreturn_arm64.S \
+	tests/workloads/frameless/vdso_arm64.S \
 	"$TMP/cfi/"
 as_user=()
 if [ "$(id -u)" = 0 ]; then

@@ -45,6 +45,8 @@ if command -v "$A64_CC" >/dev/null; then
 	$A64_CC -O2 -g -fno-asynchronous-unwind-tables -fno-unwind-tables -shared -fPIC \
 		-nostdlib seed.c -o a64-dbg
 	$A64_CC -shared -nostdlib "$TRAMPOLINE" -o a64-tramp
+	# arm64's vDSO without CFI, whose rows come from its code
+	$A64_CC -shared -nostdlib "$(dirname "$TRAMPOLINE")/vdso_arm64.S" -o a64-vdso
 fi
 rm -f seed.c
 # sect MODE FILE SECTION OUT [OFFSET LENGTH]: MODE, the section's vaddr in
@@ -81,7 +83,7 @@ done
 libc=/usr/lib/x86_64-linux-gnu/libc.so.6
 sig=$(readelf -W --debug-dump=frames-interp $libc | awk '/CIE "zRS"/ { print $1; exit }')
 [ -z "$sig" ] || sect e $libc .eh_frame e-libc-signal $((0x$sig)) 256
-for f in so-gcc so-clang so-dbg $A64; do
+for f in so-gcc so-clang so-dbg $A64 ${A64:+a64-vdso}; do
 	{ printf f; cat $f; } >f-$f
 	rm -f $f
 done

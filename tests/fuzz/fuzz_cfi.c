@@ -203,6 +203,10 @@ static void fuzz_file(const uint8_t *data, size_t size)
 	check(t, t && gelf_getehdr(elf_file__elf(f), &eh) && eh.e_machine == EM_AARCH64);
 	check_funcs(f, NULL);
 	unwind_table__free(t);
+	/* and as the kernel's vDSO: an arm64 file's rows from its code too */
+	t = unwind_table__build(f, NULL, &(struct unwind_build_opts){ .vdso = true });
+	check(t, t && gelf_getehdr(elf_file__elf(f), &eh) && eh.e_machine == EM_AARCH64);
+	unwind_table__free(t);
 	elf_file__close(f);
 	elf_file__close(dbg);
 }
