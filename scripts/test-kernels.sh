@@ -717,9 +717,14 @@ idle_views() {
 # out; else how many those are.  The kernel rewrites the user registers
 # there one by one (arm64's setup_return sets pc to the handler before x30
 # to the trampoline), so no walk of them can be right: a sample between
-# the two read the handler's caller from the interrupted code's x30.
+# the two read the handler's caller from the interrupted code's x30.  In
+# the kernel's stack: its signal functions, or arm64's do_notify_resume as
+# the innermost frame (do_signal and setup_rt_frame are inlined there);
+# not do_notify_resume's other work (schedule, rseq, task work).
 IN_SIGNAL_DELIVERY='{ n = $NF; line = $0; sub(/ [0-9]+$/, "", line); i = index(line, ";-;")
-	if (i && substr(line, i + 3) ~ /(^|;)(do_notify_resume|arch_do_signal_or_restart|do_signal|handle_signal|setup_rt_frame)(;|$)/) { d += n; next }
+	k = i ? substr(line, i + 3) : ""
+	if (k ~ /(^|;)(arch_do_signal_or_restart|do_signal|get_signal|handle_signal|setup_rt_frame|x64_setup_rt_frame|setup_return|setup_sigframe)(;|$)/ ||
+	    k ~ /(^|;)do_notify_resume$/) { d += n; next }
 	if (i) line = substr(line, 1, i - 1)
 	if (skip) print line " " n }
 	END { if (!skip) print d + 0 }'
