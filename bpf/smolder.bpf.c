@@ -237,13 +237,19 @@ struct {
  * Whether the task entered the kernel by the rt_sigreturn system call: its
  * saved pc is then past the signal trampoline's end (unwind.bpf.h).
  */
-static __always_inline bool in_rt_sigreturn(struct pt_regs *regs)
+static __always_inline __u8 in_rt_sigreturn(struct pt_regs *regs)
 {
 #if UNWIND_ARM64
 	int nr = -1;
+	__u64 x8 = 0;
 
 	bpf_core_read(&nr, sizeof(nr), &regs->syscallno);
-	return nr == 139; /* arm64's __NR_rt_sigreturn */
+	if (nr == 139) /* arm64's __NR_rt_sigreturn */
+		return SIGRETURN_YES;
+	/* el0_svc records the number only in el0_svc_common: before, it is
+	 * NO_SYSCALL, as on any entry, and the number is x8's */
+	bpf_core_read(&x8, sizeof(x8), &regs->regs[8]);
+	return nr == -1 && x8 == 139 ? SIGRETURN_IF_CODE : 0;
 #else
 	unsigned long nr = -1;
 

@@ -133,7 +133,7 @@ struct unwind_scratch {
 	__u8 in_sigreturn;        /* the saved registers are those of an
 				   * rt_sigreturn system call: pc is after its
 				   * syscall or svc, past the trampoline's
-				   * end, sp at the signal frame */
+				   * end, sp at the signal frame (SIGRETURN_*) */
 	/* the start of a function, for own_frame; 8 spare bytes so the
 	 * prologue's reads need no bounds of their own */
 	__u8 code[PROLOGUE_BYTES + 8];
@@ -148,6 +148,11 @@ struct {
 
 #define UNWIND_GO 0
 #define UNWIND_STOP 1
+/* in_sigreturn: known by the system call's number, or (arm64, on entry
+ * before the kernel recorded it) if the code before pc is the
+ * trampoline's */
+#define SIGRETURN_YES 1
+#define SIGRETURN_IF_CODE 2
 /* Frame pointers are trusted this far above the stack pointer: larger
  * frames than this are rare, and the check keeps garbage rbp values out. */
 #define MAX_FP_DISTANCE (8u << 20)
@@ -517,6 +522,16 @@ unreadable:
 	return UNWIND_STOP;
 }
 
+/* Whether the two instructions before pc are the trampoline's mov x8,
+ * #139; svc #0: the system call it made is rt_sigreturn. */
+static __always_inline bool after_sigreturn_svc(struct unwind_scratch *s)
+{
+	__u32 *code = (__u32 *)s->a64_read;
+
+	return !bpf_probe_read_user(code, 2 * sizeof(*code), (void *)(s->pc - 8)) &&
+	       code[0] == A64_MOV_X8_SIGRETURN && code[1] == A64_SVC_0;
+}
+
 /*
  * Code a table's file has but no FDE covers, with live registers: a PLT
  * entry (arm64's linkers write no CFI for them) or a leaf written without
@@ -555,6 +570,10 @@ static __always_inline int unwind_frame(struct unwind_scratch *s)
 		return UNWIND_STOP;
 	/* in rt_sigreturn, the trampoline's row is the one before pc (what
 	 * follows it may be another function: 6.12's arm64 vDSO's getrandom) */
+#if UNWIND_ARM64
+	if (s->in_sigreturn == SIGRETURN_IF_CODE)
+		s->in_sigreturn = !n && after_sigreturn_svc(s);
+#endif
 	at = s->exact && !(s->in_sigreturn && !n) ? s->pc : s->pc - 1;
 	if (at < s->map_start || at >= s->map_end) {
 		find_mapping(s, at);
