@@ -147,7 +147,8 @@ static void close_dwarf(struct dwarf_names *dn)
 	if (dn->alt)
 		dwarf_end(dn->alt);
 	dwarf_sparse__free(dn->sparse); /* libelf's copy put back first */
-	dn->sparse = NULL;
+	dwarf_sparse__free(dn->listing);
+	dn->sparse = dn->listing = NULL;
 	if (dn->elf)
 		elf_end(dn->elf);
 	if (dn->alt_elf)
@@ -192,7 +193,8 @@ static size_t index_bytes(const struct dwarf_names *dn)
 {
 	return dn->inflated + dn->libdw_bytes + dn->line_list + dn->cap_units * sizeof(*dn->units) +
 	       dn->cap_ranges * sizeof(*dn->ranges) + dn->func_bytes +
-	       dwarf_sparse__bytes(dn->sparse, dn->cap_units);
+	       dwarf_sparse__bytes(dn->sparse, dn->cap_units) +
+	       dwarf_sparse__bytes(dn->listing, dn->cap_units);
 }
 
 static void free_funcs(struct dwarf_names *dn)
@@ -345,8 +347,8 @@ static int sparse_build(struct dwarf_names *dn, const struct budget *b)
 	double t0 = clock__now();
 	int e;
 
-	dwarf_sparse__sizes(dn->sparse, &kept, &full, &units, &builds);
-	if (!budget__affords(b, (double)full / DWARF_INFLATE_RATE))
+	if (!budget__affords(b, (double)dwarf_sparse__stream_bytes(dn, dn->sparse, SIZE_MAX) /
+				     DWARF_INFLATE_RATE))
 		return -ETIMEDOUT;
 	if (dn->dw && !dwarf_scopes__forget_paths(dn))
 		return -ENOMEM;
@@ -377,9 +379,6 @@ static int sparse_build(struct dwarf_names *dn, const struct budget *b)
 	return dn->dw ? 0 : -EINVAL;
 }
 
-/* Builds past which every unit is kept: each streams the sections again. */
-#define DWARF_SPARSE_BUILDS 8u
-
 /* Unit u of dn's sparse sections kept, libdw begun again on them: 0,
  * -ETIMEDOUT (not kept yet), or why it cannot go on. */
 static int sparse_keep(struct dwarf_names *dn, size_t u, const struct budget *b)
@@ -388,7 +387,8 @@ static int sparse_keep(struct dwarf_names *dn, size_t u, const struct budget *b)
 	unsigned builds;
 
 	dwarf_sparse__sizes(dn->sparse, &kept, &full, &units, &builds);
-	if (!budget__affords(b, (double)full / DWARF_INFLATE_RATE))
+	if (!budget__affords(b, (double)dwarf_sparse__stream_bytes(dn, dn->sparse, u) /
+				     DWARF_INFLATE_RATE))
 		return -ETIMEDOUT;
 	dwarf_sparse__keep(dn, dn->sparse, u, builds >= DWARF_SPARSE_BUILDS);
 	return sparse_build(dn, b);
@@ -398,19 +398,29 @@ static int sparse_keep(struct dwarf_names *dn, size_t u, const struct budget *b)
  * libdw begun on dn's .debug_info and .debug_abbrev made sparse, when
  * they can be (dwarf_sparse.c), holding no unit yet: chains add the units
  * they are in.  -ENOENT when they cannot be: libdw inflates them whole.
+ * -ETIMEDOUT while their units are listed: a later budget goes on.
  */
 static int begin_sparse(struct dwarf_names *dn, const struct budget *b)
 {
 	size_t kept, full, units;
 	unsigned builds;
 	double t0 = clock__now();
-	int e = dwarf_sparse__index(dn, !dn->no_lines, b, &dn->sparse);
+	int e;
 
+	if (dn->not_sparse)
+		return -ENOENT;
+	e = dwarf_sparse__index(dn, !dn->no_lines, b, &dn->listing);
+	dn->listing_ms += (clock__now() - t0) * 1e3;
+	if (e == -ETIMEDOUT)
+		return e;
 	debug("inline frames: .debug_info and .debug_abbrev streamed for their units in %.1f ms: %s",
-	      (clock__now() - t0) * 1e3, e ? strerror(-e) : "sparse");
-
-	if (e == -ENOENT)
+	      dn->listing_ms, e ? strerror(-e) : "sparse");
+	dn->sparse = dn->listing;
+	dn->listing = NULL;
+	if (e == -ENOENT) {
 		dn->nr_units = 0; /* listed again from libdw's reading */
+		dn->not_sparse = true;
+	}
 	if (e)
 		return e;
 	dwarf_sparse__sizes(dn->sparse, &kept, &full, &units, &builds);
@@ -436,10 +446,11 @@ static int index_dwarf(struct dwarf_names *dn, const struct budget *b)
 						  &dn->aside);
 		dn->set_aside = true;
 	}
-	if (!budget__affords(b, (double)dn->inflated / DWARF_INFLATE_RATE))
-		return -ETIMEDOUT; /* it cannot stop halfway: a later budget */
+	/* sparse, its listing goes on over budgets; libdw inflating the
+	 * sections cannot stop halfway: it waits for a budget that affords it */
 	if ((e = begin_sparse(dn, b)) == -ENOENT)
-		e = begin_dwarf(dn);
+		e = budget__affords(b, (double)dn->inflated / DWARF_INFLATE_RATE) ? begin_dwarf(dn)
+										  : -ETIMEDOUT;
 	if (e)
 		return e;
 	dwarf_sections__drop_pages(dn->elf, packed, nr_packed);
@@ -609,8 +620,9 @@ int dwarf_names__prepare(struct dwarf_names *dn, const struct budget *b)
 {
 	if (!dn->dw && !dn->index_error) {
 		dn->index_error = index_dwarf(dn, b);
-		if (dn->index_error)
-			unindex(dn); /* what libdw read is freed */
+		/* what libdw read is freed; a listing under way is kept */
+		if (dn->index_error && !dn->listing)
+			unindex(dn);
 		if (dn->index_error == -ETIMEDOUT) { /* again in a later budget */
 			dn->index_error = 0;
 			return -ETIMEDOUT;
@@ -656,7 +668,7 @@ int dwarf_names__chain(struct dwarf_names *dn, uint64_t vaddr, const struct budg
 	}
 	e = -ENOENT;
 	r = range_of(dn, vaddr);
-	if (r && dn->sparse && !dwarf_sparse__kept(dn->sparse, r->unit) &&
+	if (r && dn->sparse && !dwarf_sparse__built(dn->sparse, r->unit) &&
 	    (e = sparse_keep(dn, r->unit, b))) {
 		if (e == -ETIMEDOUT)
 			return e;
@@ -671,6 +683,21 @@ int dwarf_names__chain(struct dwarf_names *dn, uint64_t vaddr, const struct budg
 	if (memo_add(dn, vaddr, out))
 		return -ENOMEM;
 	return out->n ? 0 : -ENOENT;
+}
+
+int dwarf_names__mark(struct dwarf_names *dn, uint64_t vaddr, const struct budget *b)
+{
+	const struct unit_range *r;
+	int e = dwarf_names__prepare(dn, b);
+
+	if (e)
+		return e == -ETIMEDOUT ? e : -ENOENT;
+	if (dn->cap_memo && memo_slot(dn, vaddr)->n != UINT32_MAX)
+		return 0; /* looked up before */
+	r = range_of(dn, vaddr);
+	if (r && dn->sparse)
+		dwarf_sparse__keep(dn, dn->sparse, r->unit, false);
+	return r ? 0 : -ENOENT;
 }
 
 void dwarf_names__set_lines(struct dwarf_names *dn, bool on)

@@ -96,6 +96,14 @@ bool dwarf_names__prepared(const struct dwarf_names *dn);
 int dwarf_names__chain(struct dwarf_names *dn, uint64_t vaddr, const struct budget *b,
 		       struct dwarf_chain *out);
 /*
+ * Marks the unit that covers vaddr to be read with the next one a chain
+ * reads, so that the frames of a pass (warm.h) read their units in one
+ * build of the sparse sections rather than one each (each inflates
+ * .debug_info again up to its units).  0, -ENOENT (none covers it), or
+ * what preparing it returned.
+ */
+int dwarf_names__mark(struct dwarf_names *dn, uint64_t vaddr, const struct budget *b);
+/*
  * Chains with function names only (on false): no file or line, so that
  * no line program is read.  libdw 0.188 reads a unit's whole line program
  * (40 bytes a row, kept until the file is closed) for any file name of

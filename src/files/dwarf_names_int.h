@@ -109,6 +109,9 @@ struct dwarf_names {
 	size_t func_bytes;     /* the units' funcs */
 	struct dwarf_sparse *sparse; /* .debug_info holds only the units named
 				      * in (dwarf_sparse.c); NULL: whole */
+	struct dwarf_sparse *listing; /* its units being listed, across budgets */
+	double listing_ms;     /* the time that took, for -vv */
+	bool not_sparse;       /* it cannot be: libdw reads it whole */
 };
 
 struct full_path {
@@ -164,19 +167,22 @@ int dwarf_aranges__index(struct dwarf_names *dn);
 /*
  * dwarf_sparse.c: dn's units listed (with their abbreviation counts) from
  * its zlib-compressed .debug_info and .debug_abbrev streamed past, for a
- * sparse copy in *out (of .debug_line too with lines) holding none yet: 0; -ENOENT when its DWARF is not
- * one that can be read sparse (dn->units then holds what was listed),
- * -E2BIG, -ETIMEDOUT, -ENOMEM.  Before libdw begins on dn->elf.
+ * sparse copy in *io (of .debug_line too with lines) holding none yet: 0;
+ * -ENOENT when its DWARF is not one that can be read sparse (dn->units
+ * then holds what was listed), -E2BIG, -ENOMEM (*io freed, NULL), or
+ * -ETIMEDOUT: *io is the listing so far, which a later call with it goes
+ * on with (dn->units kept meanwhile).  Before libdw begins on dn->elf.
  */
 int dwarf_sparse__index(struct dwarf_names *dn, bool lines, const struct budget *b,
-			struct dwarf_sparse **out);
+			struct dwarf_sparse **io);
 /* The line programs of the units kept, looked up through dw (begun on
  * sp's sections): whether one was found that is not copied yet (then
  * libdw is ended, sp built again and libdw begun again). */
 bool dwarf_sparse__line_offsets(struct dwarf_names *dn, struct dwarf_sparse *sp, Dwarf *dw);
 /* Marks unit (or all, with all) to be kept; whether that is new. */
 bool dwarf_sparse__keep(struct dwarf_names *dn, struct dwarf_sparse *sp, size_t unit, bool all);
-bool dwarf_sparse__kept(const struct dwarf_sparse *sp, size_t unit);
+/* Whether unit is in the sections as last built (kept when they were). */
+bool dwarf_sparse__built(const struct dwarf_sparse *sp, size_t unit);
 /* The sections made again with the units marked (lines_only: only
  * .debug_line, for the line programs found since) and handed to libelf's
  * copy of them (libdw ended: begin it again): 0 or -EINVAL. */
@@ -185,6 +191,12 @@ int dwarf_sparse__build(struct dwarf_names *dn, struct dwarf_sparse *sp, bool li
  * builds made. */
 void dwarf_sparse__sizes(const struct dwarf_sparse *sp, size_t *kept, size_t *full,
 			 size_t *units, unsigned *builds);
+/* Builds past which every unit is kept: each streams the sections again. */
+#define DWARF_SPARSE_BUILDS 8u
+/* The bytes the next build of sp inflates, with unit kept too (any
+ * number past the units: only those kept): a budget's measure. */
+size_t dwarf_sparse__stream_bytes(const struct dwarf_names *dn, const struct dwarf_sparse *sp,
+				  size_t unit);
 /* What sp holds (its index, the bytes copied). */
 size_t dwarf_sparse__bytes(const struct dwarf_sparse *sp, size_t nr_units);
 /* Puts libelf's copy of the sections back as they were and frees sp

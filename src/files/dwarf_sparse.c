@@ -88,12 +88,20 @@ struct dwarf_sparse {
 	uint64_t *line_off;      /* each unit's line program; NO_LINES: not known */
 	uint64_t *abbrev_end;    /* each unit's table's end (its start: abbrev_off) */
 	uint64_t *abbrev_off;
-	bool *kept;
+	bool *kept;              /* marked to be kept */
+	bool *built;             /* kept in the sections libdw reads now */
 	size_t nr_kept;
 	uint64_t kept_bytes;     /* copied into the maps of .debug_info and
 				  * .debug_abbrev */
 	uint64_t line_bytes;     /* into .debug_line's */
 	unsigned builds;
+	/* .debug_info streamed past while its units are listed, across
+	 * budgets: a capture of the machine lists them in its quiet time's
+	 * slices (inflating libc6-dbg's takes ~50 ms) */
+	struct stream listing;   /* then .debug_abbrev's, its tables read */
+	bool streaming, listed;
+	uint32_t *order;         /* the units by table, while tables are read */
+	size_t next_table;       /* the next one of order read */
 };
 
 static bool stream_open(struct stream *s, Elf *elf, const struct sparse_sec *sec)
@@ -273,12 +281,10 @@ static bool parse_header(const unsigned char *h, size_t n, uint64_t *size, uint6
 	return true;
 }
 
-/* Appends a unit at off to dn's list within b; 0, -E2BIG, -ENOMEM, -ETIMEDOUT. */
+/* Appends a unit at off to dn's list within b's bytes; 0, -E2BIG, -ENOMEM. */
 static int add_unit(struct dwarf_names *dn, struct dwarf_sparse *sp, uint64_t off,
 		    uint64_t size, uint64_t hsize, uint64_t abbrev, const struct budget *b)
 {
-	if ((dn->nr_units & 63) == 0 && budget__expired(b))
-		return -ETIMEDOUT;
 	if (dn->nr_units == dn->cap_units) {
 		size_t cap = dn->cap_units ? dn->cap_units * 2 : 64;
 		struct dwarf_unit *u = reallocarray(dn->units, cap, sizeof(*u));
@@ -302,30 +308,39 @@ static int add_unit(struct dwarf_names *dn, struct dwarf_sparse *sp, uint64_t of
 }
 
 /* The units of .debug_info from their headers as it streams past: every
- * byte of it must be in one (else -ENOENT: not sparse). */
+ * byte of it must be in one (else -ENOENT: not sparse).  -ETIMEDOUT leaves
+ * the stream where it stopped, for a later budget. */
 static int list_units(struct dwarf_names *dn, struct dwarf_sparse *sp, const struct budget *b)
 {
-	struct stream s;
+	struct stream *s = &sp->listing;
+	size_t from = dn->nr_units;
 	int e = 0;
 
-	if (!stream_open(&s, dn->elf, &sp->info))
+	if (!sp->streaming && !(sp->streaming = stream_open(s, dn->elf, &sp->info)))
 		return -ENOENT;
-	while (!e && s.pos < s.size) {
-		uint64_t size, hsize, abbrev, off = s.pos;
+	while (!e && s->pos < s->size) {
+		uint64_t size, hsize, abbrev, off = s->pos;
 		size_t n;
 
-		stream_ensure(&s, MAX_HEADER);
-		n = s.len - s.at < MAX_HEADER ? s.len - s.at : MAX_HEADER;
-		if (!parse_header(s.buf + s.at, n, &size, &hsize, &abbrev) || size < FAKE_UNIT ||
-		    size > s.size - off)
+		/* 64 units (~200 KB of libc's) at least a call: each goes on */
+		if (dn->nr_units - from >= 64 && (dn->nr_units & 63) == 0 && budget__expired(b))
+			return -ETIMEDOUT;
+		stream_ensure(s, MAX_HEADER);
+		n = s->len - s->at < MAX_HEADER ? s->len - s->at : MAX_HEADER;
+		if (!parse_header(s->buf + s->at, n, &size, &hsize, &abbrev) || size < FAKE_UNIT ||
+		    size > s->size - off)
 			e = -ENOENT;
 		else if (!(e = add_unit(dn, sp, off, size, hsize, abbrev, b)) &&
-			 !stream_take(&s, NULL, size))
+			 !stream_take(s, NULL, size))
 			e = -ENOENT;
 	}
-	if (!e && (s.failed || !dn->nr_units))
+	if (e == -ETIMEDOUT)
+		return e;
+	if (!e && (s->failed || !dn->nr_units))
 		e = -ENOENT;
-	stream_close(&s);
+	stream_close(s);
+	sp->streaming = false;
+	sp->listed = !e;
 	return e;
 }
 
@@ -370,45 +385,57 @@ static int cmp_by_abbrev(const void *a, const void *b, void *arg)
 	return x < y ? -1 : x > y;
 }
 
-/* Every unit's abbreviation count and table's end, the tables read in
- * order; -ENOENT when one does not read, reaches out or overlaps another,
- * -ETIMEDOUT. */
-static int read_abbrevs(struct dwarf_names *dn, struct dwarf_sparse *sp, const struct budget *b)
+/* The units in their tables' order, for read_abbrevs: 0 or -ENOMEM. */
+static int order_tables(struct dwarf_names *dn, struct dwarf_sparse *sp)
 {
 	size_t n = dn->nr_units;
-	uint32_t *order = malloc(n * sizeof(*order));
-	struct stream s;
+
+	sp->order = malloc(n * sizeof(*sp->order));
+	sp->abbrev_end = malloc(n * sizeof(*sp->abbrev_end));
+	if (!sp->order || !sp->abbrev_end)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		sp->order[i] = (uint32_t)i;
+	qsort_r(sp->order, n, sizeof(*sp->order), cmp_by_abbrev, sp->abbrev_off);
+	sp->next_table = 0;
+	return 0;
+}
+
+/* Every unit's abbreviation count and table's end, the tables read in
+ * order; -ENOENT when one does not read, reaches out or overlaps another,
+ * or -ETIMEDOUT: the next call goes on from the table it stopped at. */
+static int read_abbrevs(struct dwarf_names *dn, struct dwarf_sparse *sp, const struct budget *b)
+{
+	struct stream *s = &sp->listing;
+	size_t n = dn->nr_units, from = sp->next_table, k;
 	uint64_t count = 0, end = 0;
 	int e = 0;
 
-	sp->abbrev_end = malloc(n * sizeof(*sp->abbrev_end));
-	if (!order || !sp->abbrev_end) {
-		free(order);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++)
-		order[i] = (uint32_t)i;
-	qsort_r(order, n, sizeof(*order), cmp_by_abbrev, sp->abbrev_off);
-	if (!stream_open(&s, dn->elf, &sp->abbrev)) {
-		free(order);
+	if (!sp->order && (e = order_tables(dn, sp)))
+		return e;
+	if (!sp->streaming && !(sp->streaming = stream_open(s, dn->elf, &sp->abbrev)))
 		return -ENOENT;
-	}
-	for (size_t k = 0; !e && k < n; k++) {
-		uint32_t i = order[k];
+	for (k = sp->next_table; !e && k < n; k++) {
+		uint32_t i = sp->order[k];
 		uint64_t off = sp->abbrev_off[i];
 
-		if (!k || off != sp->abbrev_off[order[k - 1]]) {
-			if ((k & 63) == 0 && budget__expired(b))
-				e = -ETIMEDOUT;
-			else if (!stream_seek(&s, off) || !read_table(&s, &count))
+		/* a table shared with the unit before is read once */
+		if (!k || off != sp->abbrev_off[sp->order[k - 1]]) {
+			if (k - from >= 64 && (k & 63) == 0 && budget__expired(b)) {
+				sp->next_table = k;
+				return -ETIMEDOUT;
+			}
+			if (!stream_seek(s, off) || !read_table(s, &count))
 				e = -ENOENT;
-			end = s.pos;
+			end = s->pos;
 		}
 		dn->units[i].abbrevs = count;
 		sp->abbrev_end[i] = end;
 	}
-	stream_close(&s);
-	free(order);
+	stream_close(s);
+	sp->streaming = false;
+	free(sp->order);
+	sp->order = NULL;
 	return e;
 }
 
@@ -635,6 +662,9 @@ void dwarf_sparse__free(struct dwarf_sparse *sp)
 {
 	if (!sp)
 		return;
+	if (sp->streaming)
+		stream_close(&sp->listing);
+	free(sp->order);
 	take_back(&sp->info);
 	take_back(&sp->abbrev);
 	take_back(&sp->line);
@@ -648,6 +678,7 @@ void dwarf_sparse__free(struct dwarf_sparse *sp)
 	free(sp->abbrev_end);
 	free(sp->line_off);
 	free(sp->kept);
+	free(sp->built);
 	free(sp);
 }
 
@@ -662,14 +693,13 @@ static void drop_pages(struct dwarf_names *dn, const struct dwarf_sparse *sp)
 		dwarf_sections__drop_pages(dn->elf, &sp->line.file, 1);
 }
 
-int dwarf_sparse__index(struct dwarf_names *dn, bool lines, const struct budget *b,
-			struct dwarf_sparse **out)
+/* A new sparse copy of dn's sections, nothing listed yet; -ENOENT when its
+ * .debug_info is not compressed (libdw reads it in place) or is another's. */
+static int sparse_new(struct dwarf_names *dn, struct dwarf_sparse **out)
 {
-	struct dwarf_sparse *sp;
 	const unsigned char *ident = (const unsigned char *)elf_getident(dn->elf, NULL);
-	int e;
+	struct dwarf_sparse *sp;
 
-	*out = NULL;
 	if (dn->alt_elf || !ident || ident[EI_DATA] != ELFDATA2LSB)
 		return -ENOENT;
 	if (!(sp = calloc(1, sizeof(*sp))))
@@ -679,31 +709,55 @@ int dwarf_sparse__index(struct dwarf_names *dn, bool lines, const struct budget 
 		dwarf_sparse__free(sp);
 		return -ENOENT;
 	}
-	e = list_units(dn, sp, b);
+	*out = sp;
+	return 0;
+}
+
+/* The maps the sections are made in, and the per-unit tables. */
+static int sparse_alloc(struct dwarf_names *dn, struct dwarf_sparse *sp, bool lines)
+{
+	if (!(sp->kept = calloc(dn->nr_units, sizeof(*sp->kept))) ||
+	    !(sp->built = calloc(dn->nr_units, sizeof(*sp->built))) ||
+	    !(sp->line_off = malloc(dn->nr_units * sizeof(*sp->line_off))))
+		return -ENOMEM;
+	for (size_t i = 0; i < dn->nr_units; i++)
+		sp->line_off[i] = NO_LINES;
+	/* .debug_line too when lines are read (else it was set aside) */
+	if (lines && find_section(dn->elf, ".debug_line", &sp->line) && sp->line.packed &&
+	    !(sp->line.map = map_anon(sp->line.size, &sp->line.map_size)))
+		return -ENOMEM;
+	if (!(sp->info.map = map_anon(sp->info.size, &sp->info.map_size)))
+		return -ENOMEM;
+	/* one byte past the end: the made-up units' empty table */
+	if (sp->abbrev.packed &&
+	    !(sp->abbrev.map = map_anon(sp->abbrev.size + 1, &sp->abbrev.map_size)))
+		return -ENOMEM;
+	return 0;
+}
+
+int dwarf_sparse__index(struct dwarf_names *dn, bool lines, const struct budget *b,
+			struct dwarf_sparse **io)
+{
+	struct dwarf_sparse *sp = *io;
+	int e = 0;
+
+	if (!sp && (e = sparse_new(dn, &sp)))
+		return e;
+	*io = sp;
+	if (!sp->listed)
+		e = list_units(dn, sp, b);
 	if (!e)
 		e = read_abbrevs(dn, sp, b);
 	drop_pages(dn, sp);
-	if (!e && (!(sp->kept = calloc(dn->nr_units, sizeof(*sp->kept))) ||
-		   !(sp->line_off = malloc(dn->nr_units * sizeof(*sp->line_off)))))
-		e = -ENOMEM;
-	for (size_t i = 0; !e && i < dn->nr_units; i++)
-		sp->line_off[i] = NO_LINES;
-	/* .debug_line too when lines are read (else it was set aside) */
-	if (!e && lines && find_section(dn->elf, ".debug_line", &sp->line) && sp->line.packed &&
-	    !(sp->line.map = map_anon(sp->line.size, &sp->line.map_size)))
-		e = -ENOMEM;
-	if (!e && !(sp->info.map = map_anon(sp->info.size, &sp->info.map_size)))
-		e = -ENOMEM;
-	/* one byte past the end: the made-up units' empty table */
-	if (!e && sp->abbrev.packed &&
-	    !(sp->abbrev.map = map_anon(sp->abbrev.size + 1, &sp->abbrev.map_size)))
-		e = -ENOMEM;
+	if (e == -ETIMEDOUT)
+		return e; /* *io goes on in a later budget */
+	if (!e)
+		e = sparse_alloc(dn, sp, lines);
 	if (e) {
 		dwarf_sparse__free(sp);
-		return e;
+		*io = NULL;
 	}
-	*out = sp;
-	return 0;
+	return e;
 }
 
 int dwarf_sparse__build(struct dwarf_names *dn, struct dwarf_sparse *sp, bool lines_only)
@@ -715,6 +769,8 @@ int dwarf_sparse__build(struct dwarf_names *dn, struct dwarf_sparse *sp, bool li
 	sp->builds += !lines_only;
 	if (!ok)
 		return -EINVAL;
+	if (!lines_only)
+		memcpy(sp->built, sp->kept, dn->nr_units * sizeof(*sp->built));
 	/* the abbreviation map, packed, one byte over: the empty table */
 	if (!hand_over(&sp->info, sp->info.size) ||
 	    (sp->abbrev.map && !hand_over(&sp->abbrev, sp->abbrev.size + 1)) ||
@@ -759,9 +815,9 @@ bool dwarf_sparse__keep(struct dwarf_names *dn, struct dwarf_sparse *sp, size_t 
 	return sp->nr_kept != had;
 }
 
-bool dwarf_sparse__kept(const struct dwarf_sparse *sp, size_t unit)
+bool dwarf_sparse__built(const struct dwarf_sparse *sp, size_t unit)
 {
-	return sp->kept[unit];
+	return sp->built[unit];
 }
 
 void dwarf_sparse__sizes(const struct dwarf_sparse *sp, size_t *kept, size_t *full,
@@ -772,6 +828,28 @@ void dwarf_sparse__sizes(const struct dwarf_sparse *sp, size_t *kept, size_t *fu
 		(sp->line.map ? sp->line.size : 0);
 	*units = sp->nr_kept;
 	*builds = sp->builds;
+}
+
+size_t dwarf_sparse__stream_bytes(const struct dwarf_names *dn, const struct dwarf_sparse *sp,
+				  size_t unit)
+{
+	uint64_t info = 0, abbrev = 0;
+
+	if (sp->builds >= DWARF_SPARSE_BUILDS)
+		return sp->info.size + (sp->abbrev.map ? sp->abbrev.size : 0) +
+		       (sp->line.map ? sp->line.size : 0);
+	/* each stream stops at the end of the last part it copies */
+	for (size_t i = 0; i < dn->nr_units; i++) {
+		if (!sp->kept[i] && i != unit)
+			continue;
+		if (dn->units[i].start + dn->units[i].size > info)
+			info = dn->units[i].start + dn->units[i].size;
+		if (sp->abbrev_end[i] > abbrev)
+			abbrev = sp->abbrev_end[i];
+	}
+	/* a line program's place is known only once libdw read its unit */
+	return info + (sp->abbrev.map ? abbrev : 0) +
+	       (sp->line.map && (sp->nr_kept || unit < dn->nr_units) ? sp->line.size : 0);
 }
 
 size_t dwarf_sparse__bytes(const struct dwarf_sparse *sp, size_t nr_units)

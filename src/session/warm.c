@@ -104,10 +104,25 @@ static int by_image_then_addr(const void *a, const void *b)
 	return (x->addr > y->addr) - (x->addr < y->addr);
 }
 
+/* Each frame of the pass named ahead (or marked): false when b expired. */
+static bool warm_frames(const struct warm *w, struct usyms *us, const struct budget *b, bool mark)
+{
+	const struct warm_frame *last = NULL;
+
+	for (size_t i = 0; i < w->nr_frames; last = &w->frames[i++]) {
+		const struct warm_frame *f = &w->frames[i];
+
+		if (last && !by_image_then_addr(last, f))
+			continue;
+		if (!usyms__warm_frame(us, (pid_t)f->tgid, f->gen, f->addr, b, mark))
+			return false; /* the rest is named when folded */
+	}
+	return true;
+}
+
 bool warm__pass(struct warm *w, const struct sample_source *src, struct usyms *us,
 		const struct budget *b)
 {
-	const struct warm_frame *last = NULL;
 	bool expired = false;
 
 	if (!w)
@@ -116,16 +131,9 @@ bool warm__pass(struct warm *w, const struct sample_source *src, struct usyms *u
 	w->nr_frames = 0;
 	src->for_each(src->arg, gather, w);
 	qsort(w->frames, w->nr_frames, sizeof(*w->frames), by_image_then_addr);
-	for (size_t i = 0; i < w->nr_frames; last = &w->frames[i++]) {
-		const struct warm_frame *f = &w->frames[i];
-
-		if (last && !by_image_then_addr(last, f))
-			continue;
-		if (!usyms__warm_frame(us, (pid_t)f->tgid, f->gen, f->addr, b)) {
-			expired = true; /* the rest is named when folded */
-			break;
-		}
-	}
+	/* marked first, so that a file's units are read in one go */
+	for (int mark = 1; mark >= 0 && !expired; mark--)
+		expired = !warm_frames(w, us, b, mark);
 	return expired;
 }
 

@@ -522,6 +522,22 @@ int symcache__chain(struct symcache *sc, struct symfile *f, const struct symcach
 	return e;
 }
 
+void symcache__mark(struct symcache *sc, struct symfile *f, const struct symcache_read *rd,
+		    uint64_t vaddr)
+{
+	size_t had;
+
+	if (!sc->inline_frames || f == &sc->no_file)
+		return;
+	if (f->dw_state == DW_READ)
+		prepare_dwarf(sc, f, rd);
+	if (f->dw_state != DW_READY)
+		return;
+	had = dwarf_names__bytes(f->dw);
+	dwarf_names__mark(f->dw, vaddr, rd->budget);
+	filecache__charge(sc->files, &f->ent, dwarf_names__bytes(f->dw) - had);
+}
+
 void symcache__trim(struct symcache *sc, const struct filecache_trim *t)
 {
 	filecache__trim(sc->files, t);

@@ -81,6 +81,10 @@ void symcache__set_inline(struct symcache *sc, bool on, bool lines);
  */
 int symcache__chain(struct symcache *sc, struct symfile *f, const struct symcache_read *rd,
 		    uint64_t vaddr, struct dwarf_chain *out);
+/* What symcache__chain of vaddr reads, marked to be read with the next
+ * chain's (dwarf_names__mark): a pass marks every frame first. */
+void symcache__mark(struct symcache *sc, struct symfile *f, const struct symcache_read *rd,
+		    uint64_t vaddr);
 /* f's GNU build id in hex, "" when it has none (or its file would not open). */
 const char *symcache__build_id(const struct symfile *f);
 /* Frees tables no mapping holds, with t's others, oldest first (filecache.h). */

@@ -163,12 +163,13 @@ bool usyms__inline_frames(const struct usyms *u);
 /*
  * Names ahead the frame at addr of (pid, gen) if it lies in a file: its
  * symbol and inline chain, which the file's caches keep (session/warm.h),
- * within b (NULL: u's own budget).  Frames in JIT code, the vDSO or
- * mappings not read yet are left to the naming.  false when the budget
- * had expired.
+ * within b (NULL: u's own budget).  With mark, the chain is only marked
+ * to be read (symcache__mark): a pass marks its frames, then names them.
+ * Frames in JIT code, the vDSO or mappings not read yet are left to the
+ * naming.  false when the budget had expired.
  */
 bool usyms__warm_frame(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr,
-		       const struct budget *b);
+		       const struct budget *b, bool mark);
 /* Demangle C++ and Rust names (off by default; smolder turns it on). */
 void usyms__set_demangle(struct usyms *u, bool on);
 /* Drops what is cached for pid (all its images), keeping shared symbol tables. */

@@ -21,7 +21,9 @@ void usyms_name_chain(struct usyms *u, struct symfile *f, struct usyms_frame *fr
 
 	if (!u->inline_frames || fr->vaddr == UINT64_MAX)
 		return;
-	if (!symcache__chain(u->syms, f, &rd, fr->vaddr, &u->chain) && u->chain.n)
+	if (u->marking)
+		symcache__mark(u->syms, f, &rd, fr->vaddr);
+	else if (!symcache__chain(u->syms, f, &rd, fr->vaddr, &u->chain) && u->chain.n)
 		fr->chain = &u->chain;
 }
 
@@ -46,7 +48,7 @@ static struct pid_ent *warm_image(struct usyms *u, pid_t pid, uint32_t gen, bool
 }
 
 bool usyms__warm_frame(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr,
-		       const struct budget *b)
+		       const struct budget *b, bool mark)
 {
 	const struct budget *saved = u->budget;
 	struct pid_ent *e;
@@ -67,7 +69,9 @@ bool usyms__warm_frame(struct usyms *u, pid_t pid, uint32_t gen, uint64_t addr,
 			return true;
 		u->budget = b;
 	}
+	u->marking = mark;
 	usyms_name_file(u, e, m, addr, name, sizeof(name), &fr);
+	u->marking = false;
 	u->budget = saved;
 	return true;
 }

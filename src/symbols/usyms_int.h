@@ -66,6 +66,7 @@ struct usyms {
 	uint64_t jit_cut;
 	double maps_read_s;          /* of the last preload */
 	bool inline_frames;
+	bool marking;          /* chains are marked, not read (usyms__warm_frame) */
 	struct dwarf_chain chain;    /* the last frame's (usyms_frame.chain) */
 };
 

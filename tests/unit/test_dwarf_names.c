@@ -844,6 +844,88 @@ TEST(lines_let_go)
 
 static void release(void);
 
+/*
+ * A sparse index (dwarf_sparse.c) listed in slices of half a millisecond
+ * goes on where each stopped, as a capture of the machine lists libc6-dbg's
+ * units in its quiet time: it ends, and every chain (its units marked
+ * first, read in one build) is the one-go index's, at every 25th function
+ * of the C library.
+ */
+#define SPARSE_LIBC "/usr/lib/x86_64-linux-gnu/libc.so.6"
+#define SPARSE_ADDRS 512
+
+static void chain_text(const struct dwarf_chain *c, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (uint32_t i = 0; i < c->n && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s:%u;", c->f[i].func ?: "?",
+				       c->f[i].line);
+}
+
+static struct dwarf_names *open_libc(void)
+{
+	int fd = open(SPARSE_LIBC, O_RDONLY | O_CLOEXEC);
+	struct dwarf_names *dn = fd >= 0 ? dwarf_names__open(fd, "", NULL, false, NULL) : NULL;
+
+	if (fd >= 0)
+		close(fd);
+	return dn;
+}
+
+TEST(sparse_listing_goes_on)
+{
+	static uint64_t addrs[SPARSE_ADDRS];
+	static char want[SPARSE_ADDRS][256];
+	struct dwarf_names *one = open_libc(), *sliced = open_libc();
+	FILE *p = sh_read("nm -D --defined-only %s | awk '$2 ~ /^[Tt]$/ && NR %% 25 == 0 "
+			  "{ print $1 }'", SPARSE_LIBC);
+	size_t n = 0, agree = 0, chained = 0, kept = 0, full = 0;
+	unsigned slices = 0;
+	int e = -ETIMEDOUT;
+
+	while (p && n < SPARSE_ADDRS && fscanf(p, "%" SCNx64, &addrs[n]) == 1)
+		n++;
+	if (p)
+		pclose(p);
+	CHECK(one && sliced && n >= 32); /* libc6-dbg: scripts/deps.sh */
+	if (!one || !sliced || n < 32)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		struct dwarf_chain c;
+
+		dwarf_names__chain(one, addrs[i], NULL, &c);
+		chain_text(&c, want[i], sizeof(want[i]));
+		chained += c.n > 0;
+	}
+	while (e == -ETIMEDOUT && slices < 100000) {
+		struct budget b = { .until = clock__now() + 0.0005 };
+
+		e = dwarf_names__prepare(sliced, &b);
+		slices++;
+	}
+	for (size_t i = 0; !e && i < n; i++)
+		dwarf_names__mark(sliced, addrs[i], NULL);
+	for (size_t i = 0; !e && i < n; i++) {
+		struct dwarf_chain c;
+		char got[256];
+
+		dwarf_names__chain(sliced, addrs[i], NULL, &c);
+		chain_text(&c, got, sizeof(got));
+		agree += !strcmp(got, want[i]);
+	}
+	dwarf_names__sparse(sliced, &kept, &full);
+	printf("  %zu addresses (%zu with a chain): prepared in %u slices (%d), %zu agree; "
+	       "%zu of %zu bytes kept\n", n, chained, slices, e, agree, kept, full);
+	CHECK(e == 0 && slices >= 4);
+	CHECK(chained * 2 >= n && agree == n);
+	CHECK(kept > 0 && kept * 4 < full);
+out:
+	dwarf_names__free(one);
+	dwarf_names__free(sliced);
+}
+
 int main(void)
 {
 	char self[PATH_MAX];
@@ -873,6 +955,7 @@ int main(void)
 		RUN(bytes_follow_rss);
 		RUN(lines_let_go);
 	}
+	RUN(sparse_listing_goes_on);
 	release();
 	UNIT_EXIT();
 }
