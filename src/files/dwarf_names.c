@@ -204,6 +204,30 @@ static void free_funcs(struct dwarf_names *dn)
 	dn->func_bytes = 0;
 }
 
+int dwarf_names__add_unit(struct dwarf_names *dn, const struct budget *b, uint64_t **abbrevs,
+			  uint64_t off, uint64_t hsize, uint64_t size, uint64_t abbrev)
+{
+	if (dn->nr_units == dn->cap_units) {
+		size_t cap = dn->cap_units ? dn->cap_units * 2 : 64;
+		struct dwarf_unit *u = reallocarray(dn->units, cap, sizeof(*u));
+		uint64_t *a = u ? reallocarray(*abbrevs, cap, sizeof(*a)) : NULL;
+
+		if (u)
+			dn->units = u;
+		if (!a)
+			return -ENOMEM;
+		*abbrevs = a;
+		dn->cap_units = cap;
+	}
+	if (dn->nr_units >= DWARF_MAX_UNITS ||
+	    dwarf_names__over(dn, b, index_bytes(dn) + (dn->nr_units + 1) * DWARF_UNIT_COST))
+		return -E2BIG;
+	dn->units[dn->nr_units] = (struct dwarf_unit){ .start = off, .die = off + hsize,
+						       .size = size };
+	(*abbrevs)[dn->nr_units++] = abbrev;
+	return 0;
+}
+
 /*
  * Lists the units of .debug_info from their headers, with where their
  * abbreviation tables start in *abbrevs (as many), within b's bytes: each
@@ -221,26 +245,12 @@ static int list_units(struct dwarf_names *dn, const struct budget *b, uint64_t *
 	while (dwarf_next_unit(dn->dw, off, &next, &hsize, &version, &abbrev, NULL, NULL, NULL,
 			       NULL) == 0 && next > off && next <= info_size && version >= 2 &&
 	       version <= 5) {
-		if ((dn->nr_units & 63) == 0 && budget__expired(b))
-			return -ETIMEDOUT;
-		if (dn->nr_units == dn->cap_units) {
-			size_t cap = dn->cap_units ? dn->cap_units * 2 : 64;
-			struct dwarf_unit *u = reallocarray(dn->units, cap, sizeof(*u));
-			uint64_t *a = u ? reallocarray(*abbrevs, cap, sizeof(*a)) : NULL;
+		int e = (dn->nr_units & 63) == 0 && budget__expired(b)
+				? -ETIMEDOUT
+				: dwarf_names__add_unit(dn, b, abbrevs, off, hsize, next - off, abbrev);
 
-			if (u)
-				dn->units = u;
-			if (!a)
-				return -ENOMEM;
-			*abbrevs = a;
-			dn->cap_units = cap;
-		}
-		if (dn->nr_units >= DWARF_MAX_UNITS ||
-		    dwarf_names__over(dn, b, index_bytes(dn) + (dn->nr_units + 1) * DWARF_UNIT_COST))
-			return -E2BIG;
-		dn->units[dn->nr_units] = (struct dwarf_unit){ .start = off, .die = off + hsize,
-							       .size = next - off };
-		(*abbrevs)[dn->nr_units++] = abbrev;
+		if (e)
+			return e;
 		off = next;
 	}
 	return 0;

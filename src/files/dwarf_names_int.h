@@ -149,6 +149,12 @@ size_t dwarf_sections__compressed(Elf *elf, struct dwarf_file_range *r, size_t n
  * they are not read again; read from the file again if they ever were). */
 void dwarf_sections__drop_pages(Elf *elf, const struct dwarf_file_range *r, size_t nr);
 
+/* Appends the unit at off (its header hsize bytes, size in all, its
+ * abbreviation table at abbrev, in (*abbrevs)[i], grown with dn->units)
+ * within b's bytes: each costs DWARF_UNIT_COST once libdw reads it.  0,
+ * -E2BIG, -ENOMEM. */
+int dwarf_names__add_unit(struct dwarf_names *dn, const struct budget *b, uint64_t **abbrevs,
+			  uint64_t off, uint64_t hsize, uint64_t size, uint64_t abbrev);
 /* Adds [lo, hi) of unit to dn's index; 0 or -ENOMEM. */
 int dwarf_names__add_range(struct dwarf_names *dn, uint64_t lo, uint64_t hi, uint32_t unit);
 /* Counts what libdw holds once it read unit u (its Dwarf_CU and

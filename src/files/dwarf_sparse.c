@@ -281,32 +281,6 @@ static bool parse_header(const unsigned char *h, size_t n, uint64_t *size, uint6
 	return true;
 }
 
-/* Appends a unit at off to dn's list within b's bytes; 0, -E2BIG, -ENOMEM. */
-static int add_unit(struct dwarf_names *dn, struct dwarf_sparse *sp, uint64_t off,
-		    uint64_t size, uint64_t hsize, uint64_t abbrev, const struct budget *b)
-{
-	if (dn->nr_units == dn->cap_units) {
-		size_t cap = dn->cap_units ? dn->cap_units * 2 : 64;
-		struct dwarf_unit *u = reallocarray(dn->units, cap, sizeof(*u));
-		uint64_t *a = u ? reallocarray(sp->abbrev_off, cap, sizeof(*a)) : NULL;
-
-		if (u)
-			dn->units = u;
-		if (a)
-			sp->abbrev_off = a;
-		if (!a)
-			return -ENOMEM;
-		dn->cap_units = cap;
-	}
-	if (dn->nr_units >= DWARF_MAX_UNITS ||
-	    dwarf_names__over(dn, b, dwarf_names__bytes(dn) + (dn->nr_units + 1) * DWARF_UNIT_COST))
-		return -E2BIG;
-	dn->units[dn->nr_units] = (struct dwarf_unit){ .start = off, .die = off + hsize,
-						       .size = size };
-	sp->abbrev_off[dn->nr_units++] = abbrev;
-	return 0;
-}
-
 /* The units of .debug_info from their headers as it streams past: every
  * byte of it must be in one (else -ENOENT: not sparse).  -ETIMEDOUT leaves
  * the stream where it stopped, for a later budget. */
@@ -330,7 +304,8 @@ static int list_units(struct dwarf_names *dn, struct dwarf_sparse *sp, const str
 		if (!parse_header(s->buf + s->at, n, &size, &hsize, &abbrev) || size < FAKE_UNIT ||
 		    size > s->size - off)
 			e = -ENOENT;
-		else if (!(e = add_unit(dn, sp, off, size, hsize, abbrev, b)) &&
+		else if (!(e = dwarf_names__add_unit(dn, b, &sp->abbrev_off, off, hsize, size,
+							  abbrev)) &&
 			 !stream_take(s, NULL, size))
 			e = -ENOENT;
 	}
