@@ -316,6 +316,8 @@ int continuous__run(const struct continuous_opts *o, const struct finish_opts *f
 			sig = SIGTERM; /* the duration is over: the last interval */
 		if (ends_run(sig))
 			capture__stop(s->cap);
+		else /* the next interval's new processes */
+			sampler__glance_new(s);
 		rc = end_interval(o, fo, s, ks, &iv) ? 1 : 0;
 		next_interval(&iv);
 	}

@@ -173,6 +173,7 @@ static void complete(struct serve *sv, struct open_window *ow)
 		close_window(sv, ow);
 		return;
 	}
+	sampler__glance_new(sv->s); /* sampling goes on: new processes' tables first */
 	sampler__start_naming(sv->s);
 	rc = finish__write(&fo, &src, sv->ks, sv->s->us, &out, 1, &res);
 	if (fclose(out.stream))

@@ -222,6 +222,11 @@ static void glance_new(struct preload *q, const struct budget *b, double start)
 	}
 }
 
+void preload__glance_new(struct preload *q, const struct budget *b)
+{
+	glance_new(q, b, clock__now());
+}
+
 size_t preload__glance_all(struct preload *q, const struct budget *b)
 {
 	size_t n = 0;

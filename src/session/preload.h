@@ -39,6 +39,12 @@ double preload__run(struct preload *q, const struct budget *b);
  * sample, and its files read then.  Returns how many maps were read.
  */
 size_t preload__glance_all(struct preload *q, const struct budget *b);
+/*
+ * The maps of the new images waiting, those whose user's turn it is,
+ * within b and one slice of the loop (their files are read in the
+ * passes); as preload__run does first.
+ */
+void preload__glance_new(struct preload *q, const struct budget *b);
 /* Marks every waiting image late in usyms (before its samples are named). */
 void preload__mark_waiting(struct preload *q);
 

@@ -322,6 +322,23 @@ int sampler__wait(struct sampler *s, const sigset_t *sigs, double until)
 	return sig;
 }
 
+/*
+ * Naming an interval takes up to SAMPLER_NAMING_SECONDS, more when a
+ * compressed debug file must be inflated whole, and the wait loop reads
+ * no maps meanwhile: a process that began near the interval's end had
+ * its stacks cut until then, well into the next interval (a second, on a
+ * busy machine).
+ */
+void sampler__glance_new(struct sampler *s)
+{
+	capture__poll(s->cap, 0);
+	s->budget = (struct budget){
+		.until = clock__now() + SAMPLER_PREPARE_SLICE,
+		.sigs = &s->stop_sigs,
+	};
+	preload__glance_new(s->pending, &s->budget);
+}
+
 void sampler__start_naming(struct sampler *s)
 {
 	capture__poll(s->cap, 0); /* images that started just before the end */

@@ -89,6 +89,13 @@ int sampler__open(struct sampler *s, const struct sampler_opts *opts);
  * delivering image events.  Returns the signal, or 0. */
 int sampler__wait(struct sampler *s, const sigset_t *sigs, double until);
 /*
+ * Sampling goes on after this (an interval's end): the maps of the images
+ * announced since the loop's last turn are read now, within
+ * SAMPLER_PREPARE_SLICE, so that their unwind tables go in as the next
+ * interval begins, not once naming is over.
+ */
+void sampler__glance_new(struct sampler *s);
+/*
  * Starts naming what was captured: SAMPLER_NAMING_SECONDS from now, cut
  * short by SIGINT or SIGTERM (sigs of the last wait but SIGUSR1), and the
  * images still waiting to be read are marked late.

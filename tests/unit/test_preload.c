@@ -5,8 +5,9 @@
  * that do not exist: an image announced many times is read once; re-reads
  * come at once for a burst, then wait their turn; an expired budget reads
  * nothing and keeps the image waiting; a full queue drops announcements,
- * counted, and marks their images late; and each reason for "[unknown]"
- * is told apart.
+ * counted, and marks their images late; a glance reads a new image's
+ * maps only, once, ahead of its full read; and each reason for
+ * "[unknown]" is told apart.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -108,6 +109,35 @@ TEST(full_queue_drops_and_marks_late)
 	usyms__free(u);
 }
 
+static void count_maps(pid_t pid, uint32_t gen, const struct proc_maps *pm, void *arg)
+{
+	(void)pid, (void)gen, (void)pm;
+	(*(int *)arg)++;
+}
+
+TEST(glance_reads_new_maps_once)
+{
+	struct usyms *u = usyms__new();
+	struct preload *q = preload__new(u);
+	int maps = 0;
+
+	usyms__set_maps_hook(u, count_maps, &maps);
+	preload__add(q, getpid(), 5);
+	preload__glance_new(q, NULL);
+	/* its tables' maps are read; its files wait for the loop's passes */
+	CHECK(maps == 1 && stats_of(q).done == 0 && stats_of(q).waiting == 1);
+	preload__glance_new(q, NULL);
+	CHECK(maps == 1);
+	CHECK(preload__run(q, NULL) == 0 && stats_of(q).done == 1 && stats_of(q).waiting == 0);
+	/* announced again, read before: no new image, the passes' work */
+	maps = 0;
+	preload__add(q, getpid(), 5);
+	preload__glance_new(q, NULL);
+	CHECK(maps == 0 && stats_of(q).waiting == 1);
+	preload__free(q);
+	usyms__free(u);
+}
+
 TEST(reasons_told_apart)
 {
 	struct usyms *u = usyms__new();
@@ -138,6 +168,7 @@ int main(void)
 	RUN(rereads_burst_then_wait);
 	RUN(expired_budget_reads_nothing);
 	RUN(full_queue_drops_and_marks_late);
+	RUN(glance_reads_new_maps_once);
 	RUN(reasons_told_apart);
 	UNIT_EXIT();
 }
