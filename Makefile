@@ -347,7 +347,7 @@ FUZZ_CC ?= $(CLANG)
 FUZZ_CFLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -Isrc -I$(OUT) \
 	-DSMOLDER_VERSION='"$(VERSION)"'
-FUZZ_MODULES := elf_file elf_syms debuginfo dwarf_names dwarf_scopes dwarf_sections dwarf_aranges dwarf_abbrevs dwarf_sparse proc_maps perfmap perfmap_file safe_open budget \
+FUZZ_MODULES := elf_file elf_syms debuginfo dwarf_names dwarf_scopes dwarf_sections dwarf_aranges dwarf_abbrevs dwarf_sparse dwarf_stream proc_maps perfmap perfmap_file safe_open budget \
 	demangle log unwind_table unwind_cfi unwind_a64_code unwind_funcs func_ranges folded_read profile profile_addr strtab format folded svg flame \
 	speedscope pprof pprof_addr pb utf8 clock grow py_code py_layout
 FUZZ_OBJS := $(patsubst src/%.c,$(OUT)/fuzz/obj/%.o,\

@@ -9,6 +9,7 @@
 #define SMOLDER_DWARF_NAMES_INT_H
 
 #include <elfutils/libdw.h>
+#include <zlib.h>
 
 #include "files/dwarf_names.h"
 
@@ -169,6 +170,41 @@ int dwarf_abbrevs__count(struct dwarf_names *dn, const uint64_t *abbrevs);
  * does not read (the units are then indexed by their DIEs), -ENOMEM.
  */
 int dwarf_aranges__index(struct dwarf_names *dn);
+
+/* A section read front to back: inflated in chunks, or read in place. */
+struct dwarf_stream {
+	const unsigned char *in; /* its bytes in the file (after the header) */
+	size_t in_size;
+	bool packed;
+	z_stream z;
+	unsigned char *own;      /* the chunk buffer (packed) */
+	const unsigned char *buf;
+	size_t len, at;          /* bytes in buf, the next one read */
+	uint64_t pos;            /* the section offset of buf[at] */
+	uint64_t size;           /* of the section, inflated */
+	bool failed;
+	Elf *elf;                /* whose mapping in is, */
+	const unsigned char *file;
+	const unsigned char *dropped; /* let go up to here */
+};
+
+/* The compressed pages passed, let go every so many bytes: a stream's
+ * peak holds this much of them, not the whole section. */
+#define DROP_EVERY (256u << 10)
+/* dwarf_stream.c: s over section scn of elf (size bytes once inflated,
+ * packed: zlib-compressed, else read in place); false when its bytes are
+ * not in the file or zlib will not start. */
+bool dwarf_stream__open(struct dwarf_stream *s, Elf *elf, Elf_Scn *scn, uint64_t size, bool packed);
+void dwarf_stream__close(struct dwarf_stream *s);
+/* At least n (<= 64 KiB) bytes from buf[at] when the section has them;
+ * false when it does not, or its data does not inflate to its size. */
+bool dwarf_stream__ensure(struct dwarf_stream *s, size_t n);
+/* Copies the next n bytes into dst (NULL: passes over them); false short. */
+bool dwarf_stream__take(struct dwarf_stream *s, unsigned char *dst, uint64_t n);
+/* Passes over the bytes up to off (not before the position): false short. */
+bool dwarf_stream__seek(struct dwarf_stream *s, uint64_t off);
+bool dwarf_stream__byte(struct dwarf_stream *s, unsigned char *c);
+bool dwarf_stream__uleb(struct dwarf_stream *s, uint64_t *v);
 
 /*
  * dwarf_sparse.c: dn's units listed (with their abbreviation counts) from

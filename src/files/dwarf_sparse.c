@@ -34,40 +34,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <zlib.h>
 
 #include "files/dwarf_names_int.h"
 
 /* A unit's line program not known (yet, or none). */
 #define NO_LINES UINT64_MAX
-/* Inflated at a time: the stream's buffer. */
-#define CHUNK (64u << 10)
 /* What a unit header takes at most (64-bit, DWARF 5 type unit). */
 #define MAX_HEADER 40u
 /* A made-up unit: DWARF 4 header (32-bit: 11 bytes) and a null DIE. */
 #define FAKE_UNIT 12u
 #define FAKE_UNIT64 24u
-
-/* A section read front to back: inflated in chunks, or read in place. */
-struct stream {
-	const unsigned char *in; /* its bytes in the file (after the header) */
-	size_t in_size;
-	bool packed;
-	z_stream z;
-	unsigned char *own;      /* the chunk buffer (packed) */
-	const unsigned char *buf;
-	size_t len, at;          /* bytes in buf, the next one read */
-	uint64_t pos;            /* the section offset of buf[at] */
-	uint64_t size;           /* of the section, inflated */
-	bool failed;
-	Elf *elf;                /* whose mapping in is, */
-	const unsigned char *file;
-	const unsigned char *dropped; /* let go up to here */
-};
-
-/* The compressed pages passed, let go every so many bytes: a stream's
- * peak holds this much of them, not the whole section. */
-#define DROP_EVERY (256u << 10)
 
 /* One of the two sections handed over. */
 struct sparse_sec {
@@ -81,6 +57,12 @@ struct sparse_sec {
 	Elf_Data was_d;          /* when the map goes */
 	struct dwarf_file_range file; /* its compressed bytes in the file */
 };
+
+/* A stream over sec's bytes in elf. */
+static bool stream_of(struct dwarf_stream *s, Elf *elf, const struct sparse_sec *sec)
+{
+	return dwarf_stream__open(s, elf, sec->scn, sec->size, sec->packed);
+}
 
 struct dwarf_sparse {
 	struct sparse_sec info, abbrev, line; /* line: mapped only when lines
@@ -98,142 +80,11 @@ struct dwarf_sparse {
 	/* .debug_info streamed past while its units are listed, across
 	 * budgets: a capture of the machine lists them in its quiet time's
 	 * slices (inflating libc6-dbg's takes ~50 ms) */
-	struct stream listing;   /* then .debug_abbrev's, its tables read */
+	struct dwarf_stream listing;   /* then .debug_abbrev's, its tables read */
 	bool streaming, listed;
 	uint32_t *order;         /* the units by table, while tables are read */
 	size_t next_table;       /* the next one of order read */
 };
-
-static bool stream_open(struct stream *s, Elf *elf, const struct sparse_sec *sec)
-{
-	size_t file_size;
-	const unsigned char *file = (const unsigned char *)elf_rawfile(elf, &file_size);
-	GElf_Shdr sh;
-	size_t chdr;
-
-	memset(s, 0, sizeof(*s));
-	if (!file || !gelf_getshdr(sec->scn, &sh) || sh.sh_offset > file_size ||
-	    sh.sh_size > file_size - sh.sh_offset)
-		return false;
-	s->size = sec->size;
-	s->elf = elf;
-	s->file = file;
-	s->in = s->dropped = file + sh.sh_offset;
-	s->in_size = sh.sh_size;
-	s->packed = sec->packed;
-	if (!s->packed) {
-		s->buf = s->in;
-		s->len = s->in_size;
-		return true;
-	}
-	chdr = gelf_getclass(elf) == ELFCLASS32 ? sizeof(Elf32_Chdr) : sizeof(Elf64_Chdr);
-	if (s->in_size < chdr || !(s->own = malloc(CHUNK)))
-		return false;
-	s->z.next_in = (unsigned char *)s->in + chdr;
-	s->z.avail_in = (uInt)(s->in_size - chdr);
-	if (s->in_size - chdr > UINT32_MAX || inflateInit(&s->z) != Z_OK) {
-		free(s->own);
-		s->own = NULL;
-		return false;
-	}
-	s->buf = s->own;
-	return true;
-}
-
-static void stream_close(struct stream *s)
-{
-	if (s->own) {
-		inflateEnd(&s->z);
-		free(s->own);
-	}
-	s->own = NULL;
-}
-
-/* The file's pages up to next_in let go: read once, and again (from the
- * file) only by the next stream. */
-static void drop_passed(struct stream *s, const unsigned char *upto)
-{
-	struct dwarf_file_range r = { (uint64_t)(s->dropped - s->file),
-				      (uint64_t)(upto - s->dropped) };
-
-	dwarf_sections__drop_pages(s->elf, &r, 1);
-	s->dropped = upto;
-}
-
-/* At least n (<= MAX_HEADER) bytes from buf[at] when the section has them;
- * false when it does not, or its data does not inflate to its size. */
-static bool stream_ensure(struct stream *s, size_t n)
-{
-	while (s->len - s->at < n && s->packed && !s->failed) {
-		uint64_t had = s->pos + (s->len - s->at);
-		size_t got;
-		int ret;
-
-		if (had >= s->size)
-			return false;
-		memmove(s->own, s->own + s->at, s->len - s->at);
-		s->len -= s->at;
-		s->at = 0;
-		s->z.next_out = s->own + s->len;
-		s->z.avail_out = (uInt)(CHUNK - s->len);
-		ret = inflate(&s->z, Z_NO_FLUSH);
-		if (s->z.next_in - s->dropped >= DROP_EVERY)
-			drop_passed(s, s->z.next_in);
-		got = CHUNK - s->len - s->z.avail_out;
-		/* no more than it says it holds, and no less */
-		if ((ret != Z_OK && ret != Z_STREAM_END) || !got || got > s->size - had ||
-		    (ret == Z_STREAM_END && had + got != s->size))
-			s->failed = true;
-		else
-			s->len += got;
-	}
-	return s->len - s->at >= n;
-}
-
-/* Copies the next n bytes into dst (NULL: passes over them); false short. */
-static bool stream_take(struct stream *s, unsigned char *dst, uint64_t n)
-{
-	while (n) {
-		size_t k;
-
-		if (!stream_ensure(s, 1))
-			return false;
-		k = s->len - s->at < n ? s->len - s->at : (size_t)n;
-		if (dst) {
-			memcpy(dst, s->buf + s->at, k);
-			dst += k;
-		}
-		s->at += k;
-		s->pos += k;
-		n -= k;
-		if (!s->packed && s->buf + s->at - s->dropped >= DROP_EVERY)
-			drop_passed(s, s->buf + s->at);
-	}
-	return true;
-}
-
-static bool stream_seek(struct stream *s, uint64_t off)
-{
-	return off >= s->pos && stream_take(s, NULL, off - s->pos);
-}
-
-static bool stream_byte(struct stream *s, unsigned char *c)
-{
-	return stream_take(s, c, 1);
-}
-
-static bool stream_uleb(struct stream *s, uint64_t *v)
-{
-	unsigned char c;
-
-	*v = 0;
-	for (unsigned shift = 0; shift < 64 && stream_byte(s, &c); shift += 7) {
-		*v |= (uint64_t)(c & 0x7f) << shift;
-		if (!(c & 0x80))
-			return true;
-	}
-	return false;
-}
 
 static uint64_t le(const unsigned char *p, size_t n)
 {
@@ -286,11 +137,11 @@ static bool parse_header(const unsigned char *h, size_t n, uint64_t *size, uint6
  * the stream where it stopped, for a later budget. */
 static int list_units(struct dwarf_names *dn, struct dwarf_sparse *sp, const struct budget *b)
 {
-	struct stream *s = &sp->listing;
+	struct dwarf_stream *s = &sp->listing;
 	size_t from = dn->nr_units;
 	int e = 0;
 
-	if (!sp->streaming && !(sp->streaming = stream_open(s, dn->elf, &sp->info)))
+	if (!sp->streaming && !(sp->streaming = stream_of(s, dn->elf, &sp->info)))
 		return -ENOENT;
 	while (!e && s->pos < s->size) {
 		uint64_t size, hsize, abbrev, off = s->pos;
@@ -299,21 +150,21 @@ static int list_units(struct dwarf_names *dn, struct dwarf_sparse *sp, const str
 		/* 64 units (~200 KB of libc's) at least a call: each goes on */
 		if (dn->nr_units - from >= 64 && (dn->nr_units & 63) == 0 && budget__expired(b))
 			return -ETIMEDOUT;
-		stream_ensure(s, MAX_HEADER);
+		dwarf_stream__ensure(s, MAX_HEADER);
 		n = s->len - s->at < MAX_HEADER ? s->len - s->at : MAX_HEADER;
 		if (!parse_header(s->buf + s->at, n, &size, &hsize, &abbrev) || size < FAKE_UNIT ||
 		    size > s->size - off)
 			e = -ENOENT;
 		else if (!(e = dwarf_names__add_unit(dn, b, &sp->abbrev_off, off, hsize, size,
 							  abbrev)) &&
-			 !stream_take(s, NULL, size))
+			 !dwarf_stream__take(s, NULL, size))
 			e = -ENOENT;
 	}
 	if (e == -ETIMEDOUT)
 		return e;
 	if (!e && (s->failed || !dn->nr_units))
 		e = -ENOENT;
-	stream_close(s);
+	dwarf_stream__close(s);
 	sp->streaming = false;
 	sp->listed = !e;
 	return e;
@@ -332,20 +183,20 @@ static bool reaches_out(uint64_t tag, uint64_t form)
 
 /* The table at s's position: its abbreviations counted in *n, s left
  * past its end; false when it does not read or reaches out. */
-static bool read_table(struct stream *s, uint64_t *n)
+static bool read_table(struct dwarf_stream *s, uint64_t *n)
 {
 	uint64_t code, tag, name, form, v;
 	unsigned char children;
 
 	*n = 0;
-	while (stream_uleb(s, &code) && code) {
-		if (!stream_uleb(s, &tag) || !stream_byte(s, &children))
+	while (dwarf_stream__uleb(s, &code) && code) {
+		if (!dwarf_stream__uleb(s, &tag) || !dwarf_stream__byte(s, &children))
 			return false;
 		(*n)++;
 		do {
-			if (!stream_uleb(s, &name) || !stream_uleb(s, &form) ||
+			if (!dwarf_stream__uleb(s, &name) || !dwarf_stream__uleb(s, &form) ||
 			    reaches_out(tag, form) ||
-			    (form == DW_FORM_implicit_const && !stream_uleb(s, &v)))
+			    (form == DW_FORM_implicit_const && !dwarf_stream__uleb(s, &v)))
 				return false;
 		} while (name || form);
 	}
@@ -381,14 +232,14 @@ static int order_tables(struct dwarf_names *dn, struct dwarf_sparse *sp)
  * or -ETIMEDOUT: the next call goes on from the table it stopped at. */
 static int read_abbrevs(struct dwarf_names *dn, struct dwarf_sparse *sp, const struct budget *b)
 {
-	struct stream *s = &sp->listing;
+	struct dwarf_stream *s = &sp->listing;
 	size_t n = dn->nr_units, from = sp->next_table, k;
 	uint64_t count = 0, end = 0;
 	int e = 0;
 
 	if (!sp->order && (e = order_tables(dn, sp)))
 		return e;
-	if (!sp->streaming && !(sp->streaming = stream_open(s, dn->elf, &sp->abbrev)))
+	if (!sp->streaming && !(sp->streaming = stream_of(s, dn->elf, &sp->abbrev)))
 		return -ENOENT;
 	for (k = sp->next_table; !e && k < n; k++) {
 		uint32_t i = sp->order[k];
@@ -400,14 +251,14 @@ static int read_abbrevs(struct dwarf_names *dn, struct dwarf_sparse *sp, const s
 				sp->next_table = k;
 				return -ETIMEDOUT;
 			}
-			if (!stream_seek(s, off) || !read_table(s, &count))
+			if (!dwarf_stream__seek(s, off) || !read_table(s, &count))
 				e = -ENOENT;
 			end = s->pos;
 		}
 		dn->units[i].abbrevs = count;
 		sp->abbrev_end[i] = end;
 	}
-	stream_close(s);
+	dwarf_stream__close(s);
 	sp->streaming = false;
 	free(sp->order);
 	sp->order = NULL;
@@ -442,17 +293,17 @@ static void fake_unit(unsigned char *p, uint64_t len, uint64_t abbrev_end)
  * made-up unit; false when the section does not inflate as it did. */
 static bool build_info(struct dwarf_names *dn, struct dwarf_sparse *sp)
 {
-	struct stream s;
+	struct dwarf_stream s;
 	bool ok = true;
 	size_t i = 0;
 
-	if (!stream_open(&s, dn->elf, &sp->info))
+	if (!stream_of(&s, dn->elf, &sp->info))
 		return false;
 	while (ok && i < dn->nr_units) {
 		const struct dwarf_unit *u = &dn->units[i];
 
 		if (sp->kept[i]) {
-			ok = stream_seek(&s, u->start) && stream_take(&s, sp->info.map + u->start, u->size);
+			ok = dwarf_stream__seek(&s, u->start) && dwarf_stream__take(&s, sp->info.map + u->start, u->size);
 			i++;
 			continue;
 		}
@@ -466,7 +317,7 @@ static bool build_info(struct dwarf_names *dn, struct dwarf_sparse *sp)
 		 * FAKE_UNIT64 */
 		fake_unit(sp->info.map + start, end - start, sp->abbrev.size);
 	}
-	stream_close(&s);
+	dwarf_stream__close(&s);
 	return ok;
 }
 
@@ -482,7 +333,7 @@ static int cmp_range(const void *a, const void *b)
 static bool build_abbrevs(struct dwarf_names *dn, struct dwarf_sparse *sp)
 {
 	struct dwarf_file_range *t;
-	struct stream s;
+	struct dwarf_stream s;
 	size_t nr = 0;
 	bool ok;
 
@@ -495,12 +346,12 @@ static bool build_abbrevs(struct dwarf_names *dn, struct dwarf_sparse *sp)
 			t[nr++] = (struct dwarf_file_range){ sp->abbrev_off[i],
 							     sp->abbrev_end[i] - sp->abbrev_off[i] };
 	qsort(t, nr, sizeof(*t), cmp_range);
-	ok = stream_open(&s, dn->elf, &sp->abbrev);
+	ok = stream_of(&s, dn->elf, &sp->abbrev);
 	for (size_t k = 0; ok && k < nr; k++)
 		if (!k || t[k].off != t[k - 1].off)
-			ok = stream_seek(&s, t[k].off) &&
-			     stream_take(&s, sp->abbrev.map + t[k].off, t[k].len);
-	stream_close(&s);
+			ok = dwarf_stream__seek(&s, t[k].off) &&
+			     dwarf_stream__take(&s, sp->abbrev.map + t[k].off, t[k].len);
+	dwarf_stream__close(&s);
 	free(t);
 	return ok;
 }
@@ -518,7 +369,7 @@ static int cmp_u64(const void *a, const void *b)
 static bool build_lines(struct dwarf_names *dn, struct dwarf_sparse *sp)
 {
 	uint64_t *off;
-	struct stream s;
+	struct dwarf_stream s;
 	size_t nr = 0;
 	bool ok;
 
@@ -530,12 +381,12 @@ static bool build_lines(struct dwarf_names *dn, struct dwarf_sparse *sp)
 		if (sp->kept[i] && sp->line_off[i] < sp->line.size)
 			off[nr++] = sp->line_off[i];
 	qsort(off, nr, sizeof(*off), cmp_u64);
-	ok = stream_open(&s, dn->elf, &sp->line);
+	ok = stream_of(&s, dn->elf, &sp->line);
 	sp->line_bytes = 0;
 	for (size_t k = 0; ok && k < nr; k++) {
 		uint64_t len, lsize = 4, end;
 
-		if (off[k] < s.pos || !stream_seek(&s, off[k]) || !stream_ensure(&s, 12))
+		if (off[k] < s.pos || !dwarf_stream__seek(&s, off[k]) || !dwarf_stream__ensure(&s, 12))
 			continue; /* read before, or past the end: libdw finds none */
 		len = le(s.buf + s.at, 4);
 		if (len == 0xffffffff) {
@@ -543,10 +394,10 @@ static bool build_lines(struct dwarf_names *dn, struct dwarf_sparse *sp)
 			lsize = 12;
 		}
 		end = len < s.size - off[k] - lsize ? off[k] + lsize + len : s.size;
-		ok = stream_take(&s, sp->line.map + off[k], end - off[k]);
+		ok = dwarf_stream__take(&s, sp->line.map + off[k], end - off[k]);
 		sp->line_bytes += end - off[k];
 	}
-	stream_close(&s);
+	dwarf_stream__close(&s);
 	free(off);
 	return ok;
 }
@@ -638,7 +489,7 @@ void dwarf_sparse__free(struct dwarf_sparse *sp)
 	if (!sp)
 		return;
 	if (sp->streaming)
-		stream_close(&sp->listing);
+		dwarf_stream__close(&sp->listing);
 	free(sp->order);
 	take_back(&sp->info);
 	take_back(&sp->abbrev);
