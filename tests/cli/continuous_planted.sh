@@ -47,14 +47,21 @@ guarded() {
 	done
 }
 # term_guarded NAME AFTER ARGS...: smolder ARGS in the background, SIGTERM
-# after AFTER s; TERM_TOOK is how long it took to exit from there, 99 when
-# it had not after 5 s (then it is SIGKILLed).
+# after AFTER s (AFTER "first": half a second after its first profile is in
+# $D, mid-way through the second interval however long starting took);
+# TERM_TOOK is how long it took to exit from there, 99 when it had not
+# after 5 s (then it is SIGKILLed).
 term_guarded() {
 	local name=$1 after=$2 sm t0 i
 	shift 2
 	"$SMOLDER" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
 	sm=$!
-	sleep "$after"
+	if [ "$after" = first ]; then
+		for ((i = 0; i < 1500 && $(ours "$D" | wc -l) == 0; i++)); do sleep 0.02; done
+		sleep 0.5
+	else
+		sleep "$after"
+	fi
 	t0=$(date +%s.%N)
 	kill -TERM "$sm"
 	TERM_TOOK=99
@@ -123,7 +130,7 @@ check fifo_fifos_stay equals "$(find "$D" -maxdepth 1 -type p -user nobody | wc 
 check fifo_not_a_byte_in_a_fifo equals "$UNREAD" 0
 # SIGTERM after the first interval, whose profile is well over 4 KiB
 fifo_dir fifoterm
-term_guarded fifoterm 3 --continuous --interval 1 --output-dir "$D" -F 99 -p "$W"
+term_guarded fifoterm first --continuous --interval 1 --output-dir "$D" -F 99 -p "$W"
 check fifo_sigterm_ends_within_1s within "$TERM_TOOK" 0 1
 check fifo_sigterm_exit_0 equals "$RC" 0
 echo "# fifo: SIGTERM ended it in ${TERM_TOOK} s (rc $RC), $(ours "$D" | wc -l) profiles"
