@@ -354,11 +354,13 @@ static int sparse_build(struct dwarf_names *dn, const struct budget *b)
 {
 	size_t kept, full, units;
 	unsigned builds;
+	size_t bytes = dwarf_sparse__stream_bytes(dn, dn->sparse, SIZE_MAX);
 	double t0 = clock__now();
 	int e;
 
-	if (!budget__affords(b, (double)dwarf_sparse__stream_bytes(dn, dn->sparse, SIZE_MAX) /
-				     DWARF_INFLATE_RATE))
+	/* none kept (the first, right after the listing): made-up headers
+	 * only, done even out of time, so that the listing is not lost */
+	if (bytes && !budget__affords(b, (double)bytes / DWARF_INFLATE_RATE))
 		return -ETIMEDOUT;
 	if (dn->dw && !dwarf_scopes__forget_paths(dn))
 		return -ENOMEM;
