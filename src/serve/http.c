@@ -106,6 +106,20 @@ static void drop(struct conn *c)
 static bool hung_up(struct conn *c);
 static void end_hung_up(struct http *h, struct conn *c);
 
+/* Forgets c if evhttp let it go (ours is then the last reference). */
+static bool forget_freed(struct http *h, struct conn *c)
+{
+	bufferevent_data_cb rd = NULL;
+
+	bufferevent_getcb(c->bev, &rd, NULL, NULL, NULL);
+	if (rd)
+		return false;
+	bufferevent_decref(c->bev);
+	c->bev = NULL;
+	h->nr_conns--;
+	return true;
+}
+
 /* Forgets connections evhttp freed, drops those idle too long, ends the
  * jobs of clients that hung up.  Every 100 ms (and when the table is
  * full). */
@@ -113,17 +127,10 @@ static void sweep(struct http *h, double now)
 {
 	for (size_t i = 0; i < HTTP_MAX_CONNS; i++) {
 		struct conn *c = &h->conns[i];
-		bufferevent_data_cb rd = NULL;
 
-		if (!c->bev)
+		if (!c->bev || forget_freed(h, c))
 			continue;
-		bufferevent_getcb(c->bev, &rd, NULL, NULL, NULL);
-		if (!rd) {
-			/* evhttp let it go: ours was the last reference */
-			bufferevent_decref(c->bev);
-			c->bev = NULL;
-			h->nr_conns--;
-		} else if (c->busy && hung_up(c)) {
+		if (c->busy && hung_up(c)) {
 			end_hung_up(h, c);
 		} else if (!c->busy && now - c->since > HTTP_IDLE_SECONDS && c->since > 0) {
 			drop(c);
@@ -431,6 +438,11 @@ static void reply_metrics(struct http *h, struct evhttp_request *req)
 		reply_text(h, req, 500, "Internal Server Error", "out of memory\n");
 		return;
 	}
+	/* the gauge counts no connection evhttp has already freed, even
+	 * one dropped less than a sweep ago */
+	for (size_t i = 0; i < HTTP_MAX_CONNS; i++)
+		if (h->conns[i].bev)
+			forget_freed(h, &h->conns[i]);
 	pthread_mutex_lock(&h->lock);
 	if (h->metrics)
 		evbuffer_add(b, h->metrics, strlen(h->metrics));
