@@ -37,6 +37,7 @@ struct item {
 	double due; /* CLOCK_MONOTONIC s */
 	uid_t uid;  /* the process's real uid */
 	bool first; /* its maps were never read */
+	bool light; /* read before, never over USYMS_LIGHT_MAPS mappings */
 	bool glanced; /* its maps read ahead of its files (glance) */
 	bool done;  /* read in this run */
 };
@@ -137,15 +138,19 @@ void preload__add(struct preload *q, uint32_t tgid, uint32_t gen)
 	q->items[q->nr++] = (struct item){
 		.tgid = tgid, .gen = gen, .due = usyms__preload_due(q->us, tgid, gen),
 		.uid = proc_maps__real_uid(tgid), .first = !usyms__preloaded(q->us, tgid, gen),
+		.light = usyms__light_maps(q->us, tgid, gen),
 	};
 }
 
-/* When item it may be read: a re-read waits for its user's turn too. */
+/* When item it may be read: a re-read waits for its user's turn too,
+ * unless the image's maps are light (usyms__light_maps): then a starting
+ * process's libraries are read while it lives even when another process
+ * of its user made the turns long. */
 static double due(struct preload *q, const struct item *it)
 {
 	double busy = user_of(q, it->uid)->busy_until;
 
-	return it->first || it->due > busy ? it->due : busy;
+	return it->first || it->light || it->due > busy ? it->due : busy;
 }
 
 /* Charges its user RATIO times the t seconds its maps took, when over
@@ -179,7 +184,8 @@ static bool read_item(struct preload *q, struct item *it)
  * Reads the due items of one pass, oldest first, until b expires or the
  * slice that began at `start` is over (false then).  Pass 0: the images of
  * users whose turn it is, new or read before (a starting process is read
- * again as it maps its libraries); 1: the new images of the others.
+ * again as it maps its libraries); 1: the new images of the others, and
+ * their light ones read before.
  */
 static bool run_pass(struct preload *q, const struct budget *b, int pass, double start)
 {

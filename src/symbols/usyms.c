@@ -232,6 +232,7 @@ static bool load_maps(struct usyms *u, struct pid_ent *e)
 	e->start_time = start;
 	e->maps_bytes = maps_bytes(pm);
 	u->image_bytes += e->maps_bytes;
+	e->heavy_maps |= pm->nr > USYMS_LIGHT_MAPS;
 	return true;
 }
 
@@ -565,6 +566,13 @@ bool usyms__preloaded(struct usyms *u, pid_t pid, uint32_t gen)
 	struct pid_ent *e = usyms_pid_find(u, pid, gen, false);
 
 	return e && e->preloaded;
+}
+
+bool usyms__light_maps(struct usyms *u, pid_t pid, uint32_t gen)
+{
+	struct pid_ent *e = usyms_pid_find(u, pid, gen, false);
+
+	return e && e->pm && !e->heavy_maps;
 }
 
 void usyms__mark_late(struct usyms *u, pid_t pid, uint32_t gen)

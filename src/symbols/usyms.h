@@ -95,6 +95,14 @@ double usyms__maps_read_s(const struct usyms *u);
 /* Whether image (pid, gen)'s maps were read before. */
 bool usyms__preloaded(struct usyms *u, pid_t pid, uint32_t gen);
 /*
+ * Whether image (pid, gen)'s maps were read and never held more than
+ * USYMS_LIGHT_MAPS mappings: reading them again is cheap whatever else
+ * its user runs (a process starting as another of its user's maps and
+ * unmaps 65,000 mappings in a loop).
+ */
+#define USYMS_LIGHT_MAPS 4096
+bool usyms__light_maps(struct usyms *u, pid_t pid, uint32_t gen);
+/*
  * Image (pid, gen) was announced but its preload is waiting (or was
  * dropped): if its process is gone when its samples are named, they are
  * counted as late, not as exited.  Cheap: its maps are not read.

@@ -36,6 +36,7 @@ struct pid_ent {
 	bool jit_noted;          /* warned about its map: once an image */
 	bool maps_tried;         /* its maps were read (or the read failed) */
 	bool preloaded;          /* a preload read them when it was announced */
+	bool heavy_maps;         /* a read of them held over USYMS_LIGHT_MAPS */
 	bool late;               /* announced, but its preload waits or was dropped */
 	double preloaded_at;     /* CLOCK_MONOTONIC s of the last preload */
 	double reread_tokens;    /* re-reads allowed at once, as of preloaded_at */
