@@ -134,6 +134,20 @@ start_cmd() {
 	echo "$comm did not start: $(head -c 300 "$WL_OUT")" >&2
 	return 1
 }
+# progs_left IDS...: the BPF program ids among IDS that still exist after
+# up to 3 s (prints them, each after a space; nothing when all are gone):
+# the kernel frees a program once its last perf event and an RCU grace
+# period are past, a moment after its process has exited.
+progs_left() {
+	local i id left
+	for i in $(seq 30); do
+		left=""
+		for id in "$@"; do bpftool prog show id "$id" >/dev/null 2>&1 && left="$left $id"; done
+		[ -z "$left" ] && break
+		sleep 0.1
+	done
+	echo "$left"
+}
 # wait_for FILE ERE [SECONDS]: wait (default 5 s) until a line of FILE
 # matches; a predicate for check, or a guard: wait_for ... || exit 1.
 wait_for() {

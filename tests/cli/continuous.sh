@@ -138,11 +138,4 @@ check sigkill_had_programs_and_events test -n "$ids" -a "$events" -gt 0
 for id in $ids; do bpftool prog show id "$id" >/dev/null 2>&1 || echo "$id"; done >"$TMP/notshown"
 check sigkill_bpftool_saw_them equals "$(wc -l <"$TMP/notshown")" 0
 { kill -KILL "$S"; wait "$S"; } 2>/dev/null
-left=""
-for i in $(seq 30); do
-	left=""
-	for id in $ids; do bpftool prog show id "$id" >/dev/null 2>&1 && left="$left $id"; done
-	[ -z "$left" ] && break
-	sleep 0.1
-done
-check sigkill_leaves_no_program equals "$left" ""
+check sigkill_leaves_no_program equals "$(progs_left $ids)" ""

@@ -19,12 +19,16 @@ need_pythons python_short
 "$SMOLDER" -F 999 -f --per-pid 6 >"$TMP/s.out" 2>"$TMP/s.err" &
 SM=$!
 sleep 1 # smolder has attached
-for tag in "${PY_TAGS[@]}"; do
-	"${PYTHONS[$tag]}" -c pass
+# run_short TAG: TAG's interpreter once, then short.py (its pid in PY_PID)
+run_short() {
+	"${PYTHONS[$1]}" -c pass
 	sleep 0.1
-	"${PYTHONS[$tag]}" "$PYDIR/short.py" 40 &
-	PY_PID[$tag]=$!
-	wait "${PY_PID[$tag]}"
+	"${PYTHONS[$1]}" "$PYDIR/short.py" 40 &
+	PY_PID[$1]=$!
+	wait "${PY_PID[$1]}"
+}
+for tag in "${PY_TAGS[@]}"; do
+	run_short "$tag"
 	check "python_short_${tag}_ran" equals "$?" 0
 done
 wait "$SM"
@@ -42,11 +46,7 @@ for tag in "${PY_TAGS[@]}"; do
 		"$SMOLDER" -F 999 -f --per-pid 4 >"$TMP/re_$tag.out" 2>"$TMP/re_$tag.err" &
 		SM=$!
 		sleep 1
-		"${PYTHONS[$tag]}" -c pass
-		sleep 0.1
-		"${PYTHONS[$tag]}" "$PYDIR/short.py" 40 &
-		PY_PID[$tag]=$!
-		wait "${PY_PID[$tag]}"
+		run_short "$tag"
 		wait "$SM"
 		r=$($PF paths "$TMP/re_$tag.out" --proc "$(proc_re "${PY_PID[$tag]}")" --file short.py '<module>;main;brief_work')
 		echo "# short $tag retaken alone (pid ${PY_PID[$tag]}): $r"

@@ -154,17 +154,7 @@ check sigterm_quick within "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
 check sigterm_inflight_503 equals "$(cat "$TMP/t.code")" 503
 check sigterm_inflight_text some_line "$TMP/t.body" '^smolder: stopping'
 check sigterm_had_programs test -n "$ids"
-# smolder is gone, its fds closed; the kernel frees a program once its
-# last perf event and RCU grace period are past, so it is looked for again
-# for up to 3 s (as continuous.sh does after SIGKILL) before one counts as
-# left behind
-for try in $(seq 30); do
-	left=""
-	for id in $ids; do bpftool prog show id "$id" >/dev/null 2>&1 && left="$left $id"; done
-	[ -z "$left" ] && break
-	sleep 0.1
-done
-check sigterm_detaches_every_program equals "$left" ""
+check sigterm_detaches_every_program equals "$(progs_left $ids)" ""
 
 # --- a bearer token: none or a wrong one is 401, the right one 200; the
 # token is never printed; a file others may read is refused ---
